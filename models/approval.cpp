@@ -1,0 +1,65 @@
+#include "approval.h"
+#include "jsonfieldreader.h"
+
+#include "actionrecord.h" // toWireTime, timeFromWire
+
+#include <QJsonValue>
+
+#include <limits>
+
+namespace cs {
+
+using namespace wire; // FieldReader, timeToJson, finish
+
+QString toWire(Approval::Decision decision)
+{
+    switch (decision) {
+    case Approval::Decision::Approved:
+        return QStringLiteral("approved");
+    case Approval::Decision::Rejected:
+        return QStringLiteral("rejected");
+    }
+    return QString();
+}
+
+std::optional<Approval::Decision> decisionFromWire(QStringView wire)
+{
+    if (wire == QLatin1String("approved"))
+        return Approval::Decision::Approved;
+    if (wire == QLatin1String("rejected"))
+        return Approval::Decision::Rejected;
+    return std::nullopt;
+}
+
+QJsonObject Approval::toJson() const
+{
+    QJsonObject json;
+    json.insert(QLatin1String("action_id"), actionId);
+    json.insert(QLatin1String("version"), version);
+    json.insert(QLatin1String("decided_by"), decidedBy);
+    json.insert(QLatin1String("decision"), toWire(decision));
+    json.insert(QLatin1String("note"), note);
+    json.insert(QLatin1String("idempotency_key"), idempotencyKey);
+    json.insert(QLatin1String("approved_fingerprint"), approvedFingerprint);
+    json.insert(QLatin1String("decided_at"), timeToJson(decidedAt));
+    return json;
+}
+
+// Required: action_id, version, decided_by, decision. The rest may be absent or null.
+std::optional<Approval> Approval::fromJson(const QJsonObject &json, QString *error)
+{
+    using Need = FieldReader::Need;
+    FieldReader in(json);
+    Approval a;
+    a.actionId = in.string(QLatin1String("action_id"), Need::Required, true);
+    a.version = int(in.integer(QLatin1String("version"), 0, std::numeric_limits<int>::max()));
+    a.decidedBy = in.string(QLatin1String("decided_by"), Need::Required, true);
+    a.decision = in.enumeration(QLatin1String("decision"), decisionFromWire, Decision::Approved);
+    a.note = in.string(QLatin1String("note"));
+    a.idempotencyKey = in.string(QLatin1String("idempotency_key"));
+    a.approvedFingerprint = in.string(QLatin1String("approved_fingerprint"));
+    a.decidedAt = in.time(QLatin1String("decided_at"));
+    return finish(in, std::move(a), error);
+}
+
+} // namespace cs

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package Countersign needs to build, test, run and take screenshots.
+# Safe to run twice; fast when everything is already present (no apt-get update then).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git ca-certificates
+  qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libqt6sql6-psql
+  # Debian's qt6-httpserver-dev forgets to depend on qt6-websockets-dev (STYLE.md).
+  qt6-httpserver-dev qt6-websockets-dev
+  # Debian's qt6-charts-dev forgets libqt6opengl6-dev.
+  qt6-charts-dev libqt6opengl6-dev libgl-dev
+  qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+  qtkeychain-qt6-dev
+  libqt6svg6 qt6-qpa-plugins
+  sqlite3 libbenchmark-dev
+  # GUI tests and screenshots without a display.
+  xvfb xauth x11-apps imagemagick fonts-dejavu-core
+  # The Stripe SDK compatibility test and the OpenAPI validator run on Node.js.
+  nodejs
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  # A package counts as present when dpkg says it is installed (any version: nodejs may come from
+  # another repository on developer machines).
+  if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+    missing+=("$p")
+  fi
+done
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
