@@ -1,0 +1,7 @@
+#include "ledgerlog.h"
+
+namespace cs {
+
+Q_LOGGING_CATEGORY(lcLedger, "countersign.ledger", QtWarningMsg)
+
+} // namespace cs

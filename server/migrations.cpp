@@ -1,0 +1,330 @@
+#include "migrations.h"
+
+#include "ledgerlog.h"
+
+#include <QSqlError>
+#include <QSqlQuery>
+
+namespace cs {
+
+namespace {
+
+// The payload columns frozen once an action has an attempt row (invariant 2).
+const QStringList &frozenActionColumns()
+{
+    static const QStringList columns = {
+        QStringLiteral("kind"), QStringLiteral("target_type"), QStringLiteral("target_id"),
+        QStringLiteral("business_reference"), QStringLiteral("amount"), QStringLiteral("currency"),
+        QStringLiteral("reason"), QStringLiteral("provider"), QStringLiteral("provider_account"),
+        QStringLiteral("requested_by"), QStringLiteral("client_reference"), QStringLiteral("parent_id"),
+        QStringLiteral("request_fingerprint"), QStringLiteral("idempotency_key"),
+    };
+    return columns;
+}
+
+QString anyColumnChanged(const QStringList &columns)
+{
+    QStringList changed;
+    for (const QString &column : columns)
+        changed << QStringLiteral("NEW.%1 IS NOT OLD.%1").arg(column);
+    return changed.join(QStringLiteral(" OR "));
+}
+
+QString forbid(const QString &name, const QString &when, const QString &table, const QString &message)
+{
+    return QStringLiteral("CREATE TRIGGER %1 BEFORE %2 ON %3 BEGIN SELECT RAISE(ABORT, '%4'); END")
+        .arg(name, when, table, message);
+}
+
+Migrations::Migration initialSchema()
+{
+    Migrations::Migration m;
+    m.version = 1;
+    m.name = QStringLiteral("initial ledger schema");
+    m.statements = {
+        QStringLiteral(
+            "CREATE TABLE actions ("
+            " id TEXT NOT NULL PRIMARY KEY,"
+            " kind TEXT NOT NULL,"
+            " target_type TEXT NOT NULL CHECK (target_type IN ('charge', 'payment_intent')),"
+            " target_id TEXT NOT NULL,"
+            " business_reference TEXT NOT NULL,"
+            " amount BIGINT NOT NULL CHECK (amount >= 0),"
+            " currency TEXT NOT NULL,"
+            " reason TEXT NOT NULL,"
+            " provider TEXT NOT NULL,"
+            " provider_account TEXT NOT NULL,"
+            " requested_by TEXT NOT NULL,"
+            " client_reference TEXT NOT NULL,"
+            " parent_id TEXT REFERENCES actions (id),"
+            " proposed_payload TEXT NOT NULL,"
+            " request_fingerprint TEXT NOT NULL,"
+            " idempotency_key TEXT NOT NULL,"
+            " approval_version INTEGER NOT NULL,"
+            " state TEXT NOT NULL CHECK (state IN ('PENDING', 'EXECUTING', 'CONFIRMATION_UNKNOWN',"
+            "   'COMPLETED', 'REJECTED', 'REQUIRES_REVIEW')),"
+            " state_version BIGINT NOT NULL,"
+            " review_reason TEXT NOT NULL,"
+            " review_requested INTEGER NOT NULL CHECK (review_requested IN (0, 1)),"
+            " lease_owner TEXT,"
+            " lease_expires_at BIGINT,"
+            " created_at BIGINT NOT NULL,"
+            " updated_at BIGINT NOT NULL,"
+            " UNIQUE (requested_by, client_reference))"),
+        QStringLiteral("CREATE INDEX actions_by_state_created ON actions (state, created_at, id)"),
+        QStringLiteral("CREATE INDEX actions_by_created ON actions (created_at, id)"),
+        QStringLiteral("CREATE INDEX actions_by_target ON actions (target_id)"),
+        QStringLiteral("CREATE INDEX actions_by_business_reference ON actions (business_reference)"),
+        QStringLiteral("CREATE INDEX actions_by_requested_by ON actions (requested_by, created_at)"),
+        QStringLiteral("CREATE INDEX actions_by_parent ON actions (parent_id)"),
+        QStringLiteral("CREATE INDEX actions_by_lease ON actions (state, lease_expires_at)"),
+
+        QStringLiteral(
+            "CREATE TABLE approvals ("
+            " action_id TEXT NOT NULL REFERENCES actions (id),"
+            " version INTEGER NOT NULL CHECK (version > 0),"
+            " decided_by TEXT NOT NULL,"
+            " decision TEXT NOT NULL CHECK (decision IN ('approved', 'rejected')),"
+            " note TEXT NOT NULL,"
+            " idempotency_key TEXT NOT NULL,"
+            " approved_fingerprint TEXT NOT NULL,"
+            " decided_at BIGINT NOT NULL,"
+            " PRIMARY KEY (action_id, version))"),
+        QStringLiteral("CREATE UNIQUE INDEX approvals_unique_key ON approvals (idempotency_key)"
+                       " WHERE idempotency_key <> ''"),
+
+        QStringLiteral(
+            "CREATE TABLE attempts ("
+            " action_id TEXT NOT NULL REFERENCES actions (id),"
+            " seq INTEGER NOT NULL CHECK (seq > 0),"
+            " idempotency_key TEXT NOT NULL,"
+            " request_fingerprint TEXT NOT NULL,"
+            " executor TEXT NOT NULL,"
+            " started_at BIGINT NOT NULL,"
+            " finished_at BIGINT,"
+            " outcome TEXT NOT NULL CHECK (outcome IN ('open', 'succeeded', 'rejected', 'unknown',"
+            "   'rate_limited', 'key_in_use', 'idempotency_mismatch')),"
+            " http_status INTEGER NOT NULL,"
+            " error_code TEXT NOT NULL,"
+            " provider_request_id TEXT NOT NULL,"
+            " provider_object_id TEXT NOT NULL,"
+            " replayed INTEGER NOT NULL CHECK (replayed IN (0, 1)),"
+            " error_excerpt TEXT NOT NULL,"
+            " PRIMARY KEY (action_id, seq))"),
+        QStringLiteral("CREATE INDEX attempts_open ON attempts (outcome, action_id)"),
+
+        QStringLiteral(
+            "CREATE TABLE lookups ("
+            " action_id TEXT NOT NULL REFERENCES actions (id),"
+            " seq INTEGER NOT NULL CHECK (seq > 0),"
+            " method TEXT NOT NULL,"
+            " asked_by TEXT NOT NULL,"
+            " at BIGINT NOT NULL,"
+            " result TEXT NOT NULL CHECK (result IN ('FOUND', 'NOT_FOUND', 'ERROR')),"
+            " provider_object_id TEXT NOT NULL,"
+            " status TEXT NOT NULL,"
+            " amount BIGINT NOT NULL,"
+            " currency TEXT NOT NULL,"
+            " http_status INTEGER NOT NULL,"
+            " excerpt TEXT NOT NULL,"
+            " PRIMARY KEY (action_id, seq))"),
+
+        QStringLiteral(
+            "CREATE TABLE reconciliations ("
+            " action_id TEXT NOT NULL REFERENCES actions (id),"
+            " seq INTEGER NOT NULL CHECK (seq > 0),"
+            " decided_by TEXT NOT NULL,"
+            " outcome TEXT NOT NULL CHECK (outcome IN ('committed', 'not_committed')),"
+            " evidence_lookup_seq INTEGER NOT NULL,"
+            " note TEXT NOT NULL,"
+            " decided_at BIGINT NOT NULL,"
+            " PRIMARY KEY (action_id, seq),"
+            " FOREIGN KEY (action_id, evidence_lookup_seq) REFERENCES lookups (action_id, seq))"),
+
+        QStringLiteral(
+            "CREATE TABLE conflicts ("
+            " action_id TEXT NOT NULL REFERENCES actions (id),"
+            " seq INTEGER NOT NULL CHECK (seq > 0),"
+            " submitted_by TEXT NOT NULL,"
+            " at BIGINT NOT NULL,"
+            " stored_payload TEXT NOT NULL,"
+            " conflicting_payload TEXT NOT NULL,"
+            " PRIMARY KEY (action_id, seq))"),
+
+        // seq is assigned by the ledger inside the write transaction (max + 1), not by the engine,
+        // so the chain order is the commit order on every backend.
+        QStringLiteral(
+            "CREATE TABLE audit ("
+            " seq BIGINT NOT NULL PRIMARY KEY,"
+            " action_id TEXT REFERENCES actions (id),"
+            " at BIGINT NOT NULL,"
+            " actor TEXT NOT NULL,"
+            " event TEXT NOT NULL,"
+            " reason TEXT NOT NULL,"
+            " before_json TEXT NOT NULL,"
+            " after_json TEXT NOT NULL,"
+            " prev_hash TEXT NOT NULL,"
+            " hash TEXT NOT NULL)"),
+        QStringLiteral("CREATE INDEX audit_by_action ON audit (action_id, seq)"),
+
+        // Invariant 2, in the database: payload, fingerprint and key frozen once an attempt exists.
+        QStringLiteral("CREATE TRIGGER actions_payload_frozen_after_attempt BEFORE UPDATE ON actions"
+                       " WHEN EXISTS (SELECT 1 FROM attempts WHERE attempts.action_id = OLD.id) AND (%1)"
+                       " BEGIN SELECT RAISE(ABORT, 'countersign: the payload, fingerprint and key of an"
+                       " action are frozen once it has an attempt'); END")
+            .arg(anyColumnChanged(frozenActionColumns())),
+        QStringLiteral("CREATE TRIGGER actions_identity_frozen BEFORE UPDATE ON actions"
+                       " WHEN NEW.id IS NOT OLD.id OR NEW.proposed_payload IS NOT OLD.proposed_payload"
+                       "   OR NEW.created_at IS NOT OLD.created_at"
+                       " BEGIN SELECT RAISE(ABORT, 'countersign: an action''s id, proposed payload and"
+                       " creation time never change'); END"),
+        forbid(QStringLiteral("actions_no_delete"), QStringLiteral("DELETE"), QStringLiteral("actions"),
+               QStringLiteral("countersign: actions are never deleted")),
+
+        forbid(QStringLiteral("approvals_no_update"), QStringLiteral("UPDATE"), QStringLiteral("approvals"),
+               QStringLiteral("countersign: approvals are append-only")),
+        forbid(QStringLiteral("approvals_no_delete"), QStringLiteral("DELETE"), QStringLiteral("approvals"),
+               QStringLiteral("countersign: approvals are append-only")),
+        forbid(QStringLiteral("lookups_no_update"), QStringLiteral("UPDATE"), QStringLiteral("lookups"),
+               QStringLiteral("countersign: lookups are append-only")),
+        forbid(QStringLiteral("lookups_no_delete"), QStringLiteral("DELETE"), QStringLiteral("lookups"),
+               QStringLiteral("countersign: lookups are append-only")),
+        forbid(QStringLiteral("reconciliations_no_update"), QStringLiteral("UPDATE"), QStringLiteral("reconciliations"),
+               QStringLiteral("countersign: reconciliations are append-only")),
+        forbid(QStringLiteral("reconciliations_no_delete"), QStringLiteral("DELETE"), QStringLiteral("reconciliations"),
+               QStringLiteral("countersign: reconciliations are append-only")),
+        forbid(QStringLiteral("audit_no_update"), QStringLiteral("UPDATE"), QStringLiteral("audit"),
+               QStringLiteral("countersign: the audit log is append-only")),
+        forbid(QStringLiteral("audit_no_delete"), QStringLiteral("DELETE"), QStringLiteral("audit"),
+               QStringLiteral("countersign: the audit log is append-only")),
+        forbid(QStringLiteral("conflicts_no_update"), QStringLiteral("UPDATE"), QStringLiteral("conflicts"),
+               QStringLiteral("countersign: conflicts are append-only")),
+        forbid(QStringLiteral("conflicts_no_delete"), QStringLiteral("DELETE"), QStringLiteral("conflicts"),
+               QStringLiteral("countersign: conflicts are append-only")),
+        forbid(QStringLiteral("attempts_no_delete"), QStringLiteral("DELETE"), QStringLiteral("attempts"),
+               QStringLiteral("countersign: attempts are never deleted")),
+
+        // An attempt is finished exactly once: open -> something else; its identity never changes.
+        QStringLiteral("CREATE TRIGGER attempts_finish_once BEFORE UPDATE ON attempts"
+                       " WHEN OLD.outcome <> 'open' OR NEW.outcome = 'open'"
+                       "   OR NEW.action_id IS NOT OLD.action_id OR NEW.seq IS NOT OLD.seq"
+                       "   OR NEW.idempotency_key IS NOT OLD.idempotency_key"
+                       "   OR NEW.request_fingerprint IS NOT OLD.request_fingerprint"
+                       "   OR NEW.executor IS NOT OLD.executor OR NEW.started_at IS NOT OLD.started_at"
+                       " BEGIN SELECT RAISE(ABORT, 'countersign: an attempt is finished exactly once and"
+                       " its key, fingerprint, seq and start never change'); END"),
+        // Invariants 3 and 4: an attempt is born open and carries its action's current key and
+        // fingerprint, the same as every earlier attempt of that action.
+        QStringLiteral("CREATE TRIGGER attempts_same_key BEFORE INSERT ON attempts"
+                       " WHEN NEW.outcome <> 'open' OR NEW.idempotency_key = ''"
+                       "   OR NOT EXISTS (SELECT 1 FROM actions WHERE actions.id = NEW.action_id"
+                       "     AND actions.idempotency_key = NEW.idempotency_key"
+                       "     AND actions.request_fingerprint = NEW.request_fingerprint)"
+                       "   OR EXISTS (SELECT 1 FROM attempts WHERE attempts.action_id = NEW.action_id"
+                       "     AND (attempts.idempotency_key <> NEW.idempotency_key"
+                       "       OR attempts.request_fingerprint <> NEW.request_fingerprint))"
+                       " BEGIN SELECT RAISE(ABORT, 'countersign: an attempt must be open and use its"
+                       " action''s one key and fingerprint'); END"),
+    };
+    return m;
+}
+
+bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
+{
+    QSqlQuery query(db);
+    if (query.exec(sql))
+        return true;
+    *error = LedgerError(LedgerError::Code::Storage,
+                         QStringLiteral("migration statement failed: %1 [%2]").arg(query.lastError().text(), sql.left(120)));
+    return false;
+}
+
+} // namespace
+
+const QList<Migrations::Migration> &Migrations::all()
+{
+    static const QList<Migration> migrations = {initialSchema()};
+    return migrations;
+}
+
+int Migrations::latestVersion()
+{
+    return all().constLast().version;
+}
+
+int Migrations::currentVersion(QSqlDatabase &db, LedgerError *error)
+{
+    QSqlQuery query(db);
+    if (!query.exec(QStringLiteral("SELECT MAX(version) FROM schema_version"))) {
+        *error = LedgerError(LedgerError::Code::Storage,
+                             QStringLiteral("cannot read schema_version: ") + query.lastError().text());
+        return -1;
+    }
+    return query.next() ? query.value(0).toInt() : 0;
+}
+
+LedgerError Migrations::migrate(QSqlDatabase &db, qint64 nowMs)
+{
+    LedgerError error;
+    {
+        // Fast path without the write lock: a current database needs nothing.
+        QSqlQuery probe(db);
+        if (probe.exec(QStringLiteral("SELECT MAX(version) FROM schema_version")) && probe.next()
+            && probe.value(0).toInt() == latestVersion()) {
+            return {};
+        }
+    }
+    if (!exec(db, QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version ("
+                                 " version INTEGER NOT NULL PRIMARY KEY,"
+                                 " name TEXT NOT NULL,"
+                                 " applied_at BIGINT NOT NULL)"),
+              &error)) {
+        return error;
+    }
+    for (const Migration &migration : all()) {
+        if (!exec(db, QStringLiteral("BEGIN IMMEDIATE"), &error))
+            return error;
+        const int current = currentVersion(db, &error);
+        bool ok = current >= 0;
+        if (ok && current > latestVersion()) {
+            error = LedgerError(LedgerError::Code::Storage,
+                                QStringLiteral("the ledger's schema version %1 is newer than this program's %2")
+                                    .arg(current).arg(latestVersion()));
+            ok = false;
+        }
+        if (ok && current < migration.version) {
+            for (const QString &statement : migration.statements) {
+                if (!exec(db, statement, &error)) {
+                    ok = false;
+                    break;
+                }
+            }
+            if (ok) {
+                QSqlQuery record(db);
+                record.prepare(QStringLiteral("INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)"));
+                record.addBindValue(migration.version);
+                record.addBindValue(migration.name);
+                record.addBindValue(nowMs);
+                if (!record.exec()) {
+                    error = LedgerError(LedgerError::Code::Storage, record.lastError().text());
+                    ok = false;
+                }
+            }
+            if (ok)
+                qCInfo(lcLedger) << "applied migration" << migration.version << migration.name;
+        }
+        if (!ok) {
+            QSqlQuery rollback(db);
+            rollback.exec(QStringLiteral("ROLLBACK"));
+            return error;
+        }
+        if (!exec(db, QStringLiteral("COMMIT"), &error)) {
+            QSqlQuery rollback(db);
+            rollback.exec(QStringLiteral("ROLLBACK"));
+            return error;
+        }
+    }
+    return {};
+}
+
+} // namespace cs

@@ -1,0 +1,109 @@
+// Child process for tst_ledger_race and tst_ledger_crash: opens a ledger file and works on one
+// action, so tests can race real processes and kill one mid-flight.
+//
+//   ledger_claimer --db PATH --action ID --executor NAME [--lease-ms N] [--start-file PATH]
+//                  [--mode claim|hold|retry-hold]
+//
+// Prints "ready" once the ledger is open, then waits for --start-file to exist (if given).
+//   claim       claim(); prints "won <seq>" or "lost <error code>"; exits 0
+//   hold        claim(); prints "claimed <seq>", then sleeps until killed
+//   retry-hold  acquireLease() + beginRetryAttempt() on a CONFIRMATION_UNKNOWN action; prints
+//               "retrying <seq>", then sleeps until killed
+
+#include "ledgerstore.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QFile>
+#include <QThread>
+
+#include <cstdio>
+
+using namespace cs;
+
+namespace {
+
+void say(const QString &line)
+{
+    std::fputs(qPrintable(line + QLatin1Char('\n')), stdout);
+    std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.addOptions({
+        {QStringLiteral("db"), QStringLiteral("Ledger file."), QStringLiteral("path")},
+        {QStringLiteral("action"), QStringLiteral("Action id."), QStringLiteral("id")},
+        {QStringLiteral("executor"), QStringLiteral("Executor id."), QStringLiteral("name")},
+        {QStringLiteral("lease-ms"), QStringLiteral("Lease duration."), QStringLiteral("ms"), QStringLiteral("30000")},
+        {QStringLiteral("start-file"), QStringLiteral("Wait for this file before acting."), QStringLiteral("path")},
+        {QStringLiteral("mode"), QStringLiteral("claim, hold or retry-hold."), QStringLiteral("mode"), QStringLiteral("claim")},
+    });
+    parser.process(app);
+    const QString mode = parser.value(QStringLiteral("mode"));
+    const QString actionId = parser.value(QStringLiteral("action"));
+    const QString executor = parser.value(QStringLiteral("executor"));
+    const std::chrono::milliseconds lease(parser.value(QStringLiteral("lease-ms")).toLongLong());
+    if (actionId.isEmpty() || executor.isEmpty() || parser.value(QStringLiteral("db")).isEmpty()) {
+        say(QStringLiteral("usage error"));
+        return 2;
+    }
+
+    LedgerStore store;
+    LedgerStore::Options options;
+    options.recoverExpiredLeasesOnOpen = false; // the test decides when recovery runs
+    const LedgerError opened = store.open(parser.value(QStringLiteral("db")), options);
+    if (!opened.ok()) {
+        say(QStringLiteral("open failed ") + opened.toString());
+        return 3;
+    }
+    say(QStringLiteral("ready"));
+
+    const QString startFile = parser.value(QStringLiteral("start-file"));
+    if (!startFile.isEmpty()) {
+        QDeadlineTimer deadline(20000);
+        while (!QFile::exists(startFile)) {
+            if (deadline.hasExpired()) {
+                say(QStringLiteral("start signal never came"));
+                return 4;
+            }
+            QThread::usleep(200);
+        }
+    }
+
+    if (mode == u"claim" || mode == u"hold") {
+        const auto claimed = store.claim(actionId, executor, lease);
+        if (!claimed.ok()) {
+            say(QStringLiteral("lost ") + toWire(claimed.code()) + QLatin1Char(' ') + claimed.error().message());
+            return 0;
+        }
+        if (mode == u"claim") {
+            say(QStringLiteral("won %1").arg(claimed->attempt.seq));
+            return 0;
+        }
+        say(QStringLiteral("claimed %1").arg(claimed->attempt.seq));
+    } else if (mode == u"retry-hold") {
+        const auto leased = store.acquireLease(actionId, executor, lease);
+        if (!leased.ok()) {
+            say(QStringLiteral("lease failed ") + leased.error().toString());
+            return 5;
+        }
+        const auto retry = store.beginRetryAttempt(actionId, executor);
+        if (!retry.ok()) {
+            say(QStringLiteral("retry failed ") + retry.error().toString());
+            return 5;
+        }
+        say(QStringLiteral("retrying %1").arg(retry->seq));
+    } else {
+        say(QStringLiteral("unknown mode ") + mode);
+        return 2;
+    }
+    // "Sending": the request is in flight when the test kills this process.
+    QThread::sleep(60);
+    return 0;
+}

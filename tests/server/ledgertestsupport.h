@@ -1,0 +1,63 @@
+#pragma once
+
+// Shared by the ledger tests: a controllable clock and proposal fixtures. Header-only.
+
+#include "ledgerstore.h"
+
+#include <QDateTime>
+#include <QString>
+
+#include <atomic>
+#include <memory>
+
+namespace cs::test {
+
+// A clock the test moves by hand. Thread-safe (the ledger may call it from worker threads).
+class ManualClock
+{
+public:
+    explicit ManualClock(qint64 startMs = QDateTime(QDate(2026, 11, 29), QTime(12, 0), Qt::UTC).toMSecsSinceEpoch())
+        : m_ms(std::make_shared<std::atomic<qint64>>(startMs))
+    {
+    }
+
+    Clock clock() const
+    {
+        auto ms = m_ms;
+        return [ms] { return QDateTime::fromMSecsSinceEpoch(ms->load(), Qt::UTC); };
+    }
+    void advance(qint64 ms) { m_ms->fetch_add(ms); }
+    QDateTime now() const { return QDateTime::fromMSecsSinceEpoch(m_ms->load(), Qt::UTC); }
+
+private:
+    std::shared_ptr<std::atomic<qint64>> m_ms;
+};
+
+inline LedgerStore::ProposalInput sampleInput(const QString &clientReference, qint64 amount = 4000)
+{
+    LedgerStore::ProposalInput input;
+    input.targetType = TargetType::Charge;
+    input.targetId = QStringLiteral("ch_3NqFake0001");
+    input.businessReference = QStringLiteral("order-1001");
+    input.amount = amount;
+    input.currency = QStringLiteral("usd");
+    input.reason = QStringLiteral("requested_by_customer");
+    input.clientReference = clientReference;
+    input.provider = QStringLiteral("paysim");
+    input.providerAccount = QStringLiteral("acct_demo");
+    return input;
+}
+
+inline const QString &agent()
+{
+    static const QString name = QStringLiteral("agent-7");
+    return name;
+}
+
+inline const QString &approver()
+{
+    static const QString name = QStringLiteral("alice");
+    return name;
+}
+
+} // namespace cs::test
