@@ -1,0 +1,30 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+
+namespace cs::paysim {
+
+// A captured card charge. Amounts are integer minor units of `currency` (lowercase ISO 4217).
+struct Charge
+{
+    QString id;            // ch_…
+    QString paymentIntent; // pi_… created with the charge, so refunds can target either
+    qint64 amount = 0;
+    qint64 amountRefunded = 0;
+    QString currency;
+    qint64 created = 0; // unix seconds, simulator clock
+    QString description;
+    QString source; // tok_visa, …
+    QJsonObject metadata;
+    qint64 seq = 0; // creation order
+
+    bool refunded() const { return amountRefunded >= amount; }
+    qint64 refundable() const { return amount - amountRefunded; }
+
+    QJsonObject toApiJson() const;     // Stripe's charge object
+    QJsonObject toStorageJson() const; // everything, for the SQLite file
+    static Charge fromStorageJson(const QJsonObject &json);
+};
+
+} // namespace cs::paysim

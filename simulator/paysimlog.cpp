@@ -1,0 +1,3 @@
+#include "paysimlog.h"
+
+Q_LOGGING_CATEGORY(lcPaysim, "countersign.paysim", QtWarningMsg)

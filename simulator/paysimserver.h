@@ -1,0 +1,79 @@
+#pragma once
+
+#include "charge.h"
+#include "faultengine.h"
+#include "httplistener.h"
+#include "idempotencystore.h"
+#include "idminter.h"
+#include "paymentstore.h"
+#include "paysimconfig.h"
+#include "requestlog.h"
+#include "simclock.h"
+
+#include <QObject>
+#include <QUrl>
+
+#include <memory>
+
+namespace cs::paysim {
+
+class AdminApi;
+class SimDatabase;
+class StripeApi;
+class WebhookSender;
+
+// The whole provider simulator in one object: HTTP listener, Stripe-compatible /v1 API, /_sim
+// admin API, state (optionally persisted), fault engine and webhook sender. Tests create it
+// in-process; the `paysim` executable only parses its command line into a PaysimConfig.
+// Single-threaded: lives on the thread that created it, driven by its event loop.
+class PaysimServer : public QObject
+{
+    Q_OBJECT
+public:
+    explicit PaysimServer(const PaysimConfig &config, QObject *parent = nullptr);
+    ~PaysimServer() override;
+
+    // Opens the database, loads state, installs --fault rules, seeds charges, listens.
+    bool start(QString *error);
+    void stop();
+    QUrl baseUrl() const;
+    quint16 port() const;
+    const PaysimConfig &config() const { return m_config; }
+
+    SimClock &clock() { return m_clock; }
+    FaultEngine &faults() { return m_faults; }
+    PaymentStore &store() { return *m_store; }
+    IdempotencyStore &idempotency() { return *m_idempotency; }
+    RequestLog &requestLog() { return m_requestLog; }
+    WebhookSender &webhooks() { return *m_webhooks; }
+
+    // Adds a fault rule given as JSON; returns the error text, or empty on success.
+    QString addFault(const QJsonObject &json);
+    // Creates charges of the given amounts (minor units), or `count` charges of varied amounts.
+    QList<Charge> seedCharges(const QList<qint64> &amounts, const QString &currency);
+    QList<Charge> seedCharges(int count, const QString &currency);
+    void advanceClock(qint64 ms);
+    // Clears state, idempotency keys, faults (PRNG reseeded), request log, deliveries and the clock offset.
+    void reset();
+
+private:
+    void route(const std::shared_ptr<HttpExchange> &exchange);
+    void persistCounters();
+
+    PaysimConfig m_config;
+    SimClock m_clock;
+    IdMinter m_ids;
+    std::unique_ptr<SimDatabase> m_db;
+    std::unique_ptr<IdempotencyStore> m_idempotency;
+    std::unique_ptr<PaymentStore> m_store;
+    FaultEngine m_faults;
+    RequestLog m_requestLog;
+    WebhookSender *m_webhooks = nullptr;
+    HttpListener *m_listener = nullptr;
+    StripeApi *m_stripe = nullptr;
+    AdminApi *m_admin = nullptr;
+    quint64 m_amountCounter = 0;
+    bool m_dbOpen = false;
+};
+
+} // namespace cs::paysim
