@@ -8,6 +8,8 @@
 #include "fingerprint.h"
 #include "money.h"
 
+#include <QCryptographicHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QSqlError>
@@ -16,6 +18,9 @@
 #include <QVariant>
 
 #include <algorithm>
+#include <atomic>
+#include <unordered_map>
+#include <vector>
 
 namespace cs {
 
@@ -109,20 +114,104 @@ LedgerError sqlError(const QSqlError &error, const QString &sql)
     return err(code, QStringLiteral("%1 [%2]").arg(error.text(), sql.simplified().left(160)));
 }
 
-// Prepares sql, binds values in order, runs it. The only way statements are run here.
-bool run(QSqlQuery &query, const QString &sql, const QVariantList &values, LedgerError *error)
+// Prepared statements kept per thread and connection, so a statement is compiled once, not once
+// per call (compiling an UPDATE of actions also compiles its triggers). A statement is borrowed
+// for one use and returned reset (sqlite3_reset: no read snapshot is held between calls), so
+// nested use of the same SQL simply prepares a second one. Connection names are never reused, so
+// statements of a removed connection are never looked up again; their destruction is harmless
+// (Qt finalizes them when the connection closes).
+class StatementPool
 {
-    query.setForwardOnly(true);
-    if (!query.prepare(sql)) {
-        *error = sqlError(query.lastError(), sql);
-        return false;
+public:
+    std::optional<QSqlQuery> take(const QString &connection, const QString &sql)
+    {
+        const auto c = m_pool.find(connection);
+        if (c == m_pool.end())
+            return std::nullopt;
+        const auto s = c->second.find(sql);
+        if (s == c->second.end() || s->second.empty())
+            return std::nullopt;
+        std::optional<QSqlQuery> query(std::move(s->second.back()));
+        s->second.pop_back();
+        return query;
     }
+    void give(const QString &connection, const QString &sql, QSqlQuery query)
+    {
+        std::vector<QSqlQuery> &idle = m_pool[connection][sql];
+        if (idle.size() < 4)
+            idle.push_back(std::move(query));
+    }
+    void clear() { m_pool.clear(); }
+
+private:
+    struct Hash
+    {
+        size_t operator()(const QString &s) const noexcept { return qHash(s); }
+    };
+    std::unordered_map<QString, std::unordered_map<QString, std::vector<QSqlQuery>, Hash>, Hash> m_pool;
+};
+
+StatementPool &statementPool()
+{
+    thread_local StatementPool pool;
+    return pool;
+}
+
+// One statement run by run(): its rows are read through next() and value().
+class Statement
+{
+public:
+    explicit Statement(QSqlDatabase &db) : m_db(db) {}
+    ~Statement()
+    {
+        if (m_query && m_reusable) {
+            m_query->finish(); // sqlite3_reset: releases the statement's read snapshot
+            statementPool().give(m_db.connectionName(), m_sql, std::move(*m_query));
+        }
+    }
+    Q_DISABLE_COPY_MOVE(Statement)
+
+    bool next() { return m_query && m_query->next(); }
+    QVariant value(int index) const { return m_query ? m_query->value(index) : QVariant(); }
+    int numRowsAffected() const { return m_query ? m_query->numRowsAffected() : -1; }
+    void finish()
+    {
+        if (m_query)
+            m_query->finish();
+    }
+
+private:
+    friend bool run(Statement &statement, const QString &sql, const QVariantList &values, LedgerError *error);
+
+    QSqlDatabase &m_db;
+    std::optional<QSqlQuery> m_query;
+    QString m_sql;
+    bool m_reusable = false;
+};
+
+// Prepares sql (or reuses this thread's prepared copy), binds values in order, runs it. The only
+// way statements are run here.
+bool run(Statement &statement, const QString &sql, const QVariantList &values, LedgerError *error)
+{
+    Q_ASSERT(!statement.m_query);
+    statement.m_sql = sql;
+    statement.m_query = statementPool().take(statement.m_db.connectionName(), sql);
+    if (!statement.m_query) {
+        statement.m_query.emplace(statement.m_db);
+        statement.m_query->setForwardOnly(true);
+        if (!statement.m_query->prepare(sql)) {
+            *error = sqlError(statement.m_query->lastError(), sql);
+            return false;
+        }
+    }
+    QSqlQuery &query = *statement.m_query;
     for (const QVariant &value : values)
         query.addBindValue(value);
     if (!query.exec()) {
         *error = sqlError(query.lastError(), sql);
-        return false;
+        return false; // not reused: a failed statement is finalized with its QSqlQuery
     }
+    statement.m_reusable = true;
     return true;
 }
 
@@ -133,6 +222,14 @@ const QString kActionColumns = QStringLiteral(
     " provider_account, requested_by, client_reference, parent_id, request_fingerprint,"
     " idempotency_key, approval_version, state, state_version, review_reason, created_at,"
     " updated_at, review_requested, lease_owner, lease_expires_at, proposed_payload");
+
+QString qualifiedActionColumns(const QString &alias)
+{
+    QStringList columns = kActionColumns.split(QLatin1Char(','));
+    for (QString &column : columns)
+        column = alias + QLatin1Char('.') + column.trimmed();
+    return columns.join(QStringLiteral(", "));
+}
 
 // An action row: the record plus the execution bookkeeping ActionRecord does not carry.
 struct ActionRow
@@ -158,7 +255,7 @@ struct ActionRow
     }
 };
 
-ActionRow actionFromQuery(const QSqlQuery &q)
+ActionRow actionFromQuery(const Statement &q)
 {
     ActionRow row;
     ActionRecord &r = row.record;
@@ -193,8 +290,9 @@ ActionRow actionFromQuery(const QSqlQuery &q)
 
 bool loadAction(QSqlDatabase &db, const QString &actionId, ActionRow *row, LedgerError *error)
 {
-    QSqlQuery q(db);
-    if (!run(q, QStringLiteral("SELECT %1 FROM actions WHERE id = ?").arg(kActionColumns), {actionId}, error))
+    Statement q(db);
+    static const QString sql = QStringLiteral("SELECT %1 FROM actions WHERE id = ?").arg(kActionColumns);
+    if (!run(q, sql, {actionId}, error))
         return false;
     if (!q.next()) {
         *error = err(Code::NotFound, QStringLiteral("no action %1").arg(actionId));
@@ -259,7 +357,7 @@ LedgerError saveAction(QSqlDatabase &db, const ActionRow &before, ActionRow &aft
         " approval_version = ?, state = ?, state_version = ?, review_reason = ?, review_requested = ?,"
         " lease_owner = ?, lease_expires_at = ?, updated_at = ?"
         " WHERE id = ? AND state = ? AND state_version = ?");
-    QSqlQuery q(db);
+    Statement q(db);
     LedgerError error;
     if (!run(q, sql,
              {r.amount, text(r.reason), text(r.requestFingerprint), text(r.idempotencyKey), r.approvalVersion,
@@ -325,7 +423,7 @@ bool isRefundReason(const QString &reason)
 bool nextSeq(QSqlDatabase &db, const QString &table, const QString &actionId, int *seq, LedgerError *error)
 {
     const QString column = table == u"approvals" ? QStringLiteral("version") : QStringLiteral("seq");
-    QSqlQuery q(db);
+    Statement q(db);
     if (!run(q, QStringLiteral("SELECT COALESCE(MAX(%1), 0) + 1 FROM %2 WHERE action_id = ?").arg(column, table),
              {actionId}, error)) {
         return false;
@@ -334,22 +432,92 @@ bool nextSeq(QSqlDatabase &db, const QString &table, const QString &actionId, in
     return true;
 }
 
+// The chain's last (seq, hash) as this thread's write transaction left it: the transaction holds
+// the write lock, so nobody else appends meanwhile. Forgotten at every BEGIN and at every
+// rollback (of the transaction or of a savepoint), so it never outlives what it describes.
+struct AuditTail
+{
+    QString connection;
+    qint64 seq = 0;
+    QString hash;
+    bool valid = false;
+};
+
+AuditTail &auditTail()
+{
+    thread_local AuditTail tail;
+    return tail;
+}
+
+void forgetAuditTail()
+{
+    auditTail().valid = false;
+}
+
+// A JSON string literal exactly as QJsonDocument writes it (quotes and escapes included).
+QByteArray jsonStringLiteral(const QString &value)
+{
+    const QByteArray array = QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact);
+    return array.mid(1, array.size() - 2);
+}
+
+// AuditEvent::chainHash without serializing before and after a second time: the event's compact
+// JSON assembled around their compact forms, which the row stores anyway. QJsonObject sorts its
+// keys, so the canonical order is action_id, actor, after, at, before, event, prev_hash, reason,
+// seq. The first use in a process is checked against AuditEvent::chainHash; on any difference
+// every later row uses chainHash itself.
+QString chainHashOf(const AuditEvent &e, const QByteArray &beforeJson, const QByteArray &afterJson)
+{
+    static std::atomic<int> verified{0}; // 0 not yet, 1 same as chainHash, -1 use chainHash
+    if (verified.load() < 0)
+        return e.chainHash(e.prevHash);
+    QByteArray input = e.prevHash.toUtf8();
+    input.reserve(input.size() + beforeJson.size() + afterJson.size() + 512);
+    input += '\n';
+    input += "{\"action_id\":" + jsonStringLiteral(e.actionId);
+    input += ",\"actor\":" + jsonStringLiteral(e.actor);
+    input += ",\"after\":" + afterJson;
+    input += ",\"at\":" + (e.at.isValid() ? jsonStringLiteral(toWireTime(e.at)) : QByteArrayLiteral("null"));
+    input += ",\"before\":" + beforeJson;
+    input += ",\"event\":" + jsonStringLiteral(e.event);
+    input += ",\"prev_hash\":" + jsonStringLiteral(e.prevHash);
+    input += ",\"reason\":" + jsonStringLiteral(e.reason);
+    input += ",\"seq\":" + QByteArray::number(e.seq) + '}';
+    const QString fast = QString::fromLatin1(QCryptographicHash::hash(input, QCryptographicHash::Sha256).toHex());
+    if (verified.load() == 0) {
+        const QString reference = e.chainHash(e.prevHash);
+        if (reference != fast) {
+            qCWarning(lcLedger) << "audit hash shortcut disagrees with AuditEvent::chainHash; using chainHash";
+            verified = -1;
+            return reference;
+        }
+        verified = 1;
+    }
+    return fast;
+}
+
 LedgerError appendAudit(QSqlDatabase &db, const QDateTime &now, const QString &actionId, const QString &actor,
                         const QString &event, const QString &reason, const QJsonObject &before,
                         const QJsonObject &after)
 {
     LedgerError error;
-    QSqlQuery last(db);
-    if (!run(last, QStringLiteral("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"), {}, &error))
-        return error;
     AuditEvent e;
     e.prevHash = zeroHash();
     e.seq = 1;
-    if (last.next()) {
-        e.seq = last.value(0).toLongLong() + 1;
-        e.prevHash = last.value(1).toString();
+    AuditTail &tail = auditTail();
+    if (tail.valid && tail.connection == db.connectionName()) {
+        e.seq = tail.seq + 1;
+        e.prevHash = tail.hash;
+    } else {
+        Statement last(db);
+        if (!run(last, QStringLiteral("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"), {}, &error))
+            return error;
+        if (last.next()) {
+            e.seq = last.value(0).toLongLong() + 1;
+            e.prevHash = last.value(1).toString();
+        }
     }
-    last.finish();
+    tail.valid = false;
     e.actionId = actionId;
     e.at = now;
     e.actor = actor;
@@ -357,16 +525,22 @@ LedgerError appendAudit(QSqlDatabase &db, const QDateTime &now, const QString &a
     e.reason = reason;
     e.before = before;
     e.after = after;
-    e.hash = e.chainHash(e.prevHash);
-    QSqlQuery insert(db);
+    const QByteArray beforeJson = QJsonDocument(before).toJson(QJsonDocument::Compact);
+    const QByteArray afterJson = QJsonDocument(after).toJson(QJsonDocument::Compact);
+    e.hash = chainHashOf(e, beforeJson, afterJson);
+    Statement insert(db);
     if (!run(insert,
              QStringLiteral("INSERT INTO audit (seq, action_id, at, actor, event, reason, before_json, after_json,"
                             " prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
              {e.seq, textOrNull(actionId), toMs(now), text(actor), text(event), text(reason),
-              compactJson(before), compactJson(after), e.prevHash, e.hash},
+              QString::fromUtf8(beforeJson), QString::fromUtf8(afterJson), e.prevHash, e.hash},
              &error)) {
         return error;
     }
+    tail.connection = db.connectionName();
+    tail.seq = e.seq;
+    tail.hash = e.hash;
+    tail.valid = true;
     return {};
 }
 
@@ -376,7 +550,7 @@ const QString kAttemptColumns = QStringLiteral(
     "action_id, seq, idempotency_key, request_fingerprint, executor, started_at, finished_at, outcome,"
     " http_status, error_code, provider_request_id, provider_object_id, replayed, error_excerpt");
 
-Attempt attemptFromQuery(const QSqlQuery &q)
+Attempt attemptFromQuery(const Statement &q)
 {
     Attempt a;
     a.actionId = q.value(0).toString();
@@ -398,9 +572,9 @@ Attempt attemptFromQuery(const QSqlQuery &q)
 
 bool loadAttempts(QSqlDatabase &db, const QString &actionId, QList<Attempt> *out, LedgerError *error)
 {
-    QSqlQuery q(db);
-    if (!run(q, QStringLiteral("SELECT %1 FROM attempts WHERE action_id = ? ORDER BY seq").arg(kAttemptColumns),
-             {actionId}, error)) {
+    Statement q(db);
+    static const QString sql = QStringLiteral("SELECT %1 FROM attempts WHERE action_id = ? ORDER BY seq").arg(kAttemptColumns);
+    if (!run(q, sql, {actionId}, error)) {
         return false;
     }
     while (q.next())
@@ -417,12 +591,18 @@ std::optional<Attempt> openAttempt(const QList<Attempt> &attempts)
     return std::nullopt;
 }
 
+const QString &insertAttemptSql()
+{
+    static const QString sql =
+        QStringLiteral("INSERT INTO attempts (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").arg(kAttemptColumns);
+    return sql;
+}
+
 bool insertAttempt(QSqlDatabase &db, const Attempt &a, LedgerError *error)
 {
-    QSqlQuery q(db);
+    Statement q(db);
     return run(q,
-               QStringLiteral("INSERT INTO attempts (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-                   .arg(kAttemptColumns),
+               insertAttemptSql(),
                {a.actionId, a.seq, a.idempotencyKey, a.requestFingerprint, text(a.executor), toMs(a.startedAt),
                 msOrNull(a.finishedAt), toWire(a.outcome), a.httpStatus, text(a.errorCode),
                 text(a.providerRequestId), text(a.providerObjectId), a.replayed ? 1 : 0, text(a.errorExcerpt)},
@@ -434,7 +614,7 @@ bool insertAttempt(QSqlDatabase &db, const Attempt &a, LedgerError *error)
 bool finishOpenAttemptsUnknown(QSqlDatabase &db, const QString &actionId, const QDateTime &now,
                                int *finished, LedgerError *error)
 {
-    QSqlQuery q(db);
+    Statement q(db);
     if (!run(q,
              QStringLiteral("UPDATE attempts SET outcome = 'unknown', finished_at = ?, error_excerpt = ?"
                             " WHERE action_id = ? AND outcome = 'open'"),
@@ -448,7 +628,7 @@ bool finishOpenAttemptsUnknown(QSqlDatabase &db, const QString &actionId, const 
 const QString kApprovalColumns = QStringLiteral(
     "action_id, version, decided_by, decision, note, idempotency_key, approved_fingerprint, decided_at");
 
-Approval approvalFromQuery(const QSqlQuery &q)
+Approval approvalFromQuery(const Statement &q)
 {
     Approval a;
     a.actionId = q.value(0).toString();
@@ -464,7 +644,7 @@ Approval approvalFromQuery(const QSqlQuery &q)
 
 bool insertApproval(QSqlDatabase &db, const Approval &a, LedgerError *error)
 {
-    QSqlQuery q(db);
+    Statement q(db);
     return run(q, QStringLiteral("INSERT INTO approvals (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").arg(kApprovalColumns),
                {a.actionId, a.version, a.decidedBy, toWire(a.decision), text(a.note), text(a.idempotencyKey),
                 text(a.approvedFingerprint), toMs(a.decidedAt)},
@@ -475,7 +655,7 @@ const QString kLookupColumns = QStringLiteral(
     "action_id, seq, method, asked_by, at, result, provider_object_id, status, amount, currency, http_status,"
     " excerpt");
 
-ProviderLookup lookupFromQuery(const QSqlQuery &q)
+ProviderLookup lookupFromQuery(const Statement &q)
 {
     ProviderLookup l;
     l.actionId = q.value(0).toString();
@@ -496,7 +676,7 @@ ProviderLookup lookupFromQuery(const QSqlQuery &q)
 const QString kReconciliationColumns = QStringLiteral(
     "action_id, seq, decided_by, outcome, evidence_lookup_seq, note, decided_at");
 
-Reconciliation reconciliationFromQuery(const QSqlQuery &q)
+Reconciliation reconciliationFromQuery(const Statement &q)
 {
     Reconciliation r;
     r.actionId = q.value(0).toString();
@@ -512,7 +692,7 @@ Reconciliation reconciliationFromQuery(const QSqlQuery &q)
 const QString kAuditColumns = QStringLiteral(
     "seq, action_id, at, actor, event, reason, before_json, after_json, prev_hash, hash");
 
-AuditEvent auditFromQuery(const QSqlQuery &q)
+AuditEvent auditFromQuery(const Statement &q)
 {
     AuditEvent e;
     e.seq = q.value(0).toLongLong();
@@ -582,7 +762,11 @@ QString likePattern(const QString &text)
 
 LedgerStore::LedgerStore() = default;
 
-LedgerStore::~LedgerStore() = default;
+LedgerStore::~LedgerStore()
+{
+    // This thread's prepared statements of every store: re-prepared on demand by the others.
+    statementPool().clear();
+}
 
 QString LedgerStore::path() const
 {
@@ -650,14 +834,15 @@ LedgerError LedgerStore::write(const char *operation, const WriteBody &body)
     if (!error.ok())
         return error;
 
+    const QMutexLocker serialized(&m_writeMutex); // other processes still queue on busy_timeout
     for (int round = 0;; ++round) {
         const bool mayRetry = round < m_options.busyRetries;
         {
             // IMMEDIATE takes the write lock now, so concurrent writers (threads or processes)
             // queue on busy_timeout here instead of failing halfway through.
-            QSqlQuery begin(db);
-            if (!begin.exec(QStringLiteral("BEGIN IMMEDIATE"))) {
-                error = sqlError(begin.lastError(), QStringLiteral("BEGIN IMMEDIATE"));
+            forgetAuditTail();
+            Statement begin(db);
+            if (!run(begin, QStringLiteral("BEGIN IMMEDIATE"), {}, &error)) {
                 if (error.code() == Code::Busy && mayRetry) {
                     QThread::msleep(5 * (round + 1) + QRandomGenerator::global()->bounded(10));
                     continue;
@@ -669,14 +854,14 @@ LedgerError LedgerStore::write(const char *operation, const WriteBody &body)
         // "now" is read inside the write lock, so lease times are ordered like the commits.
         error = body(db, now());
         if (error.ok()) {
-            QSqlQuery commit(db);
-            if (commit.exec(QStringLiteral("COMMIT"))) {
+            Statement commit(db);
+            if (run(commit, QStringLiteral("COMMIT"), {}, &error)) {
                 qCDebug(lcLedger) << operation << "committed";
                 return {};
             }
-            error = sqlError(commit.lastError(), QStringLiteral("COMMIT"));
         }
         {
+            forgetAuditTail();
             QSqlQuery rollback(db);
             rollback.exec(QStringLiteral("ROLLBACK")); // may fail if SQLite already rolled back
         }
@@ -751,7 +936,7 @@ LedgerResult<LedgerStore::ProposeResult> LedgerStore::propose(const ProposalInpu
     error = write("propose", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
         result = ProposeResult();
         LedgerError e;
-        QSqlQuery existing(db);
+        Statement existing(db);
         if (!run(existing,
                  QStringLiteral("SELECT %1 FROM actions WHERE requested_by = ? AND client_reference = ?")
                      .arg(kActionColumns),
@@ -775,7 +960,7 @@ LedgerResult<LedgerStore::ProposeResult> LedgerStore::propose(const ProposalInpu
             int seq = 0;
             if (!nextSeq(db, QStringLiteral("conflicts"), stored.record.id, &seq, &e))
                 return e;
-            QSqlQuery conflict(db);
+            Statement conflict(db);
             if (!run(conflict,
                      QStringLiteral("INSERT INTO conflicts (action_id, seq, submitted_by, at, stored_payload,"
                                     " conflicting_payload) VALUES (?, ?, ?, ?, ?, ?)"),
@@ -856,7 +1041,7 @@ LedgerResult<LedgerStore::ProposeResult> LedgerStore::propose(const ProposalInpu
         r.createdAt = now;
         r.updatedAt = now;
         row.proposedPayload = compactJson(candidatePayload);
-        QSqlQuery insert(db);
+        Statement insert(db);
         if (!run(insert,
                  QStringLiteral("INSERT INTO actions (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
                                 " ?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -1059,8 +1244,17 @@ namespace {
 
 // Claims one loaded PENDING action inside the caller's write transaction. On fingerprint drift it
 // stops the action for review (committed with the transaction) and sets *drift instead.
+// What claimRow needs besides the action row, when the caller read it already (claimNextIn reads
+// it together with the candidates).
+struct ClaimContext
+{
+    Approval approval; // the approval at the action's approval_version
+    int attempts = 0;  // the action's attempt rows
+};
+
 LedgerError claimRow(QSqlDatabase &db, const QDateTime &now, const ActionRow &row, const QString &executor,
-                     std::chrono::milliseconds lease, LedgerStore::Claim *out, LedgerError *drift)
+                     std::chrono::milliseconds lease, LedgerStore::Claim *out, LedgerError *drift,
+                     const ClaimContext *context = nullptr)
 {
     LedgerError e;
     const QString &id = row.record.id;
@@ -1071,21 +1265,28 @@ LedgerError claimRow(QSqlDatabase &db, const QDateTime &now, const ActionRow &ro
                                                            : why);
     if (row.record.approvalVersion <= 0 || row.record.idempotencyKey.isEmpty())
         return err(Code::Forbidden, QStringLiteral("%1 has no current approval").arg(id));
-    QSqlQuery q(db);
-    if (!run(q, QStringLiteral("SELECT %1 FROM approvals WHERE action_id = ? AND version = ?").arg(kApprovalColumns),
-             {id, row.record.approvalVersion}, &e)) {
-        return e;
+    ClaimContext read;
+    if (!context) {
+        Statement q(db);
+        static const QString approvalSql =
+            QStringLiteral("SELECT %1 FROM approvals WHERE action_id = ? AND version = ?").arg(kApprovalColumns);
+        if (!run(q, approvalSql, {id, row.record.approvalVersion}, &e))
+            return e;
+        if (!q.next())
+            return err(Code::Forbidden,
+                       QStringLiteral("%1 has no approval version %2").arg(id).arg(row.record.approvalVersion));
+        read.approval = approvalFromQuery(q);
+        q.finish();
+        QList<Attempt> attempts;
+        if (!loadAttempts(db, id, &attempts, &e))
+            return e;
+        read.attempts = int(attempts.size());
+        context = &read;
     }
-    if (!q.next())
-        return err(Code::Forbidden, QStringLiteral("%1 has no approval version %2").arg(id).arg(row.record.approvalVersion));
-    const Approval approval = approvalFromQuery(q);
-    q.finish();
+    const Approval &approval = context->approval;
     if (approval.decision != Approval::Decision::Approved || approval.idempotencyKey != row.record.idempotencyKey)
         return err(Code::Forbidden, QStringLiteral("%1's current approval does not approve its key").arg(id));
-    QList<Attempt> attempts;
-    if (!loadAttempts(db, id, &attempts, &e))
-        return e;
-    if (!attempts.isEmpty())
+    if (context->attempts > 0)
         return err(Code::Conflict, QStringLiteral("%1 is PENDING but already has attempts").arg(id));
 
     // Invariant 10: only the exact request the approval signed may be sent.
@@ -1121,8 +1322,7 @@ LedgerError claimRow(QSqlDatabase &db, const QDateTime &now, const ActionRow &ro
         return e;
     Attempt attempt;
     attempt.actionId = id;
-    if (!nextSeq(db, QStringLiteral("attempts"), id, &attempt.seq, &e))
-        return e;
+    attempt.seq = 1; // a PENDING action has no attempts (checked above)
     attempt.idempotencyKey = after.record.idempotencyKey;
     attempt.requestFingerprint = after.record.requestFingerprint;
     attempt.executor = executor;
@@ -1173,6 +1373,83 @@ LedgerResult<LedgerStore::Claim> LedgerStore::claim(const QString &actionId, con
     return out;
 }
 
+namespace {
+
+// An approved PENDING action read for claiming, with its approval and its attempt count.
+struct Candidate
+{
+    ActionRow row;
+    ClaimContext context;
+};
+
+// claimNext's work inside the caller's write transaction: the oldest approved PENDING action,
+// drifted ones stopped for review and skipped. *out stays empty when there is nothing to claim.
+// `candidates` may be shared by several claims of one transaction (commitBatch): the rows are
+// then read once for all of them. They stay current: the transaction holds the write lock, and
+// what it changes itself (a claim, a drift stopped for review) is taken off the list first;
+// saveAction's state_version check refuses anything else.
+LedgerError claimNextIn(QSqlDatabase &db, const QDateTime &now, const QString &executorId,
+                        std::chrono::milliseconds leaseDuration, std::optional<LedgerStore::Claim> *out,
+                        QList<Candidate> *candidates = nullptr, int fetch = 16)
+{
+    out->reset();
+    LedgerError e;
+    QList<Candidate> local;
+    QList<Candidate> &list = candidates ? *candidates : local;
+    // Drifted ones are stopped for review and skipped, so each refill sees fresh candidates.
+    for (int pass = 0; pass < 10; ++pass) {
+        if (list.isEmpty()) {
+            Statement q(db);
+            static const QString sql =
+                QStringLiteral("SELECT %1, p.version, p.decided_by, p.decision, p.note, p.idempotency_key,"
+                               " p.approved_fingerprint, p.decided_at,"
+                               " (SELECT COUNT(*) FROM attempts t WHERE t.action_id = a.id)"
+                               " FROM actions a JOIN approvals p"
+                               " ON p.action_id = a.id AND p.version = a.approval_version"
+                               " WHERE a.state = 'PENDING' AND a.idempotency_key <> ''"
+                               " AND p.decision = 'approved'"
+                               " ORDER BY a.created_at, a.id LIMIT ?")
+                    .arg(qualifiedActionColumns(QStringLiteral("a")));
+            if (!run(q, sql, {fetch}, &e))
+                return e;
+            while (q.next()) {
+                Candidate c;
+                c.row = actionFromQuery(q);
+                constexpr int at = 25; // after the action's columns
+                Approval &p = c.context.approval;
+                p.actionId = c.row.record.id;
+                p.version = q.value(at).toInt();
+                p.decidedBy = q.value(at + 1).toString();
+                p.decision = decisionFromWire(q.value(at + 2).toString()).value_or(Approval::Decision::Rejected);
+                p.note = q.value(at + 3).toString();
+                p.idempotencyKey = q.value(at + 4).toString();
+                p.approvedFingerprint = q.value(at + 5).toString();
+                p.decidedAt = fromMs(q.value(at + 6).toLongLong());
+                c.context.attempts = q.value(at + 7).toInt();
+                list << c;
+            }
+        }
+        if (list.isEmpty())
+            return {};
+        while (!list.isEmpty()) {
+            const Candidate c = list.takeFirst();
+            LedgerStore::Claim claimed;
+            LedgerError drift;
+            e = claimRow(db, now, c.row, executorId, leaseDuration, &claimed, &drift, &c.context);
+            if (!e.ok())
+                return e;
+            if (drift.ok()) {
+                *out = claimed;
+                return {};
+            }
+            qCWarning(lcLedger) << "claimNext stopped" << c.row.record.id << "for review:" << drift.message();
+        }
+    }
+    return {};
+}
+
+} // namespace
+
 LedgerResult<std::optional<LedgerStore::Claim>> LedgerStore::claimNext(const QString &executorId,
                                                                        std::chrono::milliseconds leaseDuration)
 {
@@ -1181,45 +1458,7 @@ LedgerResult<std::optional<LedgerStore::Claim>> LedgerStore::claimNext(const QSt
         return error;
     std::optional<Claim> out;
     error = write("claimNext", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
-        out.reset();
-        LedgerError e;
-        // Oldest approved PENDING action first. Drifted ones are stopped for review and skipped,
-        // so each pass of the query sees fresh candidates.
-        for (int pass = 0; pass < 10; ++pass) {
-            QStringList candidates;
-            {
-                QSqlQuery q(db);
-                if (!run(q,
-                         QStringLiteral("SELECT a.id FROM actions a JOIN approvals p"
-                                        " ON p.action_id = a.id AND p.version = a.approval_version"
-                                        " WHERE a.state = 'PENDING' AND a.idempotency_key <> ''"
-                                        " AND p.decision = 'approved'"
-                                        " ORDER BY a.created_at, a.id LIMIT 16"),
-                         {}, &e)) {
-                    return e;
-                }
-                while (q.next())
-                    candidates << q.value(0).toString();
-            }
-            if (candidates.isEmpty())
-                return {};
-            for (const QString &id : std::as_const(candidates)) {
-                ActionRow row;
-                if (!loadAction(db, id, &row, &e))
-                    return e;
-                Claim claimed;
-                LedgerError drift;
-                e = claimRow(db, now, row, executorId, leaseDuration, &claimed, &drift);
-                if (!e.ok())
-                    return e;
-                if (drift.ok()) {
-                    out = claimed;
-                    return {};
-                }
-                qCWarning(lcLedger) << "claimNext stopped" << id << "for review:" << drift.message();
-            }
-        }
-        return {};
+        return claimNextIn(db, now, executorId, leaseDuration, &out);
     });
     if (!error.ok())
         return error;
@@ -1392,11 +1631,10 @@ LedgerResult<Attempt> LedgerStore::beginRetryAttempt(const QString &actionId, co
     return out;
 }
 
-LedgerResult<LedgerStore::FinishedAttempt> LedgerStore::finishAttempt(const QString &actionId, int seq,
-                                                                      const AttemptResult &result,
-                                                                      std::optional<Trigger> trigger,
-                                                                      const QString &reason,
-                                                                      const QString &executorId)
+namespace {
+
+// The checks of a finish that need no database.
+LedgerError checkFinish(const LedgerStore::AttemptResult &result, std::optional<Trigger> trigger)
 {
     if (result.outcome == Attempt::Outcome::Open)
         return err(Code::Invalid, QStringLiteral("an attempt cannot be finished as open"));
@@ -1409,84 +1647,211 @@ LedgerResult<LedgerStore::FinishedAttempt> LedgerStore::finishAttempt(const QStr
         && *trigger != Trigger::OutcomeUnknown && *trigger != Trigger::StopForReview) {
         return err(Code::Invalid, QStringLiteral("%1 is not an outcome of an attempt").arg(toWire(*trigger)));
     }
-    FinishedAttempt out;
-    LedgerError error = write("finishAttempt", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
-        out = FinishedAttempt();
-        LedgerError e;
-        ActionRow row;
-        if (!loadAction(db, actionId, &row, &e))
-            return e;
-        QList<Attempt> attempts;
-        if (!loadAttempts(db, actionId, &attempts, &e))
-            return e;
-        const auto found = std::find_if(attempts.cbegin(), attempts.cend(), [&](const Attempt &a) { return a.seq == seq; });
-        if (found == attempts.cend())
-            return err(Code::NotFound, QStringLiteral("%1 has no attempt %2").arg(actionId).arg(seq));
-        if (found->outcome != Attempt::Outcome::Open)
-            return err(Code::Conflict, QStringLiteral("attempt %1 of %2 is already finished (%3)")
-                                           .arg(seq).arg(actionId, toWire(found->outcome)));
-        // A lost lease means another executor (or recovery) may own the action now: record nothing.
-        if (!row.holdsLiveLease(executorId, toMs(now)))
-            return err(Code::LeaseLost, QStringLiteral("%1 no longer holds the lease on %2; nothing recorded")
-                                            .arg(executorId, actionId));
+    return {};
+}
 
-        Attempt attempt = *found;
-        attempt.finishedAt = now;
-        attempt.outcome = result.outcome;
-        attempt.httpStatus = result.httpStatus;
-        attempt.errorCode = truncated(result.errorCode, kMaxTextField);
-        attempt.providerRequestId = truncated(result.providerRequestId, kMaxTextField);
-        attempt.providerObjectId = truncated(result.providerObjectId, kMaxTextField);
-        attempt.replayed = result.replayed;
-        attempt.errorExcerpt = truncated(result.errorExcerpt, kExcerptLimit);
-        QSqlQuery update(db);
-        if (!run(update,
-                 QStringLiteral("UPDATE attempts SET finished_at = ?, outcome = ?, http_status = ?, error_code = ?,"
-                                " provider_request_id = ?, provider_object_id = ?, replayed = ?, error_excerpt = ?"
-                                " WHERE action_id = ? AND seq = ? AND outcome = 'open'"),
-                 {toMs(now), toWire(attempt.outcome), attempt.httpStatus, text(attempt.errorCode),
-                  text(attempt.providerRequestId), text(attempt.providerObjectId), attempt.replayed ? 1 : 0,
-                  text(attempt.errorExcerpt), actionId, seq},
-                 &e)) {
-            return e;
-        }
-        if (update.numRowsAffected() != 1)
-            return err(Code::Conflict, QStringLiteral("attempt %1 of %2 was finished concurrently").arg(seq).arg(actionId));
+// finishAttempt's work inside the caller's write transaction.
+LedgerError finishAttemptIn(QSqlDatabase &db, const QDateTime &now, const QString &actionId, int seq,
+                            const LedgerStore::AttemptResult &result, std::optional<Trigger> trigger,
+                            const QString &reason, const QString &executorId, LedgerStore::FinishedAttempt *out)
+{
+    *out = LedgerStore::FinishedAttempt();
+    LedgerError e;
+    ActionRow row;
+    if (!loadAction(db, actionId, &row, &e))
+        return e;
+    QList<Attempt> attempts;
+    if (!loadAttempts(db, actionId, &attempts, &e))
+        return e;
+    const auto found = std::find_if(attempts.cbegin(), attempts.cend(), [&](const Attempt &a) { return a.seq == seq; });
+    if (found == attempts.cend())
+        return err(Code::NotFound, QStringLiteral("%1 has no attempt %2").arg(actionId).arg(seq));
+    if (found->outcome != Attempt::Outcome::Open)
+        return err(Code::Conflict, QStringLiteral("attempt %1 of %2 is already finished (%3)")
+                                       .arg(seq).arg(actionId, toWire(found->outcome)));
+    // A lost lease means another executor (or recovery) may own the action now: record nothing.
+    if (!row.holdsLiveLease(executorId, toMs(now)))
+        return err(Code::LeaseLost, QStringLiteral("%1 no longer holds the lease on %2; nothing recorded")
+                                        .arg(executorId, actionId));
 
-        ActionRow after = row;
-        QString why = reason;
-        if (trigger) {
-            e = applyTrigger(after, *trigger, reason);
-            if (!e.ok())
-                return e;
-        }
-        // A changed resubmission arrived while this request was in flight: whatever is not a
-        // definitive provider answer goes to a human.
-        if (row.reviewRequested && !isTerminal(after.record.state) && after.record.state != ActionState::RequiresReview) {
-            after = row;
-            why = QStringLiteral("a changed resubmission requested review while attempt %1 was in flight;"
-                                 " outcome %2%3")
-                      .arg(seq)
-                      .arg(toWire(attempt.outcome), reason.isEmpty() ? QString() : QStringLiteral(" (") + reason + QLatin1Char(')'));
-            e = applyTrigger(after, Trigger::StopForReview, why);
-            if (!e.ok())
-                return e;
-            out.escalated = true;
-        }
-        const bool rowChanged = after.record.state != row.record.state || after.reviewRequested != row.reviewRequested;
-        if (rowChanged) {
-            e = saveAction(db, row, after, now);
-            if (!e.ok())
-                return e;
-        }
-        e = appendAudit(db, now, actionId, executorId, QStringLiteral("attempt_finished"), why, snapshot(row),
-                        withObject(snapshot(after), QStringLiteral("attempt"), attempt.toJson()));
+    Attempt attempt = *found;
+    attempt.finishedAt = now;
+    attempt.outcome = result.outcome;
+    attempt.httpStatus = result.httpStatus;
+    attempt.errorCode = truncated(result.errorCode, kMaxTextField);
+    attempt.providerRequestId = truncated(result.providerRequestId, kMaxTextField);
+    attempt.providerObjectId = truncated(result.providerObjectId, kMaxTextField);
+    attempt.replayed = result.replayed;
+    attempt.errorExcerpt = truncated(result.errorExcerpt, kExcerptLimit);
+    Statement update(db);
+    if (!run(update,
+             QStringLiteral("UPDATE attempts SET finished_at = ?, outcome = ?, http_status = ?, error_code = ?,"
+                            " provider_request_id = ?, provider_object_id = ?, replayed = ?, error_excerpt = ?"
+                            " WHERE action_id = ? AND seq = ? AND outcome = 'open'"),
+             {toMs(now), toWire(attempt.outcome), attempt.httpStatus, text(attempt.errorCode),
+              text(attempt.providerRequestId), text(attempt.providerObjectId), attempt.replayed ? 1 : 0,
+              text(attempt.errorExcerpt), actionId, seq},
+             &e)) {
+        return e;
+    }
+    if (update.numRowsAffected() != 1)
+        return err(Code::Conflict, QStringLiteral("attempt %1 of %2 was finished concurrently").arg(seq).arg(actionId));
+
+    ActionRow after = row;
+    QString why = reason;
+    if (trigger) {
+        e = applyTrigger(after, *trigger, reason);
         if (!e.ok())
             return e;
-        out.record = after.record;
-        out.attempt = attempt;
-        return {};
+    }
+    // A changed resubmission arrived while this request was in flight: whatever is not a
+    // definitive provider answer goes to a human.
+    if (row.reviewRequested && !isTerminal(after.record.state) && after.record.state != ActionState::RequiresReview) {
+        after = row;
+        why = QStringLiteral("a changed resubmission requested review while attempt %1 was in flight;"
+                             " outcome %2%3")
+                  .arg(seq)
+                  .arg(toWire(attempt.outcome), reason.isEmpty() ? QString() : QStringLiteral(" (") + reason + QLatin1Char(')'));
+        e = applyTrigger(after, Trigger::StopForReview, why);
+        if (!e.ok())
+            return e;
+        out->escalated = true;
+    }
+    const bool rowChanged = after.record.state != row.record.state || after.reviewRequested != row.reviewRequested;
+    if (rowChanged) {
+        e = saveAction(db, row, after, now);
+        if (!e.ok())
+            return e;
+    }
+    e = appendAudit(db, now, actionId, executorId, QStringLiteral("attempt_finished"), why, snapshot(row),
+                    withObject(snapshot(after), QStringLiteral("attempt"), attempt.toJson()));
+    if (!e.ok())
+        return e;
+    out->record = after.record;
+    out->attempt = attempt;
+    return {};
+}
+
+} // namespace
+
+LedgerResult<LedgerStore::FinishedAttempt> LedgerStore::finishAttempt(const QString &actionId, int seq,
+                                                                      const AttemptResult &result,
+                                                                      std::optional<Trigger> trigger,
+                                                                      const QString &reason,
+                                                                      const QString &executorId)
+{
+    LedgerError error = checkFinish(result, trigger);
+    if (!error.ok())
+        return error;
+    FinishedAttempt out;
+    error = write("finishAttempt", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        return finishAttemptIn(db, now, actionId, seq, result, trigger, reason, executorId, &out);
     });
+    if (!error.ok())
+        return error;
+    return out;
+}
+
+// --- group commit ---------------------------------------------------------------------------
+
+namespace {
+
+bool plain(QSqlDatabase &db, const QString &sql, LedgerError *error)
+{
+    Statement q(db);
+    return run(q, sql, {}, error);
+}
+
+// Runs step on a savepoint: kept if it succeeds, rolled back (only it) if it is refused. Returns
+// the step's own error in *stepError; the function's result is an error only when the savepoint
+// machinery itself failed (then the whole transaction must go).
+LedgerError onSavepoint(QSqlDatabase &db, const std::function<LedgerError()> &step, LedgerError *stepError)
+{
+    LedgerError e;
+    if (!plain(db, QStringLiteral("SAVEPOINT batch_item"), &e))
+        return e;
+    *stepError = step();
+    if (stepError->ok())
+        return plain(db, QStringLiteral("RELEASE batch_item"), &e) ? LedgerError() : e;
+    if (stepError->code() == Code::Busy)
+        return *stepError; // the lock itself: retry the whole batch
+    forgetAuditTail();
+    if (!plain(db, QStringLiteral("ROLLBACK TO batch_item"), &e) || !plain(db, QStringLiteral("RELEASE batch_item"), &e))
+        return e;
+    return {};
+}
+
+} // namespace
+
+LedgerResult<LedgerStore::BatchOutcome> LedgerStore::commitBatch(const Batch &batch)
+{
+    if (!batch.claimFor.isEmpty() && batch.leaseDuration.count() <= 0)
+        return err(Code::Invalid, QStringLiteral("a lease must last longer than 0 ms"));
+    // Requests refused before the transaction keep their place in the answer.
+    std::vector<LedgerError> precheck;
+    precheck.reserve(size_t(batch.finishes.size()));
+    for (const FinishRequest &f : batch.finishes)
+        precheck.push_back(checkFinish(f.result, f.trigger));
+    BatchOutcome out;
+    // Optimistically without savepoints (nearly every step succeeds); if one is refused, the
+    // whole transaction is rolled back and run again with a savepoint around each step.
+    bool savepoints = false;
+    bool refused = false;
+    auto step = [&](QSqlDatabase &db, const std::function<LedgerError()> &work, LedgerError *stepError) -> LedgerError {
+        if (savepoints)
+            return onSavepoint(db, work, stepError);
+        *stepError = work();
+        if (stepError->ok() || stepError->code() == Code::Busy)
+            return stepError->ok() ? LedgerError() : *stepError;
+        refused = true;
+        return err(Code::Conflict, QStringLiteral("a step of the batch was refused: again with savepoints"));
+    };
+    auto body = [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        out = BatchOutcome();
+        for (qsizetype i = 0; i < batch.finishes.size(); ++i) {
+            const FinishRequest &f = batch.finishes.at(i);
+            if (!precheck.at(size_t(i)).ok()) {
+                out.finished.push_back(precheck.at(size_t(i)));
+                continue;
+            }
+            FinishedAttempt finished;
+            LedgerError stepError;
+            const LedgerError fatal = step(db, [&] {
+                return finishAttemptIn(db, now, f.actionId, f.seq, f.result, f.trigger, f.reason, f.executorId, &finished);
+            }, &stepError);
+            if (!fatal.ok())
+                return fatal;
+            if (stepError.ok())
+                out.finished.push_back(finished);
+            else
+                out.finished.push_back(stepError);
+        }
+        QList<Candidate> candidates; // fetched once for all the claims of this batch
+        const int fetch = int(batch.claimFor.size()) + 16;
+        for (const QString &executorId : batch.claimFor) {
+            const LedgerError invalid = checkLeaseArguments(executorId, batch.leaseDuration);
+            if (!invalid.ok()) {
+                out.claims.emplace_back();
+                out.claimErrors.push_back(invalid);
+                continue;
+            }
+            std::optional<Claim> claimed;
+            LedgerError stepError;
+            const LedgerError fatal = step(db, [&] {
+                return claimNextIn(db, now, executorId, batch.leaseDuration, &claimed, &candidates, fetch);
+            }, &stepError);
+            if (!fatal.ok())
+                return fatal;
+            out.claims.push_back(stepError.ok() ? claimed : std::nullopt);
+            out.claimErrors.push_back(stepError);
+        }
+        return {};
+    };
+    LedgerError error = write("commitBatch", body);
+    if (!error.ok() && refused) {
+        savepoints = true;
+        error = write("commitBatch", body);
+    }
     if (!error.ok())
         return error;
     return out;
@@ -1494,9 +1859,10 @@ LedgerResult<LedgerStore::FinishedAttempt> LedgerStore::finishAttempt(const QStr
 
 // --- lookups, transitions, reconciliation -----------------------------------------------------
 
-LedgerResult<LedgerStore::RecordedLookup> LedgerStore::recordLookup(const ProviderLookup &lookup,
-                                                                    std::optional<Trigger> trigger,
-                                                                    const QString &reason)
+namespace {
+
+// The checks of a lookup and its trigger that need no database.
+LedgerError checkLookup(const ProviderLookup &lookup, std::optional<Trigger> trigger)
 {
     LedgerError error = requireText(lookup.askedBy, QStringLiteral("asked_by"));
     if (!error.ok())
@@ -1512,53 +1878,72 @@ LedgerResult<LedgerStore::RecordedLookup> LedgerStore::recordLookup(const Provid
         && *trigger != Trigger::StopForReview) {
         return err(Code::Invalid, QStringLiteral("%1 cannot follow a lookup").arg(toWire(*trigger)));
     }
-    RecordedLookup out;
-    error = write("recordLookup", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
-        LedgerError e;
-        ActionRow row;
-        if (!loadAction(db, lookup.actionId, &row, &e))
+    return {};
+}
+
+// recordLookup's work inside the caller's write transaction.
+LedgerError recordLookupIn(QSqlDatabase &db, const QDateTime &now, const ProviderLookup &lookup,
+                           std::optional<Trigger> trigger, const QString &reason, LedgerStore::RecordedLookup *out)
+{
+    LedgerError e;
+    ActionRow row;
+    if (!loadAction(db, lookup.actionId, &row, &e))
+        return e;
+    if (trigger == Trigger::ProviderSucceeded && lookup.amount != row.record.amount)
+        return err(Code::Invalid, QStringLiteral("the refund found is %1 minor units, the action %2: stop for"
+                                                 " review instead").arg(lookup.amount).arg(row.record.amount));
+    if (trigger) {
+        QList<Attempt> attempts;
+        if (!loadAttempts(db, lookup.actionId, &attempts, &e))
             return e;
-        if (trigger == Trigger::ProviderSucceeded && lookup.amount != row.record.amount)
-            return err(Code::Invalid, QStringLiteral("the refund found is %1 minor units, the action %2: stop for"
-                                                     " review instead").arg(lookup.amount).arg(row.record.amount));
-        if (trigger) {
-            QList<Attempt> attempts;
-            if (!loadAttempts(db, lookup.actionId, &attempts, &e))
-                return e;
-            if (const auto open = openAttempt(attempts))
-                return err(Code::Conflict, QStringLiteral("attempt %1 of %2 is in flight; record the lookup without a"
-                                                          " transition").arg(open->seq).arg(lookup.actionId));
-        }
-        ProviderLookup stored = lookup;
-        if (!nextSeq(db, QStringLiteral("lookups"), lookup.actionId, &stored.seq, &e))
-            return e;
-        stored.at = now;
-        stored.excerpt = truncated(lookup.excerpt, kExcerptLimit);
-        QSqlQuery insert(db);
-        if (!run(insert, QStringLiteral("INSERT INTO lookups (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-                             .arg(kLookupColumns),
-                 {stored.actionId, stored.seq, toWire(stored.method), stored.askedBy, toMs(now), toWire(stored.result),
-                  text(stored.providerObjectId), text(stored.status), stored.amount, text(stored.currency),
-                  stored.httpStatus, text(stored.excerpt)},
-                 &e)) {
-            return e;
-        }
-        ActionRow after = row;
-        if (trigger) {
-            e = applyTrigger(after, *trigger, reason);
-            if (!e.ok())
-                return e;
-            e = saveAction(db, row, after, now);
-            if (!e.ok())
-                return e;
-        }
-        e = appendAudit(db, now, lookup.actionId, stored.askedBy, QStringLiteral("lookup"), reason, snapshot(row),
-                        withObject(snapshot(after), QStringLiteral("lookup"), stored.toJson()));
+        if (const auto open = openAttempt(attempts))
+            return err(Code::Conflict, QStringLiteral("attempt %1 of %2 is in flight; record the lookup without a"
+                                                      " transition").arg(open->seq).arg(lookup.actionId));
+    }
+    ProviderLookup stored = lookup;
+    if (!nextSeq(db, QStringLiteral("lookups"), lookup.actionId, &stored.seq, &e))
+        return e;
+    stored.at = now;
+    stored.excerpt = truncated(lookup.excerpt, kExcerptLimit);
+    Statement insert(db);
+    if (!run(insert, QStringLiteral("INSERT INTO lookups (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                         .arg(kLookupColumns),
+             {stored.actionId, stored.seq, toWire(stored.method), stored.askedBy, toMs(now), toWire(stored.result),
+              text(stored.providerObjectId), text(stored.status), stored.amount, text(stored.currency),
+              stored.httpStatus, text(stored.excerpt)},
+             &e)) {
+        return e;
+    }
+    ActionRow after = row;
+    if (trigger) {
+        e = applyTrigger(after, *trigger, reason);
         if (!e.ok())
             return e;
-        out.record = after.record;
-        out.lookup = stored;
-        return {};
+        e = saveAction(db, row, after, now);
+        if (!e.ok())
+            return e;
+    }
+    e = appendAudit(db, now, lookup.actionId, stored.askedBy, QStringLiteral("lookup"), reason, snapshot(row),
+                    withObject(snapshot(after), QStringLiteral("lookup"), stored.toJson()));
+    if (!e.ok())
+        return e;
+    out->record = after.record;
+    out->lookup = stored;
+    return {};
+}
+
+} // namespace
+
+LedgerResult<LedgerStore::RecordedLookup> LedgerStore::recordLookup(const ProviderLookup &lookup,
+                                                                    std::optional<Trigger> trigger,
+                                                                    const QString &reason)
+{
+    LedgerError error = checkLookup(lookup, trigger);
+    if (!error.ok())
+        return error;
+    RecordedLookup out;
+    error = write("recordLookup", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        return recordLookupIn(db, now, lookup, trigger, reason, &out);
     });
     if (!error.ok())
         return error;
@@ -1630,7 +2015,7 @@ LedgerResult<LedgerStore::Reconciled> LedgerStore::reconcile(const QString &acti
         if (row.record.state != ActionState::RequiresReview)
             return err(Code::IllegalTransition, QStringLiteral("only a REQUIRES_REVIEW action is reconciled; %1 is %2")
                                                     .arg(actionId, toWire(row.record.state)));
-        QSqlQuery q(db);
+        Statement q(db);
         if (!run(q, QStringLiteral("SELECT %1 FROM lookups WHERE action_id = ? AND seq = ?").arg(kLookupColumns),
                  {actionId, evidenceLookupSeq}, &e)) {
             return e;
@@ -1668,7 +2053,7 @@ LedgerResult<LedgerStore::Reconciled> LedgerStore::reconcile(const QString &acti
         rec.evidenceLookupSeq = evidenceLookupSeq;
         rec.note = note;
         rec.decidedAt = now;
-        QSqlQuery insert(db);
+        Statement insert(db);
         if (!run(insert, QStringLiteral("INSERT INTO reconciliations (%1) VALUES (?, ?, ?, ?, ?, ?, ?)")
                              .arg(kReconciliationColumns),
                  {rec.actionId, rec.seq, rec.decidedBy, toWire(rec.outcome), rec.evidenceLookupSeq, text(rec.note),
@@ -1706,7 +2091,7 @@ LedgerResult<int> LedgerStore::recoverExpiredLeases()
         LedgerError e;
         QList<ActionRow> rows;
         {
-            QSqlQuery q(db);
+            Statement q(db);
             if (!run(q,
                      QStringLiteral("SELECT %1 FROM actions WHERE state IN ('EXECUTING', 'CONFIRMATION_UNKNOWN')"
                                     " AND (lease_expires_at <= ? OR (state = 'EXECUTING' AND lease_expires_at IS NULL))"
@@ -1751,6 +2136,156 @@ LedgerResult<int> LedgerStore::recoverExpiredLeases()
     if (!error.ok())
         return error;
     return recovered;
+}
+
+// --- execution bookkeeping (migration 2) ------------------------------------------------------
+
+
+LedgerResult<QList<ActionRecord>> LedgerStore::dueForReconciliation(int limit) const
+{
+    QList<ActionRecord> out;
+    const qint64 nowMs = toMs(now());
+    const LedgerError error = read([&](QSqlDatabase &db) {
+        LedgerError e;
+        Statement q(db);
+        if (!run(q,
+                 QStringLiteral("SELECT %1 FROM actions a LEFT JOIN reconcile_schedule s ON s.action_id = a.id"
+                                " WHERE a.state = 'CONFIRMATION_UNKNOWN'"
+                                " AND (a.lease_owner IS NULL OR a.lease_expires_at IS NULL OR a.lease_expires_at <= ?)"
+                                " AND (s.next_check_at IS NULL OR s.next_check_at <= ?)"
+                                " ORDER BY COALESCE(s.next_check_at, 0), a.created_at, a.id LIMIT ?")
+                     .arg(qualifiedActionColumns(QStringLiteral("a"))),
+                 {nowMs, nowMs, std::clamp(limit, 1, kMaxListLimit)}, &e)) {
+            return e;
+        }
+        while (q.next())
+            out.append(actionFromQuery(q).record);
+        return e;
+    });
+    if (!error.ok())
+        return error;
+    return out;
+}
+
+LedgerResult<LedgerStore::ReconcileSchedule> LedgerStore::reconcileSchedule(const QString &actionId) const
+{
+    ReconcileSchedule out;
+    out.actionId = actionId;
+    const LedgerError error = read([&](QSqlDatabase &db) {
+        LedgerError e;
+        Statement q(db);
+        if (!run(q, QStringLiteral("SELECT tries, next_check_at, note, updated_at FROM reconcile_schedule"
+                                   " WHERE action_id = ?"),
+                 {actionId}, &e)) {
+            return e;
+        }
+        if (q.next()) {
+            out.tries = q.value(0).toInt();
+            out.nextCheckAt = fromMs(q.value(1).toLongLong());
+            out.note = q.value(2).toString();
+            out.updatedAt = fromMs(q.value(3).toLongLong());
+        }
+        return e;
+    });
+    if (!error.ok())
+        return error;
+    return out;
+}
+
+LedgerError LedgerStore::scheduleReconciliation(const QString &actionId, int tries, const QDateTime &nextCheckAt,
+                                                const QString &note)
+{
+    if (tries < 0 || !nextCheckAt.isValid())
+        return err(Code::Invalid, QStringLiteral("a schedule needs tries >= 0 and a valid time"));
+    return write("scheduleReconciliation", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        LedgerError e;
+        ActionRow row;
+        if (!loadAction(db, actionId, &row, &e))
+            return e;
+        Statement q(db);
+        if (!run(q,
+                 QStringLiteral("INSERT INTO reconcile_schedule (action_id, tries, next_check_at, note, updated_at)"
+                                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (action_id) DO UPDATE SET"
+                                " tries = excluded.tries, next_check_at = excluded.next_check_at,"
+                                " note = excluded.note, updated_at = excluded.updated_at"),
+                 {actionId, tries, toMs(nextCheckAt), text(truncated(note, kExcerptLimit)), toMs(now)}, &e)) {
+            return e;
+        }
+        return e;
+    });
+}
+
+LedgerResult<LedgerStore::WebhookRecorded> LedgerStore::recordWebhookEvent(const WebhookEvent &event,
+                                                                           const std::optional<ProviderLookup> &lookup,
+                                                                           std::optional<Trigger> trigger,
+                                                                           const QString &reason)
+{
+    LedgerError error = requireText(event.eventId, QStringLiteral("event id"));
+    if (error.ok() && lookup)
+        error = checkLookup(*lookup, trigger);
+    if (error.ok() && trigger && !lookup)
+        error = err(Code::Invalid, QStringLiteral("a transition from a webhook needs the lookup it rests on"));
+    if (!error.ok())
+        return error;
+    WebhookRecorded out;
+    error = write("recordWebhookEvent", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        out = WebhookRecorded();
+        LedgerError e;
+        {
+            Statement known(db);
+            if (!run(known, QStringLiteral("SELECT 1 FROM webhook_events WHERE event_id = ?"), {event.eventId}, &e))
+                return e;
+            if (known.next()) {
+                out.duplicate = true;
+                return {};
+            }
+        }
+        Statement insert(db);
+        if (!run(insert,
+                 QStringLiteral("INSERT INTO webhook_events (event_id, type, action_id, disposition, received_at)"
+                                " VALUES (?, ?, ?, ?, ?)"),
+                 {event.eventId, text(event.type), text(event.actionId), text(event.disposition), toMs(now)}, &e)) {
+            return e;
+        }
+        if (lookup) {
+            RecordedLookup recorded;
+            e = recordLookupIn(db, now, *lookup, trigger, reason, &recorded);
+            if (!e.ok())
+                return e;
+            out.lookup = recorded;
+        }
+        return {};
+    });
+    if (!error.ok())
+        return error;
+    return out;
+}
+
+LedgerResult<std::optional<LedgerStore::WebhookEvent>> LedgerStore::webhookEvent(const QString &eventId) const
+{
+    std::optional<WebhookEvent> out;
+    const LedgerError error = read([&](QSqlDatabase &db) {
+        LedgerError e;
+        Statement q(db);
+        if (!run(q, QStringLiteral("SELECT event_id, type, action_id, disposition, received_at FROM webhook_events"
+                                   " WHERE event_id = ?"),
+                 {eventId}, &e)) {
+            return e;
+        }
+        if (q.next()) {
+            WebhookEvent event;
+            event.eventId = q.value(0).toString();
+            event.type = q.value(1).toString();
+            event.actionId = q.value(2).toString();
+            event.disposition = q.value(3).toString();
+            event.receivedAt = fromMs(q.value(4).toLongLong());
+            out = event;
+        }
+        return e;
+    });
+    if (!error.ok())
+        return error;
+    return out;
 }
 
 // --- reads ----------------------------------------------------------------------------------
@@ -1804,7 +2339,7 @@ LedgerResult<QList<ProviderLookup>> LedgerStore::lookups(const QString &actionId
     QList<ProviderLookup> out;
     const LedgerError error = read([&](QSqlDatabase &db) {
         LedgerError e;
-        QSqlQuery q(db);
+        Statement q(db);
         if (run(q, QStringLiteral("SELECT %1 FROM lookups WHERE action_id = ? ORDER BY seq").arg(kLookupColumns),
                 {actionId}, &e)) {
             while (q.next())
@@ -1822,7 +2357,7 @@ LedgerResult<QList<Approval>> LedgerStore::approvals(const QString &actionId) co
     QList<Approval> out;
     const LedgerError error = read([&](QSqlDatabase &db) {
         LedgerError e;
-        QSqlQuery q(db);
+        Statement q(db);
         if (run(q, QStringLiteral("SELECT %1 FROM approvals WHERE action_id = ? ORDER BY version").arg(kApprovalColumns),
                 {actionId}, &e)) {
             while (q.next())
@@ -1840,7 +2375,7 @@ LedgerResult<QList<Reconciliation>> LedgerStore::reconciliations(const QString &
     QList<Reconciliation> out;
     const LedgerError error = read([&](QSqlDatabase &db) {
         LedgerError e;
-        QSqlQuery q(db);
+        Statement q(db);
         if (run(q,
                 QStringLiteral("SELECT %1 FROM reconciliations WHERE action_id = ? ORDER BY seq").arg(kReconciliationColumns),
                 {actionId}, &e)) {
@@ -1859,7 +2394,7 @@ LedgerResult<QList<AuditEvent>> LedgerStore::audit(const QString &actionId) cons
     QList<AuditEvent> out;
     const LedgerError error = read([&](QSqlDatabase &db) {
         LedgerError e;
-        QSqlQuery q(db);
+        Statement q(db);
         if (run(q, QStringLiteral("SELECT %1 FROM audit WHERE action_id = ? ORDER BY seq").arg(kAuditColumns),
                 {actionId}, &e)) {
             while (q.next())
@@ -1877,7 +2412,7 @@ LedgerResult<QList<AuditEvent>> LedgerStore::auditLog(qint64 afterSeq, int limit
     QList<AuditEvent> out;
     const LedgerError error = read([&](QSqlDatabase &db) {
         LedgerError e;
-        QSqlQuery q(db);
+        Statement q(db);
         if (run(q, QStringLiteral("SELECT %1 FROM audit WHERE seq > ? ORDER BY seq LIMIT ?").arg(kAuditColumns),
                 {afterSeq, qBound(1, limit, 100000)}, &e)) {
             while (q.next())
@@ -1895,7 +2430,7 @@ LedgerResult<QList<LedgerStore::ResubmissionConflict>> LedgerStore::conflicts(co
     QList<ResubmissionConflict> out;
     const LedgerError error = read([&](QSqlDatabase &db) {
         LedgerError e;
-        QSqlQuery q(db);
+        Statement q(db);
         if (run(q,
                 QStringLiteral("SELECT action_id, seq, submitted_by, at, stored_payload, conflicting_payload"
                                " FROM conflicts WHERE action_id = ? ORDER BY seq"),
@@ -1923,7 +2458,7 @@ LedgerResult<QList<ActionRecord>> LedgerStore::followUps(const QString &actionId
     QList<ActionRecord> out;
     const LedgerError error = read([&](QSqlDatabase &db) {
         LedgerError e;
-        QSqlQuery q(db);
+        Statement q(db);
         if (run(q, QStringLiteral("SELECT %1 FROM actions WHERE parent_id = ? ORDER BY created_at, id").arg(kActionColumns),
                 {actionId}, &e)) {
             while (q.next())
@@ -1976,7 +2511,7 @@ LedgerResult<LedgerStore::Page> LedgerStore::list(const ListQuery &query) const
     Page page;
     const LedgerError error = read([&](QSqlDatabase &db) {
         LedgerError e;
-        QSqlQuery q(db);
+        Statement q(db);
         if (run(q, sql, values, &e)) {
             while (q.next())
                 page.records.append(actionFromQuery(q).record);
@@ -2001,7 +2536,7 @@ LedgerResult<QMap<ActionState, qint64>> LedgerStore::countsByState() const
     }
     const LedgerError error = read([&](QSqlDatabase &db) {
         LedgerError e;
-        QSqlQuery q(db);
+        Statement q(db);
         if (run(q, QStringLiteral("SELECT state, COUNT(*) FROM actions GROUP BY state"), {}, &e)) {
             while (q.next()) {
                 if (const auto state = stateFromWire(q.value(0).toString()))
@@ -2020,7 +2555,7 @@ LedgerResult<LedgerStore::AuditVerification> LedgerStore::verifyAudit() const
     AuditVerification v;
     const LedgerError error = read([&](QSqlDatabase &db) {
         LedgerError e;
-        QSqlQuery q(db);
+        Statement q(db);
         if (!run(q, QStringLiteral("SELECT %1 FROM audit ORDER BY seq").arg(kAuditColumns), {}, &e))
             return e;
         qint64 expectedSeq = 1;

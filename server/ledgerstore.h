@@ -16,6 +16,7 @@
 #include <QJsonObject>
 #include <QList>
 #include <QMap>
+#include <QMutex>
 #include <QSqlDatabase>
 #include <QString>
 
@@ -23,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 namespace cs {
 
@@ -47,6 +49,9 @@ class LedgerConnections;
 //
 // Amounts are integer minor units. Timestamps are UTC with millisecond precision, stored as
 // BIGINT ms since the epoch; "now" comes from Options::clock.
+//
+// Writers of one process queue on a mutex (not in SQLite's busy handler); statements are
+// prepared once per thread and connection and reused.
 class LedgerStore
 {
 public:
@@ -236,6 +241,39 @@ public:
                                                 std::optional<Trigger> trigger,
                                                 const QString &reason, const QString &executorId);
 
+    // --- Group commit: many executors' steps in one transaction (one fsync) -------------------
+
+    struct FinishRequest
+    {
+        QString actionId;
+        int seq = 0;
+        AttemptResult result;
+        std::optional<Trigger> trigger;
+        QString reason;
+        QString executorId;
+    };
+    struct Batch
+    {
+        QList<FinishRequest> finishes;      // applied first, in order
+        QStringList claimFor;               // then one claimNext per executor id, in order
+        std::chrono::milliseconds leaseDuration{0};
+    };
+    struct BatchOutcome
+    {
+        // One per finish, in order: exactly what finishAttempt would have returned.
+        std::vector<LedgerResult<FinishedAttempt>> finished;
+        // One per claimFor entry, in order (the same executor may ask more than once): empty when
+        // nothing was left to claim or the claim was refused, with the reason in claimErrors.
+        std::vector<std::optional<Claim>> claims;
+        std::vector<LedgerError> claimErrors;
+    };
+    // One transaction for all of it (the executor's committer calls it). Steps are isolated: if
+    // one is refused (LeaseLost, Conflict, ...), the batch is run again with a savepoint around
+    // each step, so the refused one changes nothing, does not affect the others and gets the same
+    // error finishAttempt / claimNext would give. An error for the whole batch (Busy, Storage at
+    // commit) means nothing was written.
+    LedgerResult<BatchOutcome> commitBatch(const Batch &batch);
+
     // Appends lookup seq n+1 (lookup.seq and lookup.at are assigned here) and optionally applies
     // ProviderSucceeded (FOUND, status succeeded|pending), ProviderRejected (FOUND, status
     // failed|canceled — never on NOT_FOUND) or StopForReview. A transition is refused while an
@@ -283,6 +321,50 @@ public:
     // prev_hash or hash does not match. (A truncated tail is not detectable by a chain alone.)
     LedgerResult<AuditVerification> verifyAudit() const;
 
+    // --- Execution bookkeeping (migration 2): reconciler schedule, webhook events ---------------
+
+    struct ReconcileSchedule
+    {
+        QString actionId;
+        int tries = 0;         // reconciliation rounds started so far
+        QDateTime nextCheckAt; // null: no row yet, due now
+        QString note;          // why the next check is then
+        QDateTime updatedAt;
+    };
+
+    // CONFIRMATION_UNKNOWN actions that no live lease holds and whose next check is due (no
+    // schedule row, or next_check_at <= now), earliest first. A read.
+    LedgerResult<QList<ActionRecord>> dueForReconciliation(int limit = 16) const;
+    LedgerResult<ReconcileSchedule> reconcileSchedule(const QString &actionId) const;
+    // Upserts the action's schedule row. Bookkeeping, not a state change, so no audit row: every
+    // decision it leads to writes its own.
+    LedgerError scheduleReconciliation(const QString &actionId, int tries, const QDateTime &nextCheckAt,
+                                       const QString &note);
+
+    struct WebhookEvent
+    {
+        QString eventId;     // "evt_…", unique
+        QString type;        // "refund.created", ...
+        QString actionId;    // what the event named (metadata.countersign_action_id); may be empty
+        QString disposition; // what was done with it: "lookup", "ignored", ...
+        QDateTime receivedAt; // assigned here
+    };
+    struct WebhookRecorded
+    {
+        bool duplicate = false;               // the event id was already handled: nothing written
+        std::optional<RecordedLookup> lookup; // when a lookup was given and recorded
+    };
+    // One transaction: remembers event.eventId and, if given, records `lookup` (with its optional
+    // trigger, under the same rules as recordLookup). A known event id writes nothing.
+    LedgerResult<WebhookRecorded> recordWebhookEvent(const WebhookEvent &event,
+                                                     const std::optional<ProviderLookup> &lookup,
+                                                     std::optional<Trigger> trigger, const QString &reason);
+    LedgerResult<std::optional<WebhookEvent>> webhookEvent(const QString &eventId) const;
+
+    // "Now" as the ledger stamps it (Options::clock, ms precision). Key windows and schedules are
+    // measured with it so they agree with attempt start times.
+    QDateTime currentTime() const { return now(); }
+
 private:
     using WriteBody = std::function<LedgerError(QSqlDatabase &db, const QDateTime &now)>;
     using ReadBody = std::function<LedgerError(QSqlDatabase &db)>;
@@ -293,6 +375,9 @@ private:
 
     Options m_options;
     std::unique_ptr<LedgerConnections> m_connections;
+    // Writers of this process queue here instead of in SQLite's busy handler, which sleeps in
+    // steps of milliseconds while the lock is free again after a fraction of one.
+    QMutex m_writeMutex;
     int m_schemaVersion = 0;
 };
 

@@ -229,6 +229,41 @@ Migrations::Migration initialSchema()
     return m;
 }
 
+// Version 2 (owned by execution: executor, reconciler, webhook receiver): the reconciler's
+// persistent schedule of CONFIRMATION_UNKNOWN actions, and the ids of webhook events already
+// handled (duplicates are ignored). Only adds tables.
+Migrations::Migration executionSchema()
+{
+    Migrations::Migration m;
+    m.version = 2;
+    m.name = QStringLiteral("reconciler schedule and webhook event dedupe");
+    m.statements = {
+        // One row per action the reconciler has worked on: tries so far and when to look again.
+        // No row means "due now, no tries yet" (e.g. right after a crash recovery).
+        QStringLiteral(
+            "CREATE TABLE reconcile_schedule ("
+            " action_id TEXT NOT NULL PRIMARY KEY REFERENCES actions (id),"
+            " tries INTEGER NOT NULL CHECK (tries >= 0),"
+            " next_check_at BIGINT NOT NULL,"
+            " note TEXT NOT NULL,"
+            " updated_at BIGINT NOT NULL)"),
+        QStringLiteral("CREATE INDEX reconcile_schedule_due ON reconcile_schedule (next_check_at)"),
+        // action_id is what the event named; it need not exist in this ledger (no foreign key).
+        QStringLiteral(
+            "CREATE TABLE webhook_events ("
+            " event_id TEXT NOT NULL PRIMARY KEY,"
+            " type TEXT NOT NULL,"
+            " action_id TEXT NOT NULL,"
+            " disposition TEXT NOT NULL,"
+            " received_at BIGINT NOT NULL)"),
+        forbid(QStringLiteral("webhook_events_no_update"), QStringLiteral("UPDATE"), QStringLiteral("webhook_events"),
+               QStringLiteral("countersign: webhook events are append-only")),
+        forbid(QStringLiteral("webhook_events_no_delete"), QStringLiteral("DELETE"), QStringLiteral("webhook_events"),
+               QStringLiteral("countersign: webhook events are append-only")),
+    };
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -243,7 +278,7 @@ bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 
 const QList<Migrations::Migration> &Migrations::all()
 {
-    static const QList<Migration> migrations = {initialSchema()};
+    static const QList<Migration> migrations = {initialSchema(), executionSchema()};
     return migrations;
 }
 

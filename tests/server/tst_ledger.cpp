@@ -5,6 +5,7 @@
 #include "ids.h"
 #include "ledgerstore.h"
 #include "ledgertestsupport.h"
+#include "migrations.h"
 
 #include "fingerprint.h"
 
@@ -809,7 +810,7 @@ void TestLedger::recoveryOnOpen()
     QVERIFY(m_store->open(m_path, options()).ok());
     QCOMPARE(w(m_store->action(c.record.id)->state), w(ActionState::ConfirmationUnknown));
     QCOMPARE(int(m_store->attempts(c.record.id)->first().outcome), int(Attempt::Outcome::Unknown));
-    QCOMPARE(m_store->schemaVersion(), 1);
+    QCOMPARE(m_store->schemaVersion(), Migrations::latestVersion());
 }
 
 void TestLedger::reconcilerLeaseAndSameKeyRetry()

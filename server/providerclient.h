@@ -1,0 +1,92 @@
+#pragma once
+
+#include "actionrecord.h"
+#include "attempt.h"
+#include "fingerprint.h"
+#include "providerlookup.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace cs {
+
+// What the provider answered to one refund request, classified (DESIGN.md, issue "exactly-once").
+// `outcome` is never Open. Unknown means the request may have reached the provider: a timeout, a
+// reset, a 5xx, a lost response, or an ambiguous 4xx such as charge_already_refunded.
+struct RefundOutcome
+{
+    Attempt::Outcome outcome = Attempt::Outcome::Unknown;
+    int httpStatus = 0;           // 0 when no HTTP answer arrived
+    QString errorCode;            // Stripe error code, if any
+    QString errorType;            // Stripe error type, if any
+    QString providerRequestId;    // Request-Id header
+    QString providerObjectId;     // "re_…" when the answer named a refund
+    QString refundStatus;         // the refund's status when one was returned
+    qint64 amount = 0;            // the refund's amount when one was returned
+    bool replayed = false;        // Idempotent-Replayed: true
+    int retryAfterMs = 0;         // from Retry-After on 429/409, 0 if absent
+    QString errorExcerpt;         // at most 500 characters
+};
+
+// Every refund of an action's target that carries the action's id. More than one means the
+// provider holds duplicates for one action: contradictory evidence that a human must look at.
+struct RefundSearch
+{
+    ProviderLookup lookup;         // as findRefundForAction returns it (FOUND: the newest match)
+    QStringList matchingRefundIds; // every match, newest first; empty unless FOUND
+};
+
+// A payment provider as the executor, the reconciler and the API see it.
+// Calls block until answered or until the per-request deadline passes; call them from worker
+// threads, never from the HTTP server's thread or the GUI thread. Implementations must be safe
+// to call from several threads at once.
+class ProviderClient
+{
+public:
+    virtual ~ProviderClient() = default;
+
+    virtual QString name() const = 0; // "stripe", "paysim"
+
+    // Sends the exact request with the Idempotency-Key header. Never retries on its own.
+    virtual RefundOutcome createRefund(const ProviderRequest &request, const QString &idempotencyKey) = 0;
+
+    // Lists refunds of the action's target and matches metadata[countersign_action_id]; follows
+    // pagination. Returns a filled ProviderLookup (actionId, method ListByMetadata, askedBy, at,
+    // result, object id, status, amount, currency, httpStatus, excerpt); seq is left 0 for the ledger.
+    virtual ProviderLookup findRefundForAction(const ActionRecord &action, const QString &askedBy) = 0;
+
+    // GET /v1/refunds/{id}; method RetrieveRefund.
+    virtual ProviderLookup retrieveRefund(const ActionRecord &action, const QString &refundId,
+                                          const QString &askedBy) = 0;
+
+    // --- Optional (defaults keep older implementations source-compatible) ---------------------
+
+    // findRefundForAction with every match listed (duplicates are contradictory evidence).
+    virtual RefundSearch searchRefundsForAction(const ActionRecord &action, const QString &askedBy)
+    {
+        RefundSearch search;
+        search.lookup = findRefundForAction(action, askedBy);
+        if (search.lookup.result == ProviderLookup::Result::Found)
+            search.matchingRefundIds << search.lookup.providerObjectId;
+        return search;
+    }
+
+    // Reads refund events (GET /v1/events?type=refund.*) and matches the refund's
+    // metadata[countersign_action_id]; method Events. Default: ERROR, "not supported".
+    virtual ProviderLookup findRefundInEvents(const ActionRecord &action, const QString &askedBy)
+    {
+        ProviderLookup lookup;
+        lookup.actionId = action.id;
+        lookup.method = ProviderLookup::Method::Events;
+        lookup.askedBy = askedBy;
+        lookup.result = ProviderLookup::Result::Error;
+        lookup.excerpt = QStringLiteral("this provider adapter cannot read events");
+        return lookup;
+    }
+
+    // Aborts every request in flight, from any thread; they end as Unknown (the request may
+    // have reached the provider). The last resort of a graceful stop. Default: does nothing.
+    virtual void abortInFlight() {}
+};
+
+} // namespace cs

@@ -1,0 +1,604 @@
+#include "stripeclient.h"
+
+#include "executionlog.h"
+
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QHash>
+#include <QIODevice>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMutex>
+#include <QMutexLocker>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QPointer>
+#include <QSet>
+#include <QThread>
+#include <QTimer>
+#include <QUrlQuery>
+
+#include <cstring>
+
+namespace cs {
+
+namespace {
+
+constexpr int kExcerptLimit = 500;
+const QLatin1String kActionMetadata("countersign_action_id");
+
+// The request body, readable exactly once. Qt cannot rewind it, so a connection that closes
+// before the answer ends the reply with ContentReSendError instead of a silent second POST.
+class OnceUploadDevice : public QIODevice
+{
+public:
+    explicit OnceUploadDevice(QByteArray data, QObject *parent = nullptr)
+        : QIODevice(parent), m_data(std::move(data))
+    {
+        open(QIODevice::ReadOnly);
+    }
+    bool isSequential() const override { return true; }
+    qint64 bytesAvailable() const override { return m_data.size() - m_pos + QIODevice::bytesAvailable(); }
+    bool atEnd() const override { return m_pos >= m_data.size() && QIODevice::bytesAvailable() == 0; }
+    bool reset() override { return false; }
+
+protected:
+    qint64 readData(char *out, qint64 max) override
+    {
+        const qint64 n = qMin<qint64>(max, m_data.size() - m_pos);
+        if (n > 0)
+            std::memcpy(out, m_data.constData() + m_pos, size_t(n));
+        m_pos += n;
+        return n;
+    }
+    qint64 writeData(const char *, qint64) override { return -1; }
+
+private:
+    QByteArray m_data;
+    qint64 m_pos = 0;
+};
+
+QString excerptOf(const QByteArray &bytes)
+{
+    return QString::fromUtf8(bytes.left(kExcerptLimit * 2)).left(kExcerptLimit);
+}
+
+QString excerptOf(const QString &text)
+{
+    return text.left(kExcerptLimit);
+}
+
+QJsonObject jsonObject(const QByteArray &body)
+{
+    return QJsonDocument::fromJson(body).object();
+}
+
+int retryAfterMs(const QByteArray &header)
+{
+    bool ok = false;
+    const double seconds = header.trimmed().toDouble(&ok);
+    if (!ok || seconds <= 0)
+        return 0;
+    return int(qMin(seconds, 3600.0) * 1000);
+}
+
+bool isCommitted(const QString &status)
+{
+    return status == u"succeeded" || status == u"pending" || status == u"requires_action";
+}
+
+bool isFailed(const QString &status)
+{
+    return status == u"failed" || status == u"canceled";
+}
+
+QString transportErrorName(QNetworkReply::NetworkError error)
+{
+    switch (error) {
+    case QNetworkReply::ConnectionRefusedError: return QStringLiteral("connection refused");
+    case QNetworkReply::RemoteHostClosedError: return QStringLiteral("connection closed by the provider");
+    case QNetworkReply::HostNotFoundError: return QStringLiteral("host not found");
+    case QNetworkReply::TimeoutError: return QStringLiteral("timed out");
+    case QNetworkReply::OperationCanceledError: return QStringLiteral("aborted");
+    case QNetworkReply::SslHandshakeFailedError: return QStringLiteral("TLS handshake failed");
+    case QNetworkReply::TemporaryNetworkFailureError: return QStringLiteral("temporary network failure");
+    case QNetworkReply::NetworkSessionFailedError: return QStringLiteral("network session failed");
+    case QNetworkReply::ContentReSendError:
+        return QStringLiteral("connection closed before the answer (the request may have been received)");
+    default: return QStringLiteral("network error %1").arg(int(error));
+    }
+}
+
+ProviderLookup baseLookup(const ActionRecord &action, ProviderLookup::Method method, const QString &askedBy)
+{
+    ProviderLookup lookup;
+    lookup.actionId = action.id;
+    lookup.method = method;
+    lookup.askedBy = askedBy;
+    lookup.at = QDateTime::currentDateTimeUtc();
+    lookup.result = ProviderLookup::Result::Error;
+    return lookup;
+}
+
+// An answer that is not a usable list or object: ERROR with what was seen.
+void fillError(ProviderLookup &lookup, const StripeClient::HttpAnswer &answer, const QString &what)
+{
+    lookup.result = ProviderLookup::Result::Error;
+    lookup.httpStatus = answer.status;
+    if (!answer.answered) {
+        lookup.excerpt = excerptOf(what + QStringLiteral(": ") + answer.transportError);
+    } else {
+        lookup.excerpt = excerptOf(what + QStringLiteral(": HTTP %1 ").arg(answer.status)
+                                   + QString::fromUtf8(answer.body.left(kExcerptLimit)));
+    }
+}
+
+void fillFound(ProviderLookup &lookup, const QJsonObject &refund, int httpStatus)
+{
+    lookup.result = ProviderLookup::Result::Found;
+    lookup.providerObjectId = refund.value(QLatin1String("id")).toString();
+    lookup.status = refund.value(QLatin1String("status")).toString();
+    lookup.amount = refund.value(QLatin1String("amount")).toInteger();
+    lookup.currency = refund.value(QLatin1String("currency")).toString().toLower();
+    lookup.httpStatus = httpStatus;
+}
+
+QString metadataActionId(const QJsonObject &refund)
+{
+    return refund.value(QLatin1String("metadata")).toObject().value(kActionMetadata).toString();
+}
+
+} // namespace
+
+// --- configuration ------------------------------------------------------------------------------
+
+QString StripeClientConfig::validate() const
+{
+    if (!baseUrl.isValid() || (baseUrl.scheme() != u"https" && baseUrl.scheme() != u"http") || baseUrl.host().isEmpty())
+        return QStringLiteral("the provider base URL must be an http(s) URL with a host");
+    if (secretKey.trimmed().isEmpty())
+        return QStringLiteral("the provider secret key is empty");
+    if (requestTimeout.count() <= 0 || lookupTimeout.count() <= 0)
+        return QStringLiteral("provider timeouts must be positive");
+    if (maxListPages < 1)
+        return QStringLiteral("max list pages must be at least 1");
+    return {};
+}
+
+std::optional<QByteArray> StripeClient::readSecretKeyFile(const QString &path, QString *error)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = QStringLiteral("cannot read the secret key file %1: %2").arg(path, file.errorString());
+        return std::nullopt;
+    }
+    const QByteArray key = file.read(4096).trimmed();
+    if (key.isEmpty() || key.contains('\n') || key.contains(' ')
+        || !(key.startsWith("sk_") || key.startsWith("rk_"))) {
+        if (error)
+            *error = QStringLiteral("%1 does not hold one secret key (sk_… or rk_…)").arg(path);
+        return std::nullopt;
+    }
+    return key;
+}
+
+// --- per-thread network access ------------------------------------------------------------------
+
+struct StripeClient::Shared
+{
+    QMutex mutex;
+    QHash<QThread *, QNetworkAccessManager *> networks;
+    QHash<QThread *, QMetaObject::Connection> finishedHooks;
+    QSet<QNetworkReply *> inFlight;
+};
+
+StripeClient::StripeClient(StripeClientConfig config)
+    : m_config(std::move(config)), m_shared(std::make_shared<Shared>())
+{
+    const QString problem = m_config.validate();
+    if (!problem.isEmpty())
+        qCWarning(lcProvider) << "StripeClient configured badly:" << problem;
+}
+
+StripeClient::~StripeClient()
+{
+    QMutexLocker lock(&m_shared->mutex);
+    for (auto it = m_shared->finishedHooks.cbegin(); it != m_shared->finishedHooks.cend(); ++it)
+        QObject::disconnect(it.value());
+    for (auto it = m_shared->networks.cbegin(); it != m_shared->networks.cend(); ++it) {
+        if (it.key() == QThread::currentThread())
+            delete it.value();
+        else
+            it.value()->deleteLater(); // its thread still runs: deleted there
+    }
+    m_shared->networks.clear();
+}
+
+QNetworkAccessManager *StripeClient::networkForCurrentThread()
+{
+    QThread *thread = QThread::currentThread();
+    QMutexLocker lock(&m_shared->mutex);
+    if (QNetworkAccessManager *existing = m_shared->networks.value(thread))
+        return existing;
+    auto *network = new QNetworkAccessManager;
+    network->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
+    m_shared->networks.insert(thread, network);
+    // QThread::finished is emitted by the finishing thread itself: the manager dies on its thread.
+    std::weak_ptr<Shared> weak = m_shared;
+    m_shared->finishedHooks.insert(thread, QObject::connect(thread, &QThread::finished, thread, [weak, thread] {
+        const std::shared_ptr<Shared> shared = weak.lock();
+        if (!shared)
+            return;
+        QNetworkAccessManager *mine = nullptr;
+        {
+            QMutexLocker inner(&shared->mutex);
+            mine = shared->networks.take(thread);
+            shared->finishedHooks.remove(thread);
+        }
+        delete mine;
+    }, Qt::DirectConnection));
+    return network;
+}
+
+QUrl StripeClient::endpoint(const QString &path) const
+{
+    QUrl url = m_config.baseUrl;
+    QString prefix = url.path();
+    while (prefix.endsWith(QLatin1Char('/')))
+        prefix.chop(1);
+    url.setPath(prefix + path);
+    url.setQuery(QString());
+    return url;
+}
+
+StripeClient::HttpAnswer StripeClient::perform(const QByteArray &verb, const QUrl &url, const QByteArray &formBody,
+                                               const QString &idempotencyKey, std::chrono::milliseconds timeout)
+{
+    HttpAnswer answer;
+    QElapsedTimer clock;
+    clock.start();
+    QNetworkAccessManager *network = networkForCurrentThread();
+
+    QNetworkRequest request(url);
+    request.setRawHeader("Authorization", "Bearer " + m_config.secretKey);
+    request.setRawHeader("Accept", "application/json");
+    request.setRawHeader("User-Agent", "Countersign/" COUNTERSIGN_VERSION);
+    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+    request.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    request.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
+
+    QNetworkReply *reply = nullptr;
+    if (verb == "POST") {
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/x-www-form-urlencoded"));
+        request.setHeader(QNetworkRequest::ContentLengthHeader, formBody.size());
+        request.setAttribute(QNetworkRequest::DoNotBufferUploadDataAttribute, true);
+        if (!idempotencyKey.isEmpty())
+            request.setRawHeader("Idempotency-Key", idempotencyKey.toUtf8());
+        auto *device = new OnceUploadDevice(formBody);
+        reply = network->post(request, device);
+        device->setParent(reply);
+    } else {
+        reply = network->get(request);
+    }
+    {
+        QMutexLocker lock(&m_shared->mutex);
+        m_shared->inFlight.insert(reply);
+    }
+
+    bool timedOut = false;
+    QEventLoop loop;
+    QTimer deadline;
+    deadline.setSingleShot(true);
+    QObject::connect(&deadline, &QTimer::timeout, reply, [&] {
+        timedOut = true;
+        reply->abort(); // 6.4 reports OperationCanceledError, later versions TimeoutError
+    });
+    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    deadline.start(timeout);
+    if (!reply->isFinished())
+        loop.exec(QEventLoop::ExcludeUserInputEvents);
+    deadline.stop();
+    {
+        QMutexLocker lock(&m_shared->mutex);
+        m_shared->inFlight.remove(reply);
+    }
+
+    const QVariant status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
+    answer.timedOut = timedOut;
+    answer.aborted = !timedOut && reply->property("countersign_aborted").toBool();
+    if (status.isValid() && !timedOut && !answer.aborted) {
+        answer.answered = true;
+        answer.status = status.toInt();
+        answer.body = reply->readAll();
+        answer.requestId = reply->rawHeader("Request-Id");
+        answer.replayed = reply->rawHeader("Idempotent-Replayed").trimmed().compare("true", Qt::CaseInsensitive) == 0;
+        answer.retryAfter = reply->rawHeader("Retry-After");
+    } else if (timedOut) {
+        answer.transportError = QStringLiteral("no complete answer within %1 ms").arg(timeout.count());
+    } else if (answer.aborted) {
+        answer.transportError = QStringLiteral("aborted by a stopping executor");
+    } else {
+        answer.transportError = transportErrorName(reply->error()) + QStringLiteral(" (") + reply->errorString()
+            + QLatin1Char(')');
+    }
+    answer.elapsedMs = clock.elapsed();
+    delete reply; // not from inside its own signal: safe
+    qCDebug(lcProvider) << verb << url.path() << "->" << (answer.answered ? QString::number(answer.status)
+                                                                           : answer.transportError)
+                        << "in" << answer.elapsedMs << "ms";
+    return answer;
+}
+
+void StripeClient::abortInFlight()
+{
+    QMutexLocker lock(&m_shared->mutex);
+    for (QNetworkReply *reply : std::as_const(m_shared->inFlight)) {
+        // Runs on the reply's own thread (its nested event loop); dropped if the reply is gone.
+        QMetaObject::invokeMethod(reply, [reply] {
+            reply->setProperty("countersign_aborted", true);
+            reply->abort();
+        }, Qt::QueuedConnection);
+    }
+}
+
+QString StripeClient::name() const
+{
+    return m_config.name;
+}
+
+// --- refunds ------------------------------------------------------------------------------------
+
+// | answer                                             | outcome             |
+// |----------------------------------------------------|---------------------|
+// | 2xx refund, status succeeded/pending/requires_action | Succeeded         |
+// | 2xx refund, status failed/canceled                 | Rejected (refund_failed / refund_canceled) |
+// | 2xx that is not a refund object                    | Unknown             |
+// | 400 type idempotency_error                         | IdempotencyMismatch |
+// | 409 (idempotency_key_in_use, lock_timeout)         | KeyInUse            |
+// | 429                                                | RateLimited         |
+// | 400 charge_already_refunded                        | Unknown (ambiguous: an earlier attempt under a pruned key?) |
+// | 408                                                | Unknown             |
+// | other 4xx (amount_too_large, resource_missing, card errors, 401, 403 …) | Rejected with the code |
+// | 5xx, 1xx, 3xx                                      | Unknown             |
+// | timeout, reset, closed without answer, any transport error, abort | Unknown |
+RefundOutcome StripeClient::classifyRefundAnswer(const HttpAnswer &answer)
+{
+    RefundOutcome out;
+    out.outcome = Attempt::Outcome::Unknown;
+    if (!answer.answered) {
+        out.errorExcerpt = excerptOf(answer.transportError);
+        return out;
+    }
+    out.httpStatus = answer.status;
+    out.providerRequestId = QString::fromLatin1(answer.requestId);
+    out.replayed = answer.replayed;
+    const QJsonObject json = jsonObject(answer.body);
+    const QJsonObject error = json.value(QLatin1String("error")).toObject();
+    out.errorType = error.value(QLatin1String("type")).toString();
+    out.errorCode = error.value(QLatin1String("code")).toString();
+    const int status = answer.status;
+
+    if (status >= 200 && status < 300) {
+        const QString id = json.value(QLatin1String("id")).toString();
+        if (json.value(QLatin1String("object")).toString() != u"refund" || id.isEmpty()) {
+            out.errorExcerpt = excerptOf(QStringLiteral("a 2xx answer that is not a refund: ") + excerptOf(answer.body));
+            return out;
+        }
+        out.providerObjectId = id;
+        out.refundStatus = json.value(QLatin1String("status")).toString();
+        out.amount = json.value(QLatin1String("amount")).toInteger();
+        if (isCommitted(out.refundStatus)) {
+            out.outcome = Attempt::Outcome::Succeeded;
+        } else if (isFailed(out.refundStatus)) {
+            out.outcome = Attempt::Outcome::Rejected;
+            out.errorCode = QStringLiteral("refund_") + out.refundStatus;
+            out.errorExcerpt = excerptOf(answer.body);
+        } else {
+            out.errorExcerpt = excerptOf(QStringLiteral("refund with unexpected status: ") + excerptOf(answer.body));
+        }
+        return out;
+    }
+    out.errorExcerpt = excerptOf(answer.body);
+    out.retryAfterMs = retryAfterMs(answer.retryAfter);
+    if (status == 400 && out.errorType == u"idempotency_error") {
+        out.outcome = Attempt::Outcome::IdempotencyMismatch;
+        if (out.errorCode.isEmpty())
+            out.errorCode = QStringLiteral("idempotency_error");
+    } else if (status == 409) {
+        out.outcome = Attempt::Outcome::KeyInUse;
+    } else if (status == 429) {
+        out.outcome = Attempt::Outcome::RateLimited;
+    } else if (status == 408 || out.errorCode == u"charge_already_refunded") {
+        out.outcome = Attempt::Outcome::Unknown;
+    } else if (status >= 400 && status < 500) {
+        out.outcome = Attempt::Outcome::Rejected;
+        if (out.errorCode.isEmpty())
+            out.errorCode = out.errorType.isEmpty() ? QStringLiteral("http_%1").arg(status) : out.errorType;
+    } else {
+        out.outcome = Attempt::Outcome::Unknown;
+    }
+    return out;
+}
+
+RefundOutcome StripeClient::createRefund(const ProviderRequest &request, const QString &idempotencyKey)
+{
+    const HttpAnswer answer = perform(request.method.toLatin1(), endpoint(request.path), request.formBody(),
+                                      idempotencyKey, m_config.requestTimeout);
+    RefundOutcome outcome = classifyRefundAnswer(answer);
+    qCInfo(lcProvider) << "refund" << request.field(QStringLiteral("metadata[countersign_action_id]"))
+                       << "key" << idempotencyKey << "->" << toWire(outcome.outcome) << outcome.httpStatus
+                       << outcome.errorCode << outcome.providerObjectId << (outcome.replayed ? "replayed" : "");
+    return outcome;
+}
+
+// --- lookups ------------------------------------------------------------------------------------
+
+RefundSearch StripeClient::searchRefundsForAction(const ActionRecord &action, const QString &askedBy)
+{
+    RefundSearch search;
+    ProviderLookup &lookup = search.lookup;
+    lookup = baseLookup(action, ProviderLookup::Method::ListByMetadata, askedBy);
+    const QString targetParam = toWire(action.targetType);
+    QString startingAfter;
+    int scanned = 0;
+    QList<QJsonObject> matches;
+    bool complete = false;
+    int lastStatus = 0;
+    for (int page = 0; page < m_config.maxListPages; ++page) {
+        QUrl url = endpoint(QStringLiteral("/v1/refunds"));
+        QUrlQuery query;
+        query.addQueryItem(targetParam, action.targetId);
+        query.addQueryItem(QStringLiteral("limit"), QStringLiteral("100"));
+        if (!startingAfter.isEmpty())
+            query.addQueryItem(QStringLiteral("starting_after"), startingAfter);
+        url.setQuery(query);
+        const HttpAnswer answer = perform("GET", url, {}, {}, m_config.lookupTimeout);
+        lastStatus = answer.status;
+        if (!answer.answered || answer.status != 200) {
+            fillError(lookup, answer, QStringLiteral("listing refunds of %1").arg(action.targetId));
+            return search;
+        }
+        const QJsonObject list = jsonObject(answer.body);
+        if (list.value(QLatin1String("object")).toString() != u"list") {
+            fillError(lookup, answer, QStringLiteral("listing refunds of %1: not a list").arg(action.targetId));
+            return search;
+        }
+        const QJsonArray data = list.value(QLatin1String("data")).toArray();
+        for (const QJsonValue &value : data) {
+            const QJsonObject refund = value.toObject();
+            ++scanned;
+            if (metadataActionId(refund) == action.id)
+                matches.append(refund);
+        }
+        if (!list.value(QLatin1String("has_more")).toBool() || data.isEmpty()) {
+            complete = true;
+            break;
+        }
+        startingAfter = data.last().toObject().value(QLatin1String("id")).toString();
+    }
+    if (matches.isEmpty()) {
+        if (!complete) {
+            lookup.result = ProviderLookup::Result::Error;
+            lookup.httpStatus = lastStatus;
+            lookup.excerpt = QStringLiteral("%1 has more than %2 refunds; none of the first %3 carries %4=%5")
+                                 .arg(action.targetId).arg(m_config.maxListPages * 100).arg(scanned)
+                                 .arg(kActionMetadata, action.id);
+            return search;
+        }
+        lookup.result = ProviderLookup::Result::NotFound;
+        lookup.httpStatus = lastStatus;
+        lookup.excerpt = QStringLiteral("none of the %1 visible refunds of %2 carries %3=%4")
+                             .arg(scanned).arg(action.targetId, kActionMetadata, action.id);
+        return search;
+    }
+    fillFound(lookup, matches.first(), lastStatus);
+    for (const QJsonObject &match : std::as_const(matches))
+        search.matchingRefundIds << match.value(QLatin1String("id")).toString();
+    QString excerpt = QStringLiteral("%1 (%2 %3 %4)").arg(lookup.providerObjectId, lookup.status)
+                          .arg(lookup.amount).arg(lookup.currency);
+    if (matches.size() > 1)
+        excerpt = QStringLiteral("%1 refunds carry %2=%3: %4")
+                      .arg(matches.size()).arg(kActionMetadata, action.id, search.matchingRefundIds.join(QStringLiteral(", ")));
+    if (!complete)
+        excerpt += QStringLiteral("; listing stopped after %1 pages").arg(m_config.maxListPages);
+    lookup.excerpt = excerptOf(excerpt);
+    return search;
+}
+
+ProviderLookup StripeClient::findRefundForAction(const ActionRecord &action, const QString &askedBy)
+{
+    return searchRefundsForAction(action, askedBy).lookup;
+}
+
+ProviderLookup StripeClient::retrieveRefund(const ActionRecord &action, const QString &refundId, const QString &askedBy)
+{
+    ProviderLookup lookup = baseLookup(action, ProviderLookup::Method::RetrieveRefund, askedBy);
+    if (refundId.isEmpty() || refundId.contains(QLatin1Char('/')) || refundId.contains(QLatin1Char('?'))) {
+        lookup.excerpt = QStringLiteral("not a refund id: \"%1\"").arg(refundId.left(64));
+        return lookup;
+    }
+    const HttpAnswer answer = perform("GET", endpoint(QStringLiteral("/v1/refunds/") + refundId), {}, {},
+                                      m_config.lookupTimeout);
+    if (answer.answered && answer.status == 404) {
+        lookup.result = ProviderLookup::Result::NotFound;
+        lookup.httpStatus = 404;
+        lookup.excerpt = excerptOf(answer.body);
+        return lookup;
+    }
+    const QJsonObject refund = jsonObject(answer.body);
+    if (!answer.answered || answer.status != 200 || refund.value(QLatin1String("object")).toString() != u"refund") {
+        fillError(lookup, answer, QStringLiteral("retrieving %1").arg(refundId));
+        return lookup;
+    }
+    if (metadataActionId(refund) != action.id) {
+        lookup.result = ProviderLookup::Result::Error;
+        lookup.httpStatus = answer.status;
+        lookup.excerpt = QStringLiteral("%1 exists but carries %2=\"%3\", not %4")
+                             .arg(refundId, kActionMetadata, metadataActionId(refund), action.id);
+        return lookup;
+    }
+    fillFound(lookup, refund, answer.status);
+    lookup.excerpt = QStringLiteral("%1 (%2 %3 %4)").arg(lookup.providerObjectId, lookup.status)
+                         .arg(lookup.amount).arg(lookup.currency);
+    return lookup;
+}
+
+ProviderLookup StripeClient::findRefundInEvents(const ActionRecord &action, const QString &askedBy)
+{
+    ProviderLookup lookup = baseLookup(action, ProviderLookup::Method::Events, askedBy);
+    QString startingAfter;
+    int scanned = 0;
+    int lastStatus = 0;
+    for (int page = 0; page < m_config.maxListPages; ++page) {
+        QUrl url = endpoint(QStringLiteral("/v1/events"));
+        QUrlQuery query;
+        query.addQueryItem(QStringLiteral("type"), QStringLiteral("refund.*"));
+        query.addQueryItem(QStringLiteral("limit"), QStringLiteral("100"));
+        if (!startingAfter.isEmpty())
+            query.addQueryItem(QStringLiteral("starting_after"), startingAfter);
+        url.setQuery(query);
+        const HttpAnswer answer = perform("GET", url, {}, {}, m_config.lookupTimeout);
+        lastStatus = answer.status;
+        const QJsonObject list = jsonObject(answer.body);
+        if (!answer.answered || answer.status != 200 || list.value(QLatin1String("object")).toString() != u"list") {
+            fillError(lookup, answer, QStringLiteral("reading refund events"));
+            return lookup;
+        }
+        const QJsonArray data = list.value(QLatin1String("data")).toArray();
+        for (const QJsonValue &value : data) {
+            ++scanned;
+            const QJsonObject event = value.toObject();
+            const QJsonObject refund = event.value(QLatin1String("data")).toObject().value(QLatin1String("object")).toObject();
+            if (refund.value(QLatin1String("object")).toString() == u"refund" && metadataActionId(refund) == action.id) {
+                // Newest first: the first match is the refund's latest known state.
+                fillFound(lookup, refund, answer.status);
+                lookup.excerpt = QStringLiteral("event %1 %2: %3 (%4 %5 %6)")
+                                     .arg(event.value(QLatin1String("id")).toString(),
+                                          event.value(QLatin1String("type")).toString(), lookup.providerObjectId,
+                                          lookup.status)
+                                     .arg(lookup.amount)
+                                     .arg(lookup.currency);
+                return lookup;
+            }
+        }
+        if (!list.value(QLatin1String("has_more")).toBool() || data.isEmpty()) {
+            lookup.result = ProviderLookup::Result::NotFound;
+            lookup.httpStatus = lastStatus;
+            lookup.excerpt = QStringLiteral("none of %1 visible refund events carries %2=%3")
+                                 .arg(scanned).arg(kActionMetadata, action.id);
+            return lookup;
+        }
+        startingAfter = data.last().toObject().value(QLatin1String("id")).toString();
+    }
+    lookup.result = ProviderLookup::Result::Error;
+    lookup.httpStatus = lastStatus;
+    lookup.excerpt = QStringLiteral("more than %1 refund events; none of the first %2 carries %3=%4")
+                         .arg(m_config.maxListPages * 100).arg(scanned).arg(kActionMetadata, action.id);
+    return lookup;
+}
+
+} // namespace cs

@@ -1,0 +1,251 @@
+#include "webhookreceiver.h"
+
+#include "attemptpolicy.h"
+#include "executionlog.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMessageAuthenticationCode>
+
+namespace cs {
+
+namespace {
+
+using Code = LedgerError::Code;
+
+bool constantTimeEquals(const QByteArray &a, const QByteArray &b)
+{
+    if (a.size() != b.size())
+        return false;
+    unsigned char diff = 0;
+    for (qsizetype i = 0; i < a.size(); ++i)
+        diff |= static_cast<unsigned char>(a.at(i) ^ b.at(i));
+    return diff == 0;
+}
+
+const QString &webhookName()
+{
+    static const QString name = QStringLiteral("webhook");
+    return name;
+}
+
+} // namespace
+
+QString toString(WebhookReceiver::Status status)
+{
+    switch (status) {
+    case WebhookReceiver::Status::Accepted: return QStringLiteral("accepted");
+    case WebhookReceiver::Status::Duplicate: return QStringLiteral("duplicate");
+    case WebhookReceiver::Status::Ignored: return QStringLiteral("ignored");
+    case WebhookReceiver::Status::BadSignature: return QStringLiteral("bad_signature");
+    case WebhookReceiver::Status::Malformed: return QStringLiteral("malformed");
+    case WebhookReceiver::Status::Failed: return QStringLiteral("failed");
+    }
+    return QString();
+}
+
+WebhookReceiver::WebhookReceiver(LedgerStore &ledger, Options options)
+    : m_ledger(ledger), m_options(std::move(options))
+{
+}
+
+QByteArray WebhookReceiver::sign(const QByteArray &secret, qint64 timestamp, const QByteArray &body)
+{
+    const QByteArray signedPayload = QByteArray::number(timestamp) + '.' + body;
+    return QMessageAuthenticationCode::hash(signedPayload, secret, QCryptographicHash::Sha256).toHex();
+}
+
+bool WebhookReceiver::verify(const QByteArray &signatureHeader, const QByteArray &body, const QByteArray &secret,
+                             const QDateTime &now, std::chrono::seconds tolerance, QString *why)
+{
+    auto refuse = [why](const QString &reason) {
+        if (why)
+            *why = reason;
+        return false;
+    };
+    if (secret.isEmpty())
+        return refuse(QStringLiteral("no webhook secret configured"));
+    qint64 timestamp = -1;
+    QList<QByteArray> candidates;
+    for (const QByteArray &part : signatureHeader.split(',')) {
+        const qsizetype eq = part.indexOf('=');
+        if (eq <= 0)
+            continue;
+        const QByteArray key = part.left(eq).trimmed();
+        const QByteArray value = part.mid(eq + 1).trimmed();
+        if (key == "t") {
+            bool ok = false;
+            timestamp = value.toLongLong(&ok);
+            if (!ok)
+                timestamp = -1;
+        } else if (key == "v1") {
+            candidates << value.toLower();
+        }
+    }
+    if (timestamp < 0)
+        return refuse(QStringLiteral("Stripe-Signature has no timestamp"));
+    if (candidates.isEmpty())
+        return refuse(QStringLiteral("Stripe-Signature has no v1 signature"));
+    const qint64 age = now.toSecsSinceEpoch() - timestamp;
+    if (age > tolerance.count() || -age > tolerance.count())
+        return refuse(QStringLiteral("timestamp %1 is %2 s away from now, outside the %3 s tolerance (a replay?)")
+                          .arg(timestamp).arg(age).arg(tolerance.count()));
+    const QByteArray expected = sign(secret, timestamp, body);
+    bool match = false;
+    for (const QByteArray &candidate : std::as_const(candidates))
+        match |= constantTimeEquals(candidate, expected); // no early exit: every candidate is compared
+    if (!match)
+        return refuse(QStringLiteral("no v1 signature matches the payload"));
+    return true;
+}
+
+WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeader, const QByteArray &body)
+{
+    return handle(signatureHeader, body, QDateTime::currentDateTimeUtc());
+}
+
+WebhookReceiver::Result WebhookReceiver::remember(const LedgerStore::WebhookEvent &event, Status status,
+                                                  const QString &message)
+{
+    Result result;
+    result.eventId = event.eventId;
+    result.actionId = event.actionId;
+    const auto recorded = m_ledger.recordWebhookEvent(event, std::nullopt, std::nullopt, QString());
+    if (!recorded.ok()) {
+        result.status = Status::Failed;
+        result.httpStatus = 500;
+        result.message = recorded.error().toString();
+        return result;
+    }
+    result.status = recorded->duplicate ? Status::Duplicate : status;
+    result.httpStatus = 200;
+    result.message = recorded->duplicate ? QStringLiteral("duplicate event") : message;
+    return result;
+}
+
+WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeader, const QByteArray &body,
+                                                const QDateTime &now)
+{
+    Result result;
+    QString why;
+    if (!verify(signatureHeader, body, m_options.secret, now, m_options.tolerance, &why)) {
+        qCWarning(lcWebhook) << "refused a webhook:" << why;
+        result.status = Status::BadSignature;
+        result.httpStatus = 400;
+        result.message = why;
+        return result;
+    }
+    const QJsonObject event = QJsonDocument::fromJson(body).object();
+    LedgerStore::WebhookEvent record;
+    record.eventId = event.value(QLatin1String("id")).toString();
+    record.type = event.value(QLatin1String("type")).toString();
+    if (!record.eventId.startsWith(QLatin1String("evt_")) || record.type.isEmpty()
+        || event.value(QLatin1String("object")).toString() != u"event") {
+        result.status = Status::Malformed;
+        result.httpStatus = 400;
+        result.message = QStringLiteral("not an event object");
+        return result;
+    }
+    const QJsonObject object = event.value(QLatin1String("data")).toObject().value(QLatin1String("object")).toObject();
+    if (!record.type.startsWith(QLatin1String("refund.")) || object.value(QLatin1String("object")).toString() != u"refund") {
+        record.disposition = QStringLiteral("ignored: not a refund event");
+        return remember(record, Status::Ignored, record.disposition);
+    }
+    record.actionId = object.value(QLatin1String("metadata")).toObject().value(QLatin1String("countersign_action_id")).toString();
+    if (record.actionId.isEmpty()) {
+        record.disposition = QStringLiteral("ignored: the refund carries no countersign_action_id");
+        return remember(record, Status::Ignored, record.disposition);
+    }
+    const auto action = m_ledger.action(record.actionId);
+    if (!action.ok()) {
+        if (action.code() != Code::NotFound) {
+            result.status = Status::Failed;
+            result.message = action.error().toString();
+            return result;
+        }
+        record.disposition = QStringLiteral("ignored: no such action in this ledger");
+        return remember(record, Status::Ignored, record.disposition);
+    }
+    const ActionRecord &target = action.value();
+
+    ProviderLookup lookup;
+    lookup.actionId = target.id;
+    lookup.method = ProviderLookup::Method::Webhook;
+    lookup.askedBy = webhookName();
+    lookup.result = ProviderLookup::Result::Found;
+    lookup.providerObjectId = object.value(QLatin1String("id")).toString();
+    lookup.status = object.value(QLatin1String("status")).toString();
+    lookup.amount = object.value(QLatin1String("amount")).toInteger();
+    lookup.currency = object.value(QLatin1String("currency")).toString().toLower();
+    lookup.excerpt = QStringLiteral("event %1 %2: %3 (%4 %5 %6)")
+                         .arg(record.eventId, record.type, lookup.providerObjectId, lookup.status)
+                         .arg(lookup.amount)
+                         .arg(lookup.currency);
+
+    std::optional<Trigger> trigger;
+    QString reason = QStringLiteral("webhook %1 %2").arg(record.eventId, record.type);
+    if (target.state == ActionState::ConfirmationUnknown) {
+        const bool sameMoney = lookup.amount == target.amount && (lookup.currency.isEmpty() || lookup.currency == target.currency);
+        if (!sameMoney) {
+            trigger = Trigger::StopForReview;
+            reason = QStringLiteral("contradictory webhook %1: refund %2 of %3 %4, the action is %5 %6")
+                         .arg(record.eventId, lookup.providerObjectId)
+                         .arg(lookup.amount)
+                         .arg(lookup.currency)
+                         .arg(target.amount)
+                         .arg(target.currency);
+        } else if (AttemptPolicy::isCommittedStatus(lookup.status)) {
+            trigger = Trigger::ProviderSucceeded;
+            reason += QStringLiteral(": refund %1 exists (%2)").arg(lookup.providerObjectId, lookup.status);
+        } else if (AttemptPolicy::isFailedStatus(lookup.status)) {
+            trigger = Trigger::ProviderRejected;
+            reason += QStringLiteral(": refund %1 has status %2").arg(lookup.providerObjectId, lookup.status);
+        }
+    }
+    record.disposition = trigger ? QStringLiteral("lookup+") + toWire(*trigger) : QStringLiteral("lookup");
+    auto recorded = m_ledger.recordWebhookEvent(record, lookup, trigger, reason);
+    bool deferred = false;
+    if (!recorded.ok() && trigger
+        && (recorded.code() == Code::Conflict || recorded.code() == Code::IllegalTransition)) {
+        // An attempt is in flight, or the action moved meanwhile: store the evidence, and have
+        // the reconciler look again at once.
+        record.disposition = QStringLiteral("lookup");
+        reason += QStringLiteral(" (not applied: %1)").arg(recorded.error().message());
+        recorded = m_ledger.recordWebhookEvent(record, lookup, std::nullopt, reason);
+        deferred = true;
+    }
+    result.eventId = record.eventId;
+    result.actionId = target.id;
+    if (!recorded.ok()) {
+        qCWarning(lcWebhook) << "cannot store webhook" << record.eventId << ":" << recorded.error().toString();
+        result.status = Status::Failed;
+        result.httpStatus = 500;
+        result.message = recorded.error().toString();
+        return result;
+    }
+    result.httpStatus = 200;
+    if (recorded->duplicate) {
+        result.status = Status::Duplicate;
+        result.message = QStringLiteral("duplicate event");
+        return result;
+    }
+    result.status = Status::Accepted;
+    result.message = reason;
+    if (recorded->lookup) {
+        result.state = recorded->lookup->record.state;
+        if (trigger && !deferred && m_observer)
+            m_observer(recorded->lookup->record);
+        if (deferred && recorded->lookup->record.state == ActionState::ConfirmationUnknown) {
+            const auto schedule = m_ledger.reconcileSchedule(target.id);
+            const LedgerError nudged = m_ledger.scheduleReconciliation(
+                target.id, schedule.ok() ? schedule->tries : 0, m_ledger.currentTime(),
+                QStringLiteral("webhook %1 arrived; look again now").arg(record.eventId));
+            if (!nudged.ok())
+                qCWarning(lcWebhook) << "cannot reschedule" << target.id << ":" << nudged.toString();
+        }
+    }
+    qCInfo(lcWebhook) << record.eventId << record.type << target.id << "->" << toString(result.status) << reason;
+    return result;
+}
+
+} // namespace cs

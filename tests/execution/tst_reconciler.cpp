@@ -1,0 +1,374 @@
+// The reconciler against a real paysim: the key window (invariant 7), lookup lag, ambiguous
+// answers, contradictory evidence, "look up now", and its persistent schedule.
+//
+// Most tests start from a CONFIRMATION_UNKNOWN action whose first request really reached paysim
+// and whose answer was lost: the test claims the action and sends its exact request itself,
+// standing in for an executor whose response never arrived, and records the attempt as unknown.
+// That is the only way to combine "committed" with a fault on the same request (paysim applies
+// one fault per request).
+
+#include "executiontestsupport.h"
+#include "executor.h"
+#include "reconciler.h"
+#include "stripeclient.h"
+
+#include <QJsonDocument>
+#include <QTest>
+
+#include <memory>
+
+using namespace cs;
+using namespace cs::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr qint64 HourMs = 3600LL * 1000;
+const QString LostExecutor = QStringLiteral("lost-executor@test:1");
+
+bool isSettled(ActionState state)
+{
+    return state == ActionState::Completed || state == ActionState::Rejected || state == ActionState::RequiresReview;
+}
+
+QJsonObject postRule(const QString &fault, qint64 delayMs = 0)
+{
+    QJsonObject rule{{QStringLiteral("method"), QStringLiteral("POST")},
+                     {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
+                     {QStringLiteral("fault"), fault}};
+    if (delayMs > 0)
+        rule.insert(QStringLiteral("delay_ms"), delayMs);
+    return rule;
+}
+
+} // namespace
+
+class TestReconciler : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void cleanup();
+
+    void keyWindowPassed_data();
+    void keyWindowPassed();
+    void lookupLagLongerThanFirstLookup();
+    void ambiguousAnswerIsNeverSuccessOrFailure_data();
+    void ambiguousAnswerIsNeverSuccessOrFailure();
+    void contradictoryEvidence_data();
+    void contradictoryEvidence();
+    void lookUpNowIsStoredWhoeverAsks();
+    void scheduleSurvivesARestart();
+
+private:
+    // Approved, claimed, its exact request sent to paysim, the answer thrown away: CONFIRMATION_UNKNOWN.
+    ActionRecord lostResponse(const QString &chargeId, qint64 amount, const QString &reference);
+    void runUntilSettled(const ExecutionConfig &config, const QString &actionId, int timeoutMs = 15000);
+
+    OffsetClock m_clock;
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<LedgerStore> m_ledger;
+    std::unique_ptr<Paysim> m_sim;
+    std::unique_ptr<StripeClient> m_client;
+    RefundOutcome m_lostAnswer; // what the lost request really got
+};
+
+void TestReconciler::init()
+{
+    m_clock = OffsetClock();
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    m_sim = std::make_unique<Paysim>();
+    QVERIFY(m_sim->start());
+    m_client = std::make_unique<StripeClient>(providerConfig(m_sim->url(), 400));
+    m_ledger = std::make_unique<LedgerStore>();
+    LedgerStore::Options options;
+    options.clock = m_clock.clock();
+    QVERIFY(m_ledger->open(m_dir->filePath(QStringLiteral("ledger.db")), options).ok());
+}
+
+void TestReconciler::cleanup()
+{
+    m_ledger.reset();
+    m_client.reset();
+    m_sim.reset();
+    m_dir.reset();
+}
+
+ActionRecord TestReconciler::lostResponse(const QString &chargeId, qint64 amount, const QString &reference)
+{
+    const ActionRecord action = approvedRefund(*m_ledger, chargeId, amount, reference);
+    const auto claim = m_ledger->claim(action.id, LostExecutor, 60s);
+    if (!claim.ok()) {
+        qWarning() << "claim failed" << claim.error().toString();
+        return {};
+    }
+    m_lostAnswer = m_client->createRefund(claim->record.providerRequest(), claim->attempt.idempotencyKey);
+    LedgerStore::AttemptResult lost;
+    lost.outcome = Attempt::Outcome::Unknown;
+    lost.errorExcerpt = QStringLiteral("response lost (the test threw it away)");
+    const auto finished = m_ledger->finishAttempt(action.id, claim->attempt.seq, lost, Trigger::OutcomeUnknown,
+                                                  QStringLiteral("no answer"), LostExecutor);
+    if (!finished.ok()) {
+        qWarning() << "finish failed" << finished.error().toString();
+        return {};
+    }
+    return finished->record;
+}
+
+void TestReconciler::runUntilSettled(const ExecutionConfig &config, const QString &actionId, int timeoutMs)
+{
+    Executor executor(*m_ledger, *m_client, config);
+    QVERIFY(executor.start());
+    const bool settled = QTest::qWaitFor([&] {
+        const auto action = m_ledger->action(actionId);
+        return action.ok() && isSettled(action->state);
+    }, timeoutMs);
+    executor.stop();
+    QVERIFY2(settled, qPrintable(describe(*m_ledger, actionId)));
+}
+
+void TestReconciler::keyWindowPassed_data()
+{
+    QTest::addColumn<qint64>("lagMs");        // lookup lag of the lost request, simulator clock
+    QTest::addColumn<bool>("lookupsFail");
+    QTest::addColumn<QString>("state");
+    QTest::addColumn<QString>("reasonContains");
+
+    QTest::newRow("refund hidden, window passed -> REQUIRES_REVIEW, no same-key retry")
+        << 30 * HourMs << false << "REQUIRES_REVIEW" << "key window passed";
+    QTest::newRow("refund visible, window passed -> COMPLETED by lookup, no retry")
+        << qint64(0) << false << "COMPLETED" << "";
+    QTest::newRow("lookups fail, window passed -> bounded -> REQUIRES_REVIEW, never a send")
+        << 30 * HourMs << true << "REQUIRES_REVIEW" << "lookups kept failing";
+}
+
+// The key window passes while the action is CONFIRMATION_UNKNOWN. paysim has pruned the key too,
+// so a same-key retry now would execute as a new request and refund twice: it must not happen.
+void TestReconciler::keyWindowPassed()
+{
+    QFETCH(qint64, lagMs);
+    QFETCH(bool, lookupsFail);
+    QFETCH(QString, state);
+    QFETCH(QString, reasonContains);
+
+    const QString charge = m_sim->seedCharge(10000); // room for a second 4000 refund: a duplicate would succeed
+    if (lagMs > 0)
+        QVERIFY(m_sim->addFault(postRule(QStringLiteral("lookup_lag"), lagMs)));
+    const ActionRecord action = lostResponse(charge, 4000, QStringLiteral("window"));
+    QVERIFY(!action.id.isEmpty());
+    QCOMPARE(m_lostAnswer.outcome, Attempt::Outcome::Succeeded); // it did commit
+    if (lookupsFail) {
+        QJsonObject rule{{QStringLiteral("method"), QStringLiteral("GET")},
+                         {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
+                         {QStringLiteral("fault"), QStringLiteral("outage_503")},
+                         {QStringLiteral("times"), 0}};
+        QVERIFY(m_sim->addFault(rule));
+    }
+
+    // 23 h 1 min later by our clock (window 24 h - margin 1 h), 25 h later by paysim's (key pruned).
+    m_clock.advance(23 * HourMs + 60 * 1000);
+    m_sim->server().advanceClock(25 * HourMs);
+
+    ExecutionConfig config = fastConfig(1);
+    config.keyWindow = 24h;
+    config.keyWindowMargin = 1h;
+    runUntilSettled(config, action.id);
+
+    const ActionRecord after = m_ledger->action(action.id).value();
+    QCOMPARE(toWire(after.state), state);
+    if (!reasonContains.isEmpty())
+        QVERIFY2(after.reviewReason.contains(reasonContains), qPrintable(after.reviewReason));
+    QCOMPARE(m_ledger->attempts(action.id)->size(), 1); // no same-key retry outside the window
+    QCOMPARE(m_sim->refundsFor(action.id).size(), 1);  // and so no second refund
+    QCOMPARE(m_sim->requestsTo(QStringLiteral("POST"), QStringLiteral("/v1/refunds")), 1);
+    const QList<ProviderLookup> lookups = m_ledger->lookups(action.id).value();
+    QVERIFY(!lookups.isEmpty());
+}
+
+// The refund is committed but invisible to lookups for longer than the first lookup takes: the
+// lookup says NOT_FOUND, the same-key retry gets paysim's saved answer replayed — no duplicate.
+void TestReconciler::lookupLagLongerThanFirstLookup()
+{
+    const QString charge = m_sim->seedCharge(10000);
+    QVERIFY(m_sim->addFault(postRule(QStringLiteral("lookup_lag"), 20000)));
+    const ActionRecord action = lostResponse(charge, 4000, QStringLiteral("lag"));
+    QVERIFY(!action.id.isEmpty());
+    QCOMPARE(m_lostAnswer.outcome, Attempt::Outcome::Succeeded);
+
+    runUntilSettled(fastConfig(2), action.id);
+
+    QCOMPARE(toWire(m_ledger->action(action.id)->state), QStringLiteral("COMPLETED"));
+    const QList<ProviderLookup> lookups = m_ledger->lookups(action.id).value();
+    QVERIFY(!lookups.isEmpty());
+    QCOMPARE(lookups.first().result, ProviderLookup::Result::NotFound); // lag: not evidence of absence
+    const QList<Attempt> attempts = m_ledger->attempts(action.id).value();
+    QCOMPARE(attempts.size(), 2);
+    QCOMPARE(attempts.last().outcome, Attempt::Outcome::Succeeded);
+    QVERIFY(attempts.last().replayed);
+    QCOMPARE(attempts.last().idempotencyKey, attempts.first().idempotencyKey);
+    QCOMPARE(attempts.last().providerObjectId, m_lostAnswer.providerObjectId);
+    const QJsonArray truth = m_sim->refundsFor(action.id);
+    QCOMPARE(truth.size(), 1);
+    QCOMPARE(truth.first().toObject().value(QStringLiteral("id")).toString(), m_lostAnswer.providerObjectId);
+}
+
+void TestReconciler::ambiguousAnswerIsNeverSuccessOrFailure_data()
+{
+    QTest::addColumn<qint64>("extraLagMs"); // how long the original refund stays hidden after the jump
+    QTest::addColumn<QString>("state");
+
+    QTest::newRow("own refund appears later -> COMPLETED with it") << qint64(1500) << "COMPLETED";
+    QTest::newRow("own refund stays hidden -> REQUIRES_REVIEW") << 5 * HourMs << "REQUIRES_REVIEW";
+}
+
+// paysim pruned the key early (its clock ran ahead); the same-key retry runs as a new request and
+// the fully refunded charge answers charge_already_refunded. That proves neither success nor
+// failure: only this action's own refund, found by lookup, settles it.
+void TestReconciler::ambiguousAnswerIsNeverSuccessOrFailure()
+{
+    QFETCH(qint64, extraLagMs);
+    QFETCH(QString, state);
+    const QString charge = m_sim->seedCharge(4000); // the refund takes all of it
+    QVERIFY(m_sim->addFault(postRule(QStringLiteral("lookup_lag"), 25 * HourMs + extraLagMs)));
+    const ActionRecord action = lostResponse(charge, 4000, QStringLiteral("ambiguous"));
+    QVERIFY(!action.id.isEmpty());
+    m_sim->server().advanceClock(25 * HourMs);
+
+    ExecutionConfig config = fastConfig(1);
+    config.backoffBase = 200ms;
+    config.backoffMax = 400ms;
+    config.ambiguousLookups = 12;
+    config.maxReconcileTries = 14;
+    runUntilSettled(config, action.id, 20000);
+
+    const ActionRecord after = m_ledger->action(action.id).value();
+    QCOMPARE(toWire(after.state), state);
+    const QList<Attempt> attempts = m_ledger->attempts(action.id).value();
+    QCOMPARE(attempts.size(), 2); // one retry, then only lookups
+    QCOMPARE(attempts.last().errorCode, QStringLiteral("charge_already_refunded"));
+    QCOMPARE(attempts.last().outcome, Attempt::Outcome::Unknown);
+    QCOMPARE(m_sim->refundsFor(action.id).size(), 1);
+    if (after.state == ActionState::RequiresReview)
+        QVERIFY2(after.reviewReason.contains(QStringLiteral("charge_already_refunded")), qPrintable(after.reviewReason));
+}
+
+void TestReconciler::contradictoryEvidence_data()
+{
+    QTest::addColumn<QString>("evidence");
+    QTest::addColumn<QString>("state");
+    QTest::addColumn<QString>("reasonContains");
+
+    QTest::newRow("two refunds carry the action id -> REQUIRES_REVIEW") << "duplicate" << "REQUIRES_REVIEW" << "2 refunds";
+    QTest::newRow("a refund of another amount -> REQUIRES_REVIEW") << "amount" << "REQUIRES_REVIEW" << "contradictory";
+    QTest::newRow("the refund failed -> REJECTED") << "failed" << "REJECTED" << "";
+}
+
+void TestReconciler::contradictoryEvidence()
+{
+    QFETCH(QString, evidence);
+    QFETCH(QString, state);
+    QFETCH(QString, reasonContains);
+    const QString charge = m_sim->seedCharge(10000);
+    const ActionRecord action = lostResponse(charge, 4000, QStringLiteral("contradiction"));
+    QVERIFY(!action.id.isEmpty());
+    QCOMPARE(m_lostAnswer.outcome, Attempt::Outcome::Succeeded);
+    if (evidence == u"duplicate") {
+        // Someone sent the same request under another key: two refunds name this action.
+        const RefundOutcome second = m_client->createRefund(action.providerRequest(), QStringLiteral("foreign-key"));
+        QCOMPARE(second.outcome, Attempt::Outcome::Succeeded);
+    } else if (evidence == u"amount") {
+        // Move the real refund aside (metadata cleared) and plant one of another amount.
+        SimClient &sim = m_sim->admin();
+        QCOMPARE(sim.post(QStringLiteral("/v1/refunds/") + m_lostAnswer.providerObjectId,
+                          {{QStringLiteral("metadata[countersign_action_id]"), QString()}})
+                     .status,
+                 200);
+        QCOMPARE(sim.post(QStringLiteral("/v1/refunds"),
+                          {{QStringLiteral("charge"), charge},
+                           {QStringLiteral("amount"), QStringLiteral("3000")},
+                           {QStringLiteral("metadata[countersign_action_id]"), action.id}})
+                     .status,
+                 200);
+    } else if (evidence == u"failed") {
+        QCOMPARE(m_sim->admin().adminPost(QStringLiteral("/_sim/refunds/") + m_lostAnswer.providerObjectId,
+                                          QJsonObject{{QStringLiteral("status"), QStringLiteral("failed")}})
+                     .status,
+                 200);
+    }
+    runUntilSettled(fastConfig(1), action.id);
+    const ActionRecord after = m_ledger->action(action.id).value();
+    QCOMPARE(toWire(after.state), state);
+    if (!reasonContains.isEmpty())
+        QVERIFY2(after.reviewReason.contains(reasonContains), qPrintable(after.reviewReason));
+    QCOMPARE(m_ledger->attempts(action.id)->size(), 1); // evidence, not a retry, decided it
+}
+
+void TestReconciler::lookUpNowIsStoredWhoeverAsks()
+{
+    const QString charge = m_sim->seedCharge(10000);
+    QVERIFY(m_sim->addFault(postRule(QStringLiteral("drop_response_after_commit"))));
+    const ActionRecord unknown = lostResponse(charge, 4000, QStringLiteral("ask"));
+    QVERIFY(!unknown.id.isEmpty());
+    const ActionRecord pending = m_ledger->propose(refundInput(charge, 100, QStringLiteral("pending")),
+                                                   QStringLiteral("agent-7"))->record;
+
+    Reconciler reconciler(*m_ledger, *m_client, fastConfig(1));
+    const auto none = reconciler.lookUpNow(pending.id, QStringLiteral("bob"));
+    QVERIFY2(none.ok(), qPrintable(none.error().toString()));
+    QCOMPARE(none->lookup.result, ProviderLookup::Result::NotFound);
+    QCOMPARE(none->lookup.askedBy, QStringLiteral("bob"));
+    QCOMPARE(toWire(none->record.state), QStringLiteral("PENDING"));
+
+    const auto found = reconciler.lookUpNow(unknown.id, QStringLiteral("bob"));
+    QVERIFY2(found.ok(), qPrintable(found.error().toString()));
+    QCOMPARE(found->lookup.result, ProviderLookup::Result::Found);
+    QCOMPARE(found->lookup.providerObjectId, m_sim->refundsFor(unknown.id).first().toObject().value(QStringLiteral("id")).toString());
+    QCOMPARE(toWire(found->record.state), QStringLiteral("COMPLETED"));
+
+    const auto again = reconciler.lookUpNow(unknown.id, QStringLiteral("carol"));
+    QVERIFY(again.ok());
+    QCOMPARE(toWire(again->record.state), QStringLiteral("COMPLETED"));
+    const QList<ProviderLookup> stored = m_ledger->lookups(unknown.id).value();
+    QCOMPARE(stored.size(), 2);
+    QCOMPARE(stored.last().askedBy, QStringLiteral("carol"));
+}
+
+void TestReconciler::scheduleSurvivesARestart()
+{
+    const QString charge = m_sim->seedCharge(10000);
+    QVERIFY(m_sim->addFault(postRule(QStringLiteral("error_500_before_commit"))));
+    const ActionRecord action = lostResponse(charge, 4000, QStringLiteral("schedule"));
+    QVERIFY(!action.id.isEmpty());
+    ExecutionConfig config = fastConfig(1);
+    config.backoffBase = 60s; // the next round is far away
+    config.backoffMax = 60s;
+    {
+        Reconciler reconciler(*m_ledger, *m_client, config);
+        const Reconciler::StepResult step = reconciler.reconcile(action.id, QStringLiteral("r1"));
+        QCOMPARE(toString(step.step), QStringLiteral("still_unknown"));
+    }
+    const auto schedule = m_ledger->reconcileSchedule(action.id);
+    QVERIFY(schedule.ok());
+    QCOMPARE(schedule->tries, 1);
+    QVERIFY(schedule->nextCheckAt > m_ledger->currentTime().addSecs(20));
+    QVERIFY(m_ledger->dueForReconciliation()->isEmpty()); // not due: no busy loop on it
+
+    // Another process opens the same ledger: the schedule is there, and rounds keep counting.
+    m_ledger.reset();
+    m_ledger = std::make_unique<LedgerStore>();
+    LedgerStore::Options options;
+    options.clock = m_clock.clock();
+    QVERIFY(m_ledger->open(m_dir->filePath(QStringLiteral("ledger.db")), options).ok());
+    QCOMPARE(m_ledger->reconcileSchedule(action.id)->tries, 1);
+    m_clock.advance(61 * 1000);
+    QCOMPARE(m_ledger->dueForReconciliation()->size(), 1);
+    Reconciler reconciler(*m_ledger, *m_client, config);
+    QCOMPARE(toString(reconciler.reconcileNextDue(QStringLiteral("r2")).step), QStringLiteral("still_unknown"));
+    QCOMPARE(m_ledger->reconcileSchedule(action.id)->tries, 2);
+    QCOMPARE(m_ledger->attempts(action.id)->size(), 3); // the lost one and two same-key retries
+}
+
+QTEST_GUILESS_MAIN(TestReconciler)
+#include "tst_reconciler.moc"

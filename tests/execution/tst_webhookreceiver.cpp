@@ -1,0 +1,374 @@
+// The webhook receiver: Stripe-Signature verification (constant-time compare, replay window),
+// duplicate events ignored, refund events stored as lookups and fed to CONFIRMATION_UNKNOWN
+// actions — and paysim's own signed deliveries accepted end to end.
+
+#include "executiontestsupport.h"
+#include "webhookreceiver.h"
+#include "webhooksignature.h"
+
+#include <QJsonDocument>
+#include <QPointer>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTest>
+
+#include <memory>
+
+using namespace cs;
+using namespace cs::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+const QByteArray Secret = QByteArrayLiteral("whsec_countersign_test");
+
+QByteArray refundEvent(const QString &eventId, const QString &type, const QString &actionId, qint64 amount,
+                       const QString &status = QStringLiteral("succeeded"))
+{
+    QJsonObject metadata;
+    if (!actionId.isEmpty())
+        metadata.insert(QStringLiteral("countersign_action_id"), actionId);
+    const QJsonObject refund{{QStringLiteral("id"), QStringLiteral("re_webhook1")},
+                             {QStringLiteral("object"), QStringLiteral("refund")},
+                             {QStringLiteral("amount"), amount},
+                             {QStringLiteral("currency"), QStringLiteral("usd")},
+                             {QStringLiteral("status"), status},
+                             {QStringLiteral("metadata"), metadata}};
+    const QJsonObject event{{QStringLiteral("id"), eventId},
+                            {QStringLiteral("object"), QStringLiteral("event")},
+                            {QStringLiteral("type"), type},
+                            {QStringLiteral("created"), 1700000000},
+                            {QStringLiteral("data"), QJsonObject{{QStringLiteral("object"), refund}}}};
+    return QJsonDocument(event).toJson(QJsonDocument::Compact);
+}
+
+QByteArray signNow(const QByteArray &body, qint64 offsetSeconds = 0)
+{
+    return paysim::WebhookSignature::header(Secret, QDateTime::currentSecsSinceEpoch() + offsetSeconds, body);
+}
+
+// A one-route HTTP server standing in for the API's webhook route: hands each POST to the receiver.
+class WebhookEndpoint : public QObject
+{
+public:
+    explicit WebhookEndpoint(WebhookReceiver &receiver) : m_receiver(receiver)
+    {
+        QObject::connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                QObject::connect(socket, &QTcpSocket::readyRead, this, [this, socket] { serve(socket); });
+                QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+    bool listen() { return m_server.listen(QHostAddress::LocalHost, 0); }
+    QUrl url() const
+    {
+        return QUrl(QStringLiteral("http://127.0.0.1:%1/webhooks/stripe").arg(m_server.serverPort()));
+    }
+    QList<WebhookReceiver::Result> results;
+    int held() const { return int(m_held.size()); }
+    // While holding, deliveries wait unanswered (paysim keeps the connection open), so a test
+    // decides when they reach the receiver.
+    void hold() { m_holding = true; }
+    void release()
+    {
+        m_holding = false;
+        const auto held = std::exchange(m_held, {});
+        for (const Held &h : held)
+            answer(h.socket, h.signature, h.body);
+    }
+
+private:
+    struct Held
+    {
+        QPointer<QTcpSocket> socket;
+        QByteArray signature;
+        QByteArray body;
+    };
+
+    void answer(const QPointer<QTcpSocket> &socket, const QByteArray &signature, const QByteArray &body)
+    {
+        const WebhookReceiver::Result result = m_receiver.handle(signature, body);
+        results << result;
+        if (!socket)
+            return;
+        socket->write("HTTP/1.1 " + QByteArray::number(result.httpStatus) + " X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        socket->disconnectFromHost();
+    }
+
+    void serve(QTcpSocket *socket)
+    {
+        QByteArray &buffer = m_buffers[socket];
+        buffer += socket->readAll();
+        const qsizetype end = buffer.indexOf("\r\n\r\n");
+        if (end < 0)
+            return;
+        QByteArray signature;
+        qsizetype length = 0;
+        for (const QByteArray &line : buffer.left(end).split('\n')) {
+            const qsizetype colon = line.indexOf(':');
+            if (colon < 0)
+                continue;
+            const QByteArray name = line.left(colon).trimmed().toLower();
+            if (name == "stripe-signature")
+                signature = line.mid(colon + 1).trimmed();
+            else if (name == "content-length")
+                length = line.mid(colon + 1).trimmed().toLongLong();
+        }
+        if (buffer.size() < end + 4 + length)
+            return;
+        const QByteArray body = buffer.mid(end + 4, length);
+        m_buffers.remove(socket);
+        if (m_holding)
+            m_held.append({QPointer<QTcpSocket>(socket), signature, body});
+        else
+            answer(socket, signature, body);
+    }
+
+    WebhookReceiver &m_receiver;
+    QTcpServer m_server;
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+    QList<Held> m_held;
+    bool m_holding = false;
+};
+
+} // namespace
+
+class TestWebhookReceiver : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void cleanup();
+
+    void verifiesSignatures_data();
+    void verifiesSignatures();
+    void refundEventSettlesUnknownAction_data();
+    void refundEventSettlesUnknownAction();
+    void duplicateEventsAreIgnored();
+    void eventsForNobodyAreIgnoredAndRemembered();
+    void badSignatureChangesNothing();
+    void inFlightAttemptOnlyStoresAndNudgesReconciler();
+    void paysimDeliveriesAreAccepted();
+
+private:
+    ActionRecord unknownAction(const QString &reference, qint64 amount = 4000);
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<LedgerStore> m_ledger;
+    std::unique_ptr<WebhookReceiver> m_receiver;
+};
+
+void TestWebhookReceiver::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    m_ledger = std::make_unique<LedgerStore>();
+    QVERIFY(m_ledger->open(m_dir->filePath(QStringLiteral("ledger.db"))).ok());
+    m_receiver = std::make_unique<WebhookReceiver>(*m_ledger, WebhookReceiver::Options{Secret, 300s});
+}
+
+void TestWebhookReceiver::cleanup()
+{
+    m_receiver.reset();
+    m_ledger.reset();
+    m_dir.reset();
+}
+
+ActionRecord TestWebhookReceiver::unknownAction(const QString &reference, qint64 amount)
+{
+    const ActionRecord action = approvedRefund(*m_ledger, QStringLiteral("ch_webhook"), amount, reference);
+    const auto claim = m_ledger->claim(action.id, QStringLiteral("exec"), 60s);
+    LedgerStore::AttemptResult lost;
+    lost.outcome = Attempt::Outcome::Unknown;
+    const auto finished = m_ledger->finishAttempt(action.id, claim->attempt.seq, lost, Trigger::OutcomeUnknown,
+                                                  QStringLiteral("timeout"), QStringLiteral("exec"));
+    return finished.ok() ? finished->record : ActionRecord();
+}
+
+void TestWebhookReceiver::verifiesSignatures_data()
+{
+    QTest::addColumn<QByteArray>("header");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<bool>("valid");
+
+    const QByteArray body = refundEvent(QStringLiteral("evt_1"), QStringLiteral("refund.created"), QStringLiteral("act_x"), 1);
+    const qint64 now = QDateTime::currentSecsSinceEpoch();
+    using paysim::WebhookSignature;
+    QTest::newRow("valid") << WebhookSignature::header(Secret, now, body) << body << true;
+    QTest::newRow("299 s old: inside the tolerance") << WebhookSignature::header(Secret, now - 299, body) << body << true;
+    QTest::newRow("301 s old: a replay, refused") << WebhookSignature::header(Secret, now - 301, body) << body << false;
+    QTest::newRow("from the future beyond the tolerance") << WebhookSignature::header(Secret, now + 400, body) << body
+                                                          << false;
+    QTest::newRow("wrong secret") << WebhookSignature::header("whsec_other", now, body) << body << false;
+    QTest::newRow("tampered body") << WebhookSignature::header(Secret, now, body) << QByteArray(body).replace("\"amount\":1", "\"amount\":9")
+                                   << false;
+    QTest::newRow("timestamp changed") << QByteArray(WebhookSignature::header(Secret, now, body)).replace("t=", "t=1") << body
+                                       << false;
+    QTest::newRow("one of two v1 signatures matches")
+        << "t=" + QByteArray::number(now) + ",v1=" + QByteArray(64, 'a') + ",v1=" + WebhookSignature::sign(Secret, now, body)
+        << body << true;
+    QTest::newRow("v0 only") << "t=" + QByteArray::number(now) + ",v0=" + WebhookSignature::sign(Secret, now, body) << body
+                             << false;
+    QTest::newRow("no timestamp") << "v1=" + WebhookSignature::sign(Secret, now, body) << body << false;
+    QTest::newRow("empty header") << QByteArray() << body << false;
+    QTest::newRow("garbage") << QByteArray("t=abc,v1=zz") << body << false;
+}
+
+void TestWebhookReceiver::verifiesSignatures()
+{
+    QFETCH(QByteArray, header);
+    QFETCH(QByteArray, body);
+    QFETCH(bool, valid);
+    QString why;
+    QCOMPARE(WebhookReceiver::verify(header, body, Secret, QDateTime::currentDateTimeUtc(), 300s, &why), valid);
+    QCOMPARE(why.isEmpty(), valid);
+    // Our signer and paysim's agree byte for byte.
+    QCOMPARE(WebhookReceiver::sign(Secret, 1700000000, body), paysim::WebhookSignature::sign(Secret, 1700000000, body));
+}
+
+void TestWebhookReceiver::refundEventSettlesUnknownAction_data()
+{
+    QTest::addColumn<qint64>("amount");
+    QTest::addColumn<QString>("status");
+    QTest::addColumn<QString>("state");
+
+    QTest::newRow("refund.created succeeded -> COMPLETED") << qint64(4000) << "succeeded" << "COMPLETED";
+    QTest::newRow("pending -> COMPLETED") << qint64(4000) << "pending" << "COMPLETED";
+    QTest::newRow("failed -> REJECTED") << qint64(4000) << "failed" << "REJECTED";
+    QTest::newRow("another amount -> REQUIRES_REVIEW") << qint64(3999) << "succeeded" << "REQUIRES_REVIEW";
+    QTest::newRow("requires_action -> stored only") << qint64(4000) << "requires_action" << "CONFIRMATION_UNKNOWN";
+}
+
+void TestWebhookReceiver::refundEventSettlesUnknownAction()
+{
+    QFETCH(qint64, amount);
+    QFETCH(QString, status);
+    QFETCH(QString, state);
+    const ActionRecord action = unknownAction(QStringLiteral("hook"));
+    QCOMPARE(action.state, ActionState::ConfirmationUnknown);
+    const QByteArray body = refundEvent(QStringLiteral("evt_a1"), QStringLiteral("refund.created"), action.id, amount, status);
+    const WebhookReceiver::Result result = m_receiver->handle(signNow(body), body);
+    QCOMPARE(toString(result.status), QStringLiteral("accepted"));
+    QCOMPARE(result.httpStatus, 200);
+    QCOMPARE(toWire(m_ledger->action(action.id)->state), state);
+    const QList<ProviderLookup> lookups = m_ledger->lookups(action.id).value();
+    QCOMPARE(lookups.size(), 1);
+    QCOMPARE(lookups.first().method, ProviderLookup::Method::Webhook);
+    QCOMPARE(lookups.first().askedBy, QStringLiteral("webhook"));
+    QCOMPARE(lookups.first().providerObjectId, QStringLiteral("re_webhook1"));
+    QCOMPARE(lookups.first().amount, amount);
+    QVERIFY(m_ledger->webhookEvent(QStringLiteral("evt_a1"))->has_value());
+}
+
+void TestWebhookReceiver::duplicateEventsAreIgnored()
+{
+    const ActionRecord action = unknownAction(QStringLiteral("dup"));
+    const QByteArray body = refundEvent(QStringLiteral("evt_dup"), QStringLiteral("refund.created"), action.id, 4000);
+    QCOMPARE(toString(m_receiver->handle(signNow(body), body).status), QStringLiteral("accepted"));
+    const qint64 version = m_ledger->action(action.id)->stateVersion;
+    // Redelivered (Stripe retries, or a replay inside the tolerance): nothing happens again.
+    const WebhookReceiver::Result again = m_receiver->handle(signNow(body, -5), body);
+    QCOMPARE(toString(again.status), QStringLiteral("duplicate"));
+    QCOMPARE(again.httpStatus, 200);
+    QCOMPARE(m_ledger->lookups(action.id)->size(), 1);
+    QCOMPARE(m_ledger->action(action.id)->stateVersion, version);
+}
+
+void TestWebhookReceiver::eventsForNobodyAreIgnoredAndRemembered()
+{
+    const QByteArray foreign = refundEvent(QStringLiteral("evt_foreign"), QStringLiteral("refund.created"), QString(), 100);
+    QCOMPARE(toString(m_receiver->handle(signNow(foreign), foreign).status), QStringLiteral("ignored"));
+    const QByteArray unknown = refundEvent(QStringLiteral("evt_unknown"), QStringLiteral("refund.created"),
+                                           QStringLiteral("act_aaaaaaaaaaaaaaaaaaaaaaaa"), 100);
+    QCOMPARE(toString(m_receiver->handle(signNow(unknown), unknown).status), QStringLiteral("ignored"));
+    QJsonObject charge = QJsonDocument::fromJson(foreign).object();
+    charge.insert(QStringLiteral("id"), QStringLiteral("evt_charge"));
+    charge.insert(QStringLiteral("type"), QStringLiteral("charge.succeeded"));
+    const QByteArray chargeBody = QJsonDocument(charge).toJson(QJsonDocument::Compact);
+    QCOMPARE(toString(m_receiver->handle(signNow(chargeBody), chargeBody).status), QStringLiteral("ignored"));
+    QCOMPARE(toString(m_receiver->handle(signNow(unknown), unknown).status), QStringLiteral("duplicate"));
+    QVERIFY(m_ledger->webhookEvent(QStringLiteral("evt_charge"))->has_value());
+    const QByteArray notAnEvent = QByteArrayLiteral("{\"hello\":1}");
+    QCOMPARE(toString(m_receiver->handle(signNow(notAnEvent), notAnEvent).status), QStringLiteral("malformed"));
+}
+
+void TestWebhookReceiver::badSignatureChangesNothing()
+{
+    const ActionRecord action = unknownAction(QStringLiteral("forged"));
+    const QByteArray body = refundEvent(QStringLiteral("evt_forged"), QStringLiteral("refund.created"), action.id, 4000);
+    const QByteArray forged = paysim::WebhookSignature::header("whsec_attacker", QDateTime::currentSecsSinceEpoch(), body);
+    const WebhookReceiver::Result result = m_receiver->handle(forged, body);
+    QCOMPARE(toString(result.status), QStringLiteral("bad_signature"));
+    QCOMPARE(result.httpStatus, 400);
+    QCOMPARE(m_ledger->action(action.id)->state, ActionState::ConfirmationUnknown);
+    QVERIFY(m_ledger->lookups(action.id)->isEmpty());
+    QVERIFY(!m_ledger->webhookEvent(QStringLiteral("evt_forged"))->has_value()); // a real delivery is still accepted later
+    const QByteArray old = paysim::WebhookSignature::header(Secret, QDateTime::currentSecsSinceEpoch() - 3600, body);
+    QCOMPARE(toString(m_receiver->handle(old, body).status), QStringLiteral("bad_signature"));
+    QCOMPARE(toString(m_receiver->handle(signNow(body), body).status), QStringLiteral("accepted"));
+}
+
+void TestWebhookReceiver::inFlightAttemptOnlyStoresAndNudgesReconciler()
+{
+    const ActionRecord action = unknownAction(QStringLiteral("in-flight"));
+    // The reconciler holds the lease and its same-key retry is in flight.
+    QVERIFY(m_ledger->scheduleReconciliation(action.id, 3, m_ledger->currentTime().addSecs(600), QStringLiteral("later")).ok());
+    QVERIFY(m_ledger->acquireLease(action.id, QStringLiteral("reconciler-1"), 60s).ok());
+    QVERIFY(m_ledger->beginRetryAttempt(action.id, QStringLiteral("reconciler-1")).ok());
+
+    const QByteArray body = refundEvent(QStringLiteral("evt_inflight"), QStringLiteral("refund.created"), action.id, 4000);
+    const WebhookReceiver::Result result = m_receiver->handle(signNow(body), body);
+    QCOMPARE(toString(result.status), QStringLiteral("accepted"));
+    QCOMPARE(m_ledger->action(action.id)->state, ActionState::ConfirmationUnknown); // the retry decides first
+    QCOMPARE(m_ledger->lookups(action.id)->size(), 1);
+    const auto schedule = m_ledger->reconcileSchedule(action.id);
+    QCOMPARE(schedule->tries, 3);
+    QVERIFY(schedule->nextCheckAt <= m_ledger->currentTime()); // look again now
+}
+
+// paysim signs and delivers its own events; the receiver, behind a minimal HTTP route, turns the
+// refund.created of a lost answer into COMPLETED.
+void TestWebhookReceiver::paysimDeliveriesAreAccepted()
+{
+    WebhookEndpoint endpoint(*m_receiver);
+    QVERIFY(endpoint.listen());
+    paysim::PaysimConfig config;
+    config.webhookUrl = endpoint.url();
+    config.webhookSecret = Secret;
+    Paysim sim(config);
+    QVERIFY(sim.start());
+    const QString charge = sim.seedCharge(10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!endpoint.results.isEmpty(), 5000); // charge.succeeded, ignored
+    QCOMPARE(toString(endpoint.results.first().status), QStringLiteral("ignored"));
+
+    const ActionRecord action = approvedRefund(*m_ledger, charge, 4000, QStringLiteral("delivered"));
+    const auto claim = m_ledger->claim(action.id, QStringLiteral("exec"), 60s);
+    QVERIFY(claim.ok());
+    QVERIFY(sim.addFault(QJsonObject{{QStringLiteral("method"), QStringLiteral("POST")},
+                                     {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
+                                     {QStringLiteral("fault"), QStringLiteral("drop_response_after_commit")}}));
+    // Deliveries wait until the attempt is recorded: one arriving while the attempt is open is only
+    // stored (inFlightAttemptOnlyStoresAndNudgesReconciler covers that case).
+    endpoint.hold();
+    StripeClient client(providerConfig(sim.url(), 400));
+    const RefundOutcome lost = client.createRefund(claim->record.providerRequest(), claim->attempt.idempotencyKey);
+    QCOMPARE(lost.outcome, Attempt::Outcome::Unknown);
+    LedgerStore::AttemptResult result;
+    result.outcome = Attempt::Outcome::Unknown;
+    QVERIFY(m_ledger->finishAttempt(action.id, claim->attempt.seq, result, Trigger::OutcomeUnknown,
+                                    QStringLiteral("dropped"), QStringLiteral("exec")).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(endpoint.held() >= 1, 5000); // refund.created (and charge.refunded)
+    endpoint.release();
+
+    QTRY_COMPARE_WITH_TIMEOUT(toWire(m_ledger->action(action.id)->state), QStringLiteral("COMPLETED"), 5000);
+    const QList<ProviderLookup> lookups = m_ledger->lookups(action.id).value();
+    QVERIFY(!lookups.isEmpty());
+    QCOMPARE(lookups.first().method, ProviderLookup::Method::Webhook);
+    QCOMPARE(lookups.first().providerObjectId,
+             sim.refundsFor(action.id).first().toObject().value(QStringLiteral("id")).toString());
+    QCOMPARE(sim.refundsFor(action.id).size(), 1);
+}
+
+QTEST_GUILESS_MAIN(TestWebhookReceiver)
+#include "tst_webhookreceiver.moc"
