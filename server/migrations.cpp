@@ -264,6 +264,42 @@ Migrations::Migration executionSchema()
     return m;
 }
 
+// Version 3 (owned by the HTTP API, server/api/): API users with hashed bearer tokens, and the
+// stored responses of client Idempotency-Keys. Independent of version 2: it only adds tables.
+Migrations::Migration apiSchema()
+{
+    Migrations::Migration m;
+    m.version = 3;
+    m.name = QStringLiteral("api users and client idempotency keys");
+    m.statements = {
+        QStringLiteral(
+            "CREATE TABLE users ("
+            " name TEXT NOT NULL PRIMARY KEY,"
+            " role TEXT NOT NULL CHECK (role IN ('agent', 'approver', 'supervisor', 'auditor', 'admin')),"
+            " token_hash TEXT NOT NULL UNIQUE,"
+            " created_at BIGINT NOT NULL,"
+            " disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)))"),
+        // One row per (user, client key): in_flight while the first request runs, then done with
+        // the response replayed to every identical resend until expires_at.
+        QStringLiteral(
+            "CREATE TABLE api_requests ("
+            " user_name TEXT NOT NULL,"
+            " idempotency_key TEXT NOT NULL,"
+            " request_hash TEXT NOT NULL,"
+            " method TEXT NOT NULL,"
+            " path TEXT NOT NULL,"
+            " state TEXT NOT NULL CHECK (state IN ('in_flight', 'done')),"
+            " status INTEGER NOT NULL,"
+            " headers_json TEXT NOT NULL,"
+            " body BLOB NOT NULL,"
+            " created_at BIGINT NOT NULL,"
+            " expires_at BIGINT NOT NULL,"
+            " PRIMARY KEY (user_name, idempotency_key))"),
+        QStringLiteral("CREATE INDEX api_requests_by_expiry ON api_requests (expires_at)"),
+    };
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -278,7 +314,7 @@ bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 
 const QList<Migrations::Migration> &Migrations::all()
 {
-    static const QList<Migration> migrations = {initialSchema(), executionSchema()};
+    static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema()};
     return migrations;
 }
 

@@ -1,0 +1,401 @@
+// countersignd: the Countersign backend (docs/API.md). Parses a subcommand, wires the ledger, the
+// provider adapter and the REST API, and runs. All logic lives in cs_server and cs_api.
+//
+//   countersignd serve --db FILE [--listen 127.0.0.1:8470] --provider stripe|paysim
+//                      --provider-url URL --provider-key-file FILE ...
+//   countersignd user add NAME --role ROLE --db FILE     (prints the new token as its last word)
+//   countersignd user list --db FILE
+//   countersignd audit verify --db FILE
+//   countersignd migrate --db FILE
+#include "apiserver.h"
+#include "executionconfig.h"
+#include "executor.h"
+#include "ledgerconnections.h"
+#include "ledgerstore.h"
+#include "stripeclient.h"
+#include "terminationsignals.h"
+#include "userstore.h"
+#include "webhookreceiver.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFile>
+#include <QHostAddress>
+#include <QJsonDocument>
+#include <QTextStream>
+#include <QTimer>
+
+#include <memory>
+
+namespace {
+
+int fail(const QString &message, int code = 2)
+{
+    QTextStream(stderr) << "countersignd: " << message << Qt::endl;
+    return code;
+}
+
+QStringList subArguments(const QStringList &arguments, int skip)
+{
+    QStringList rest = arguments.mid(1 + skip);
+    rest.prepend(arguments.constFirst());
+    return rest;
+}
+
+const QCommandLineOption &dbOption()
+{
+    static const QCommandLineOption option(QStringLiteral("db"), QStringLiteral("The ledger's SQLite file."),
+                                           QStringLiteral("FILE"));
+    return option;
+}
+
+bool openLedger(cs::LedgerStore &ledger, const QCommandLineParser &parser, QString *error)
+{
+    if (!parser.isSet(dbOption())) {
+        *error = QStringLiteral("--db FILE is required");
+        return false;
+    }
+    const cs::LedgerError opened = ledger.open(parser.value(dbOption()));
+    if (!opened.ok()) {
+        *error = QStringLiteral("cannot open the ledger: ") + opened.toString();
+        return false;
+    }
+    return true;
+}
+
+int runUser(const QStringList &arguments)
+{
+    const QString verb = arguments.value(2);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("countersignd user add NAME --role ROLE --db FILE | user list --db FILE"));
+    parser.addHelpOption();
+    const QCommandLineOption role(QStringLiteral("role"), QStringLiteral("agent, approver, supervisor, auditor or admin."),
+                                  QStringLiteral("ROLE"));
+    parser.addOptions({dbOption(), role});
+    parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("The user's name (add)."));
+    parser.process(subArguments(arguments, 2));
+
+    cs::LedgerStore ledger;
+    QString error;
+    if (!openLedger(ledger, parser, &error))
+        return fail(error);
+    cs::LedgerConnections connections(ledger.path(), 5000);
+    cs::UserStore users(&connections);
+    QTextStream out(stdout);
+    if (verb == u"list") {
+        const auto all = users.users();
+        if (!all.ok())
+            return fail(all.error().toString(), 1);
+        for (const cs::User &user : *all)
+            out << user.name << ' ' << cs::toWire(user.role) << ' ' << cs::toWireTime(user.createdAt) << Qt::endl;
+        return 0;
+    }
+    if (verb != u"add" || parser.positionalArguments().size() != 1)
+        return fail(QStringLiteral("usage: countersignd user add NAME --role ROLE --db FILE"));
+    const std::optional<cs::Role> parsedRole = cs::roleFromWire(parser.value(role));
+    if (!parsedRole)
+        return fail(QStringLiteral("--role must be agent, approver, supervisor, auditor or admin"));
+    const QString name = parser.positionalArguments().constFirst();
+    const auto token = users.addUser(name, *parsedRole);
+    if (!token.ok())
+        return fail(token.error().message(), 1);
+    // The token is shown once; only its SHA-256 is stored. Its last word is the token.
+    out << "user " << name << " (" << cs::toWire(*parsedRole) << ") added; bearer token: " << *token << Qt::endl;
+    return 0;
+}
+
+int runAudit(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("countersignd audit verify --db FILE"));
+    parser.addHelpOption();
+    parser.addOption(dbOption());
+    parser.process(subArguments(arguments, 2));
+    if (arguments.value(2) != u"verify")
+        return fail(QStringLiteral("usage: countersignd audit verify --db FILE"));
+    cs::LedgerStore ledger;
+    cs::LedgerStore::Options options;
+    options.recoverExpiredLeasesOnOpen = false; // verifying must not write
+    QString error;
+    if (!parser.isSet(dbOption()))
+        return fail(QStringLiteral("--db FILE is required"));
+    if (const cs::LedgerError opened = ledger.open(parser.value(dbOption()), options); !opened.ok())
+        return fail(QStringLiteral("cannot open the ledger: ") + opened.toString());
+    const auto verification = ledger.verifyAudit();
+    if (!verification.ok())
+        return fail(verification.error().toString(), 1);
+    QTextStream out(stdout);
+    if (!verification->ok) {
+        out << "audit log BROKEN at seq " << verification->firstBrokenSeq << ": " << verification->reason
+            << " (" << verification->rowsChecked << " rows checked)" << Qt::endl;
+        return 1;
+    }
+    out << "audit log ok: " << verification->rowsChecked << " rows, hash chain intact" << Qt::endl;
+    return 0;
+}
+
+int runMigrate(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("countersignd migrate --db FILE"));
+    parser.addHelpOption();
+    parser.addOption(dbOption());
+    parser.process(subArguments(arguments, 1));
+    cs::LedgerStore ledger;
+    QString error;
+    if (!openLedger(ledger, parser, &error))
+        return fail(error);
+    QTextStream(stdout) << "ledger " << ledger.path() << " at schema version " << ledger.schemaVersion() << Qt::endl;
+    return 0;
+}
+
+bool parseListen(const QString &text, QHostAddress *address, quint16 *port)
+{
+    const qsizetype colon = text.lastIndexOf(u':');
+    if (colon <= 0)
+        return false;
+    bool ok = false;
+    const uint value = text.mid(colon + 1).toUInt(&ok);
+    if (!ok || value > 65535)
+        return false;
+    QString host = text.left(colon);
+    if (host.startsWith(u'[') && host.endsWith(u']'))
+        host = host.mid(1, host.size() - 2);
+    if (host == u"localhost")
+        host = QStringLiteral("127.0.0.1");
+    if (!address->setAddress(host))
+        return false;
+    *port = quint16(value);
+    return true;
+}
+
+int runServe(QCoreApplication &app, const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Runs the REST API, the executor and the reconciler on one ledger.\n"
+        "Prints the URL it listens on as the first line of standard output."));
+    parser.addHelpOption();
+    const QCommandLineOption listen(QStringLiteral("listen"), QStringLiteral("Address to listen on (port 0: any free port)."),
+                                    QStringLiteral("host:port"), QStringLiteral("127.0.0.1:8470"));
+    const QCommandLineOption provider(QStringLiteral("provider"), QStringLiteral("Provider adapter: stripe or paysim."),
+                                      QStringLiteral("name"), QStringLiteral("stripe"));
+    const QCommandLineOption providerUrl(QStringLiteral("provider-url"), QStringLiteral("The provider's base URL."),
+                                         QStringLiteral("URL"));
+    const QCommandLineOption providerKeyFile(QStringLiteral("provider-key-file"),
+                                             QStringLiteral("File holding the provider's secret key (sk_…)."),
+                                             QStringLiteral("FILE"));
+    const QCommandLineOption providerAccount(QStringLiteral("provider-account"),
+                                             QStringLiteral("Account label stamped on every action."),
+                                             QStringLiteral("label"), QString());
+    const QCommandLineOption keyWindowHours(QStringLiteral("key-window-hours"),
+                                            QStringLiteral("The provider's idempotency key window."),
+                                            QStringLiteral("hours"), QStringLiteral("24"));
+    const QCommandLineOption keyWindowMargin(QStringLiteral("key-window-margin-minutes"),
+                                             QStringLiteral("Safety margin before the key window ends."),
+                                             QStringLiteral("minutes"), QStringLiteral("60"));
+    const QCommandLineOption heartbeat(QStringLiteral("sse-heartbeat-ms"),
+                                       QStringLiteral("Silence before an event-stream heartbeat (tests shorten it)."),
+                                       QStringLiteral("ms"), QStringLiteral("15000"));
+    const QCommandLineOption poll(QStringLiteral("sse-poll-ms"), QStringLiteral("How often the audit log is polled for events."),
+                                  QStringLiteral("ms"), QStringLiteral("150"));
+    const QCommandLineOption webhookSecretFile(QStringLiteral("webhook-secret-file"),
+                                               QStringLiteral("File holding the webhook signing secret (whsec_…)."),
+                                               QStringLiteral("FILE"));
+    const QCommandLineOption executionConfig(QStringLiteral("execution-config"),
+                                             QStringLiteral("JSON file of executor/reconciler settings (ExecutionConfig)."),
+                                             QStringLiteral("FILE"));
+    const QCommandLineOption noExecutor(QStringLiteral("no-executor"),
+                                        QStringLiteral("Run the API only: nothing is sent to the provider."));
+    parser.addOptions({dbOption(), listen, provider, providerUrl, providerKeyFile, providerAccount, keyWindowHours,
+                       keyWindowMargin, heartbeat, poll, webhookSecretFile, executionConfig, noExecutor});
+    parser.process(subArguments(arguments, 1));
+
+    QHostAddress address;
+    quint16 port = 0;
+    if (!parseListen(parser.value(listen), &address, &port))
+        return fail(QStringLiteral("--listen expects host:port, e.g. 127.0.0.1:8470"));
+    const QString providerName = parser.value(provider);
+    if (providerName != u"stripe" && providerName != u"paysim")
+        return fail(QStringLiteral("--provider must be stripe or paysim"));
+    bool ok = false;
+    const double windowHours = parser.value(keyWindowHours).toDouble(&ok);
+    if (!ok || windowHours <= 0)
+        return fail(QStringLiteral("--key-window-hours expects a positive number"));
+    const int marginMinutes = parser.value(keyWindowMargin).toInt(&ok);
+    if (!ok || marginMinutes < 0)
+        return fail(QStringLiteral("--key-window-margin-minutes expects a non-negative integer"));
+    const int heartbeatMs = parser.value(heartbeat).toInt(&ok);
+    if (!ok || heartbeatMs < 50)
+        return fail(QStringLiteral("--sse-heartbeat-ms expects at least 50"));
+    const int pollMs = parser.value(poll).toInt(&ok);
+    if (!ok || pollMs < 10 || pollMs > 5000)
+        return fail(QStringLiteral("--sse-poll-ms expects 10 to 5000"));
+
+    // The provider adapter. Without --provider-url the API runs without one: look-ups answer 503.
+    std::unique_ptr<cs::StripeClient> providerClient;
+    if (parser.isSet(providerUrl)) {
+        cs::StripeClientConfig config;
+        config.baseUrl = QUrl(parser.value(providerUrl), QUrl::StrictMode);
+        config.name = providerName;
+        QString keyError;
+        const auto key = cs::StripeClient::readSecretKeyFile(parser.value(providerKeyFile), &keyError);
+        if (!key)
+            return fail(QStringLiteral("--provider-key-file: ") + keyError);
+        config.secretKey = *key;
+        if (const QString invalid = config.validate(); !invalid.isEmpty())
+            return fail(invalid);
+        providerClient = std::make_unique<cs::StripeClient>(config);
+    }
+
+    cs::ExecutionConfig execution;
+    if (parser.isSet(executionConfig)) {
+        QFile file(parser.value(executionConfig));
+        if (!file.open(QIODevice::ReadOnly))
+            return fail(QStringLiteral("--execution-config: cannot read ") + file.fileName());
+        QString configError;
+        execution = cs::ExecutionConfig::fromJson(QJsonDocument::fromJson(file.readAll()).object(), &configError);
+        if (!configError.isEmpty())
+            return fail(QStringLiteral("--execution-config: ") + configError);
+    }
+    // One key window for the executor, the reconciler and the API's key_window_ends_at.
+    execution.keyWindow = std::chrono::milliseconds(qint64(windowHours * 3600 * 1000));
+    execution.keyWindowMargin = std::chrono::minutes(marginMinutes);
+    execution.instanceName = QStringLiteral("countersignd-%1").arg(QCoreApplication::applicationPid());
+
+    QByteArray webhookSecret;
+    if (parser.isSet(webhookSecretFile)) {
+        QFile file(parser.value(webhookSecretFile));
+        if (!file.open(QIODevice::ReadOnly))
+            return fail(QStringLiteral("--webhook-secret-file: cannot read ") + file.fileName());
+        webhookSecret = file.readAll().trimmed();
+        if (webhookSecret.isEmpty())
+            return fail(QStringLiteral("--webhook-secret-file is empty"));
+    }
+
+    cs::LedgerStore ledger;
+    QString error;
+    if (!openLedger(ledger, parser, &error))
+        return fail(error);
+
+    std::unique_ptr<cs::Executor> executor;
+    std::unique_ptr<cs::Reconciler> reconciler; // "look up now" through the API
+    if (providerClient) {
+        reconciler = std::make_unique<cs::Reconciler>(ledger, *providerClient, execution);
+        if (!parser.isSet(noExecutor))
+            executor = std::make_unique<cs::Executor>(ledger, *providerClient, execution);
+    }
+    std::unique_ptr<cs::WebhookReceiver> webhooks;
+    if (!webhookSecret.isEmpty()) {
+        cs::WebhookReceiver::Options webhookOptions;
+        webhookOptions.secret = webhookSecret;
+        webhooks = std::make_unique<cs::WebhookReceiver>(ledger, webhookOptions);
+    }
+
+    cs::ApiServer::Options options;
+    options.service.providerName = providerName;
+    options.service.providerAccount = parser.value(providerAccount);
+    options.service.keyWindow = std::chrono::milliseconds(qint64(windowHours * 3600 * 1000));
+    options.service.keyWindowSafetyMargin = std::chrono::minutes(marginMinutes);
+    options.events.heartbeatMs = heartbeatMs;
+    options.events.pollIntervalMs = pollMs;
+    cs::Executor *executorPtr = executor.get();
+    if (executorPtr)
+        options.service.approved = [executorPtr] { executorPtr->wake(); };
+    cs::ApiServer api(&ledger, providerClient.get(), options);
+    if (cs::Reconciler *lookups = reconciler.get()) {
+        // "Look up now" through the API follows the reconciler's own code.
+        api.service()->setLookupRunner([lookups](const QString &actionId, const QString &askedBy) {
+            return lookups->lookUpNow(actionId, askedBy);
+        });
+    }
+    if (cs::WebhookReceiver *receiver = webhooks.get()) {
+        api.setWebhookHandler([receiver](const QByteArray &body, const QByteArray &signature) {
+            const cs::WebhookReceiver::Result result = receiver->handle(signature, body);
+            cs::WebhookResult out;
+            out.httpStatus = result.httpStatus;
+            out.actionId = result.actionId;
+            out.detail = result.message;
+            switch (result.status) {
+            case cs::WebhookReceiver::Status::Accepted:
+                out.httpStatus = 200;
+                out.outcome = QStringLiteral("recorded");
+                break;
+            case cs::WebhookReceiver::Status::Duplicate:
+                out.httpStatus = 200;
+                out.outcome = QStringLiteral("duplicate");
+                out.actionId.clear();
+                break;
+            case cs::WebhookReceiver::Status::Ignored:
+                out.httpStatus = 200;
+                out.outcome = QStringLiteral("ignored");
+                out.actionId.clear();
+                break;
+            case cs::WebhookReceiver::Status::BadSignature:
+                out.httpStatus = 400;
+                out.problemCode = QStringLiteral("invalid_signature");
+                break;
+            case cs::WebhookReceiver::Status::Malformed:
+                out.httpStatus = 400;
+                out.problemCode = QStringLiteral("invalid_parameter");
+                break;
+            case cs::WebhookReceiver::Status::Failed:
+                out.problemCode = result.httpStatus == 503 ? QStringLiteral("unavailable") : QStringLiteral("internal");
+                out.httpStatus = result.httpStatus == 503 ? 503 : 500;
+                break;
+            }
+            return out;
+        });
+    }
+    if (!api.listen(address, port, &error))
+        return fail(error, 1);
+    if (executor && !executor->start(&error))
+        return fail(QStringLiteral("cannot start the executor: ") + error, 1);
+
+    // SIGTERM drains: the API stops accepting and lets look-ups finish, then the executor lets
+    // requests in flight finish and records them (bounded by the provider timeout).
+    TerminationSignals termination;
+    QObject::connect(&termination, &TerminationSignals::terminationRequested, &api, [&api, &app](int) {
+        api.drain();
+        QTimer::singleShot(60000, &app, [&app] { app.exit(1); }); // drain took too long
+    });
+    QObject::connect(&api, &cs::ApiServer::drained, &app, [&executor, &app] {
+        if (executor)
+            executor->stop();
+        app.quit();
+    });
+
+    QTextStream(stdout) << api.baseUrl().toString() << Qt::endl; // endl flushes: launchers read this line
+    return app.exec();
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("countersignd"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(COUNTERSIGN_VERSION));
+    const QStringList arguments = QCoreApplication::arguments();
+    const QString command = arguments.value(1);
+    if (command == u"serve")
+        return runServe(app, arguments);
+    if (command == u"user")
+        return runUser(arguments);
+    if (command == u"audit")
+        return runAudit(arguments);
+    if (command == u"migrate")
+        return runMigrate(arguments);
+    if (command == u"--version") {
+        QTextStream(stdout) << "countersignd " << COUNTERSIGN_VERSION << Qt::endl;
+        return 0;
+    }
+    QTextStream(command == u"--help" || command == u"-h" ? stdout : stderr)
+        << "usage: countersignd serve --db FILE [--listen HOST:PORT] [--provider stripe|paysim --provider-url URL"
+           " --provider-key-file FILE]\n"
+           "       countersignd user add NAME --role agent|approver|supervisor|auditor|admin --db FILE\n"
+           "       countersignd user list --db FILE\n"
+           "       countersignd audit verify --db FILE\n"
+           "       countersignd migrate --db FILE\n";
+    return command == u"--help" || command == u"-h" ? 0 : 2;
+}

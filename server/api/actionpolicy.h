@@ -1,0 +1,57 @@
+#pragma once
+
+#include "role.h"
+
+#include "actionrecord.h"
+#include "approval.h"
+#include "attempt.h"
+#include "providerlookup.h"
+
+#include <QList>
+#include <QString>
+
+namespace cs {
+
+// Who may do what (docs/API.md, "Role × endpoint matrix") and the domain rules a decision must
+// pass, in one place: the handlers refuse with these verdicts and GET /actions/{id} shows them as
+// `permissions`, so the console's advice and the server's answer cannot drift apart.
+class ActionPolicy
+{
+public:
+    enum class Operation { Me, ListActions, GetAction, Propose, Approve, Reject, Lookup, Reconcile, FollowUp, Events };
+
+    // The role × operation matrix. Own-only roles (agents reading) are allowed here; the handler
+    // then restricts them with ownOnly().
+    static bool mayCall(Role role, Operation operation);
+    static bool ownOnly(Role role, Operation operation);
+    static QString operationName(Operation operation); // "approve", "list actions", ...
+
+    struct Verdict
+    {
+        bool allowed = true;
+        QString code;   // the problem code when refused: forbidden, four_eyes, illegal_state, ...
+        QString reason; // for a human
+    };
+
+    // approve: role, four-eyes, PENDING, not already approved, never sent, fingerprint intact.
+    static Verdict approve(const User &user, const ActionRecord &action, const QList<Attempt> &attempts,
+                           const QList<Approval> &approvals);
+    // reject: role, PENDING.
+    static Verdict reject(const User &user, const ActionRecord &action);
+    // lookup: role only (allowed in every state).
+    static Verdict lookup(const User &user);
+    // reconcile: role, REQUIRES_REVIEW; for the console's advice also that some lookup supports an
+    // outcome (the handler checks the named lookup itself).
+    static Verdict reconcile(const User &user, const ActionRecord &action, const QList<ProviderLookup> &lookups,
+                             const QList<Attempt> &attempts, bool adviceOnly);
+    // follow-up: role, original action, the parent and all its follow-ups COMPLETED or REJECTED.
+    static Verdict followUp(const User &user, const ActionRecord &parent, const QList<ActionRecord> &followUps);
+
+    // Whether `lookup` supports `committed` / `not_committed` for an action with these attempts.
+    static bool supportsCommitted(const ProviderLookup &lookup);
+    static bool supportsNotCommitted(const ProviderLookup &lookup, const QList<Attempt> &attempts);
+    // The approval that signs the action's current request, if any.
+    static bool hasCurrentApproval(const ActionRecord &action, const QList<Approval> &approvals);
+};
+
+} // namespace cs

@@ -1,0 +1,687 @@
+#include "actionservice.h"
+
+#include "apilog.h"
+#include "decisionparser.h"
+#include "problem.h"
+#include "proposalparser.h"
+
+#include "providerclient.h"
+
+#include <QCryptographicHash>
+#include <QJsonArray>
+#include <QSet>
+
+namespace cs {
+
+namespace {
+
+const QString kQueue = QStringLiteral("queue");
+
+QJsonArray toArray(const QList<QJsonObject> &objects)
+{
+    QJsonArray array;
+    for (const QJsonObject &object : objects)
+        array.append(object);
+    return array;
+}
+
+template <typename T>
+QJsonArray jsonList(const QList<T> &items)
+{
+    QJsonArray array;
+    for (const T &item : items)
+        array.append(item.toJson());
+    return array;
+}
+
+QString filterFingerprint(const QList<ActionState> &states, const QString &text, const QString &requestedBy)
+{
+    QStringList names;
+    for (ActionState state : states)
+        names << toWire(state);
+    names.sort();
+    const QByteArray raw = (names.join(u',') + u'\n' + text + u'\n' + requestedBy).toUtf8();
+    return QString::fromLatin1(QCryptographicHash::hash(raw, QCryptographicHash::Sha256).toHex().left(16));
+}
+
+QString encodeCursor(const ActionRecord &last, const QString &filters)
+{
+    const QString raw = QStringLiteral("c1.%1.%2.%3").arg(last.createdAt.toMSecsSinceEpoch()).arg(last.id, filters);
+    return QString::fromLatin1(raw.toUtf8().toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+}
+
+bool decodeCursor(const QString &cursor, qint64 *createdAtMs, QString *id, QString *filters)
+{
+    const auto decoded = QByteArray::fromBase64Encoding(cursor.toLatin1(), QByteArray::Base64UrlEncoding
+                                                                               | QByteArray::AbortOnBase64DecodingErrors);
+    if (!decoded)
+        return false;
+    const QStringList parts = QString::fromUtf8(*decoded).split(u'.');
+    if (parts.size() != 4 || parts.at(0) != u"c1" || parts.at(2).isEmpty())
+        return false;
+    bool ok = false;
+    *createdAtMs = parts.at(1).toLongLong(&ok);
+    *id = parts.at(2);
+    *filters = parts.at(3);
+    return ok;
+}
+
+ApiResponse problem(const QString &code, const QString &detail, const QString &instance)
+{
+    return Problem(code, detail).toResponse(instance);
+}
+
+ApiResponse validationFailed(const QList<FieldError> &errors, const QString &instance)
+{
+    return Problem(QStringLiteral("validation_failed"),
+                   errors.size() == 1 ? QStringLiteral("1 field is invalid")
+                                      : QStringLiteral("%1 fields are invalid").arg(errors.size()))
+        .withErrors(errors)
+        .toResponse(instance);
+}
+
+std::optional<Approval> approvalVersion(const QList<Approval> &approvals, int version)
+{
+    for (const Approval &approval : approvals) {
+        if (approval.version == version)
+            return approval;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+ActionService::ActionService(LedgerStore *ledger, const ActionReader *reader, ProviderClient *provider, Config config)
+    : m_ledger(ledger), m_reader(reader), m_provider(provider), m_config(std::move(config)),
+      m_views(m_config.keyWindow, m_config.keyWindowSafetyMargin)
+{
+}
+
+// --- shared answers ---------------------------------------------------------------------------
+
+ApiResponse ActionService::ledgerFailure(const LedgerError &error, const QString &instance) const
+{
+    using Code = LedgerError::Code;
+    switch (error.code()) {
+    case Code::NotFound:
+        return problem(QStringLiteral("not_found"), error.message(), instance);
+    case Code::IllegalTransition:
+        return problem(QStringLiteral("illegal_state"), error.message(), instance);
+    case Code::Conflict:
+    case Code::LeaseLost:
+        return problem(QStringLiteral("in_flight"), error.message(), instance);
+    case Code::Invalid:
+        return Problem(QStringLiteral("validation_failed"), error.message())
+            .withErrors({FieldError{QStringLiteral("body"), error.message()}})
+            .toResponse(instance);
+    case Code::Busy:
+        qCWarning(lcApi) << "ledger busy:" << error.toString();
+        return Problem(QStringLiteral("unavailable"), QStringLiteral("the ledger stayed locked; nothing was written"))
+            .withHeader("Retry-After", "2")
+            .toResponse(instance);
+    case Code::StaleVersion:
+        return problem(QStringLiteral("stale_state_version"), error.message(), instance);
+    case Code::Forbidden:
+        return problem(QStringLiteral("illegal_state"), error.message(), instance);
+    case Code::Storage:
+    case Code::None:
+        break;
+    }
+    qCWarning(lcApi) << "ledger failure:" << error.toString();
+    return problem(QStringLiteral("internal"), QStringLiteral("an unexpected ledger failure; nothing was written"),
+                   instance);
+}
+
+ApiResponse ActionService::stale(const ActionRecord &current, qint64 ifMatch, const QString &instance) const
+{
+    return Problem(QStringLiteral("stale_state_version"),
+                   QStringLiteral("If-Match \"%1\" is stale; %2 is at state_version %3")
+                       .arg(ifMatch).arg(current.id).arg(current.stateVersion))
+        .with(QStringLiteral("current_state_version"), current.stateVersion)
+        .with(QStringLiteral("current_state"), toWire(current.state))
+        .withHeader("ETag", etagFor(current.stateVersion))
+        .toResponse(instance);
+}
+
+ApiResponse ActionService::refusal(const ActionPolicy::Verdict &verdict, const ActionRecord &record,
+                                   const QString &instance) const
+{
+    Problem p(verdict.code, verdict.reason);
+    if (verdict.code == u"illegal_state") {
+        p.with(QStringLiteral("current_state"), toWire(record.state));
+        p.with(QStringLiteral("current_state_version"), record.stateVersion);
+    }
+    return p.toResponse(instance);
+}
+
+std::variant<ApiResponse, ActionReader::Summary> ActionService::load(const User &user, const QString &id,
+                                                                     const QString &instance) const
+{
+    const auto summary = m_reader->summary(id);
+    if (!summary.ok()) {
+        if (summary.code() == LedgerError::Code::NotFound)
+            return problem(QStringLiteral("not_found"), QStringLiteral("no action %1").arg(id), instance);
+        return ledgerFailure(summary.error(), instance);
+    }
+    if (user.role == Role::Agent && summary->record.requestedBy != user.name)
+        return problem(QStringLiteral("not_found"), QStringLiteral("no action %1").arg(id), instance);
+    return *summary;
+}
+
+QJsonObject ActionService::actionJson(const ActionRecord &record) const
+{
+    const auto summary = m_reader->summary(record.id);
+    return m_views.action(record, summary.ok() ? summary->firstAttemptAt : QDateTime());
+}
+
+ApiResponse ActionService::withAction(int status, QJsonObject body, const ActionRecord &record) const
+{
+    body.insert(QStringLiteral("action"), actionJson(record));
+    return ApiResponse::json(status, body, {{"ETag", etagFor(record.stateVersion)}});
+}
+
+// --- reads --------------------------------------------------------------------------------------
+
+ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const QString &instance) const
+{
+    const QString requestedByParam = query.queryItemValue(QStringLiteral("requested_by"), QUrl::FullyDecoded);
+    if (user.role == Role::Agent && query.hasQueryItem(QStringLiteral("requested_by")) && requestedByParam != user.name)
+        return problem(QStringLiteral("forbidden"),
+                       QStringLiteral("an agent may only list its own actions (requested_by=%1)").arg(user.name),
+                       instance);
+
+    QList<FieldError> errors;
+    const QStringList known = {QStringLiteral("state"), QStringLiteral("q"), QStringLiteral("requested_by"),
+                               QStringLiteral("cursor"), QStringLiteral("limit")};
+    QSet<QString> seen;
+    for (const auto &item : query.queryItems(QUrl::FullyDecoded)) {
+        if (!known.contains(item.first))
+            errors.append({item.first, QStringLiteral("is not a known parameter")});
+        else if (seen.contains(item.first))
+            errors.append({item.first, QStringLiteral("may be given only once")});
+        seen.insert(item.first);
+    }
+    const auto value = [&](const QString &name) { return query.queryItemValue(name, QUrl::FullyDecoded); };
+
+    ActionReader::ListQuery listQuery;
+    if (query.hasQueryItem(QStringLiteral("state"))) {
+        const QStringList names = value(QStringLiteral("state")).split(u',');
+        QSet<QString> distinct;
+        for (const QString &name : names) {
+            if (distinct.contains(name)) {
+                errors.append({QStringLiteral("state"), QStringLiteral("\"%1\" is given twice").arg(name)});
+                continue;
+            }
+            distinct.insert(name);
+            if (name == kQueue) {
+                for (ActionState s : {ActionState::Pending, ActionState::ConfirmationUnknown, ActionState::RequiresReview}) {
+                    if (!listQuery.states.contains(s))
+                        listQuery.states.append(s);
+                }
+            } else if (const auto state = stateFromWire(name)) {
+                if (!listQuery.states.contains(*state))
+                    listQuery.states.append(*state);
+            } else {
+                errors.append({QStringLiteral("state"),
+                               QStringLiteral("\"%1\" is not a state (PENDING, EXECUTING, CONFIRMATION_UNKNOWN,"
+                                              " COMPLETED, REJECTED, REQUIRES_REVIEW) or queue").arg(name)});
+            }
+        }
+    }
+    if (query.hasQueryItem(QStringLiteral("q"))) {
+        listQuery.text = value(QStringLiteral("q"));
+        if (listQuery.text.isEmpty() || listQuery.text.size() > 200)
+            errors.append({QStringLiteral("q"), QStringLiteral("must be 1 to 200 characters")});
+    }
+    if (query.hasQueryItem(QStringLiteral("requested_by"))) {
+        listQuery.requestedBy = requestedByParam;
+        if (listQuery.requestedBy.isEmpty() || listQuery.requestedBy.size() > 255)
+            errors.append({QStringLiteral("requested_by"), QStringLiteral("must be 1 to 255 characters")});
+    }
+    if (user.role == Role::Agent)
+        listQuery.requestedBy = user.name;
+    if (query.hasQueryItem(QStringLiteral("limit"))) {
+        bool ok = false;
+        const QString text = value(QStringLiteral("limit"));
+        const int limit = text.toInt(&ok);
+        static const QRegularExpression digits(QStringLiteral("\\A[0-9]{1,3}\\z"));
+        if (!ok || !digits.match(text).hasMatch() || limit < 1 || limit > 200)
+            errors.append({QStringLiteral("limit"), QStringLiteral("must be an integer from 1 to 200")});
+        else
+            listQuery.limit = limit;
+    }
+    const QString filters = filterFingerprint(listQuery.states, listQuery.text, listQuery.requestedBy);
+    if (query.hasQueryItem(QStringLiteral("cursor"))) {
+        const QString cursor = value(QStringLiteral("cursor"));
+        QString cursorFilters;
+        if (cursor.isEmpty() || cursor.size() > 512
+            || !decodeCursor(cursor, &listQuery.cursorCreatedAtMs, &listQuery.cursorId, &cursorFilters)) {
+            errors.append({QStringLiteral("cursor"), QStringLiteral("is not a cursor this server issued")});
+        } else if (cursorFilters != filters) {
+            errors.append({QStringLiteral("cursor"), QStringLiteral("was issued for other filters")});
+        } else {
+            listQuery.afterCursor = true;
+        }
+    }
+    if (!errors.isEmpty())
+        return Problem(QStringLiteral("invalid_parameter"), QStringLiteral("invalid query parameters"))
+            .withErrors(errors)
+            .toResponse(instance);
+
+    const auto page = m_reader->list(listQuery);
+    if (!page.ok())
+        return ledgerFailure(page.error(), instance);
+    const auto counts = m_reader->counts(user.role == Role::Agent ? user.name : QString());
+    if (!counts.ok())
+        return ledgerFailure(counts.error(), instance);
+    QJsonArray data;
+    for (const ActionReader::Summary &row : page->rows)
+        data.append(ActionViews::summary(row));
+    QJsonObject body{
+        {QStringLiteral("data"), data},
+        {QStringLiteral("next_cursor"), page->hasMore ? QJsonValue(encodeCursor(page->rows.constLast().record, filters))
+                                                      : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("counts"), ActionViews::counts(*counts)},
+    };
+    return ApiResponse::json(200, body);
+}
+
+ApiResponse ActionService::get(const User &user, const QString &id, const QString &instance) const
+{
+    const auto loaded = load(user, id, instance);
+    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
+        return *answer;
+    const ActionReader::Summary summary = std::get<ActionReader::Summary>(loaded);
+    const ActionRecord &record = summary.record;
+
+    const auto attempts = m_ledger->attempts(id);
+    const auto lookups = m_ledger->lookups(id);
+    const auto approvals = m_ledger->approvals(id);
+    const auto reconciliations = m_ledger->reconciliations(id);
+    const auto audit = m_ledger->audit(id);
+    const auto conflicts = m_ledger->conflicts(id);
+    const auto followUps = m_ledger->followUps(id);
+    for (const LedgerError *error : {&attempts.error(), &lookups.error(), &approvals.error(), &reconciliations.error(),
+                                     &audit.error(), &conflicts.error(), &followUps.error()}) {
+        if (!error->ok())
+            return ledgerFailure(*error, instance);
+    }
+
+    QJsonObject json = m_views.action(record, summary.firstAttemptAt);
+    json.insert(QStringLiteral("attempts"), jsonList(*attempts));
+    json.insert(QStringLiteral("lookups"), jsonList(*lookups));
+    json.insert(QStringLiteral("approvals"), jsonList(*approvals));
+    json.insert(QStringLiteral("reconciliations"), jsonList(*reconciliations));
+    json.insert(QStringLiteral("audit"), jsonList(*audit));
+    QJsonArray conflictArray;
+    for (const LedgerStore::ResubmissionConflict &c : *conflicts) {
+        conflictArray.append(QJsonObject{
+            {QStringLiteral("seq"), c.seq},
+            {QStringLiteral("submitted_by"), c.submittedBy},
+            {QStringLiteral("at"), toWireTime(c.at)},
+            {QStringLiteral("stored_payload"), c.storedPayload},
+            {QStringLiteral("conflicting_payload"), c.conflictingPayload},
+        });
+    }
+    json.insert(QStringLiteral("conflicts"), conflictArray);
+
+    QStringList relatedIds;
+    for (const ActionRecord &f : *followUps)
+        relatedIds << f.id;
+    if (!record.parentId.isEmpty())
+        relatedIds.prepend(record.parentId);
+    const auto related = m_reader->summaries(relatedIds);
+    if (!related.ok())
+        return ledgerFailure(related.error(), instance);
+    QJsonValue parent = QJsonValue::Null;
+    QList<QJsonObject> followUpJson;
+    for (const ActionReader::Summary &s : *related) {
+        if (s.record.id == record.parentId)
+            parent = ActionViews::summary(s);
+        else
+            followUpJson.append(ActionViews::summary(s));
+    }
+    json.insert(QStringLiteral("related"),
+                QJsonObject{{QStringLiteral("parent"), parent}, {QStringLiteral("follow_ups"), toArray(followUpJson)}});
+
+    json.insert(QStringLiteral("permissions"),
+                QJsonObject{
+                    {QStringLiteral("approve"), ActionViews::permission(ActionPolicy::approve(user, record, *attempts, *approvals))},
+                    {QStringLiteral("reject"), ActionViews::permission(ActionPolicy::reject(user, record))},
+                    {QStringLiteral("lookup"), ActionViews::permission(ActionPolicy::lookup(user))},
+                    {QStringLiteral("reconcile"),
+                     ActionViews::permission(ActionPolicy::reconcile(user, record, *lookups, *attempts, true))},
+                    {QStringLiteral("follow_up"), ActionViews::permission(ActionPolicy::followUp(user, record, *followUps))},
+                });
+    return ApiResponse::json(200, json, {{"ETag", etagFor(record.stateVersion)}});
+}
+
+// --- mutations ----------------------------------------------------------------------------------
+
+ApiResponse ActionService::propose(const User &user, const QJsonObject &body, const QString &instance)
+{
+    QList<FieldError> errors;
+    std::optional<LedgerStore::ProposalInput> input = ProposalParser::parse(body, &errors);
+    if (!input)
+        return validationFailed(errors, instance);
+    input->provider = m_config.providerName;
+    input->providerAccount = m_config.providerAccount;
+    const auto result = m_ledger->propose(*input, user.name);
+    if (!result.ok())
+        return ledgerFailure(result.error(), instance);
+    const ActionRecord &record = result->record;
+    switch (result->status) {
+    case LedgerStore::ProposeResult::Status::Created: {
+        ApiResponse response = ApiResponse::json(201, actionJson(record));
+        response.headers = {{"Location", QStringLiteral("/api/v1/actions/%1").arg(record.id).toLatin1()},
+                            {"ETag", etagFor(record.stateVersion)}};
+        qCInfo(lcApi) << user.name << "proposed" << record.id;
+        return response;
+    }
+    case LedgerStore::ProposeResult::Status::Existing:
+        return ApiResponse::json(200, actionJson(record), {{"ETag", etagFor(record.stateVersion)}});
+    case LedgerStore::ProposeResult::Status::Conflict:
+        break;
+    }
+    int conflictSeq = 0;
+    if (const auto conflicts = m_ledger->conflicts(record.id); conflicts.ok()) {
+        for (const auto &c : *conflicts) {
+            if (c.submittedBy == user.name)
+                conflictSeq = std::max(conflictSeq, c.seq);
+        }
+    }
+    qCWarning(lcApi) << user.name << "resubmitted" << record.id << "with a changed payload";
+    return Problem(QStringLiteral("payload_mismatch"),
+                   QStringLiteral("client_reference \"%1\" already names %2 with a different payload; the stored"
+                                  " action is unchanged and was flagged for review")
+                       .arg(input->clientReference, record.id))
+        .with(QStringLiteral("action_id"), record.id)
+        .with(QStringLiteral("conflict_seq"), conflictSeq)
+        .toResponse(instance);
+}
+
+ApiResponse ActionService::approve(const User &user, const QString &id, qint64 ifMatch, const QJsonObject &body,
+                                   const QString &instance)
+{
+    QList<FieldError> errors;
+    const auto request = DecisionParser::approval(body, &errors);
+    if (!request)
+        return validationFailed(errors, instance);
+    const auto loaded = load(user, id, instance);
+    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
+        return *answer;
+    const ActionRecord record = std::get<ActionReader::Summary>(loaded).record;
+    if (record.stateVersion != ifMatch)
+        return stale(record, ifMatch, instance);
+    const auto attempts = m_ledger->attempts(id);
+    const auto approvals = m_ledger->approvals(id);
+    if (!attempts.ok())
+        return ledgerFailure(attempts.error(), instance);
+    if (!approvals.ok())
+        return ledgerFailure(approvals.error(), instance);
+    const ActionPolicy::Verdict verdict = ActionPolicy::approve(user, record, *attempts, *approvals);
+    if (!verdict.allowed)
+        return refusal(verdict, record, instance);
+
+    const auto approved = m_ledger->approve(id, user.name, request->note, ifMatch);
+    if (!approved.ok()) {
+        // The checks above ran on the version If-Match names; the ledger refuses only if the
+        // action moved in between (another process): answer as for that version.
+        if (approved.code() == LedgerError::Code::StaleVersion) {
+            if (const auto current = m_ledger->action(id); current.ok())
+                return stale(*current, ifMatch, instance);
+        }
+        if (approved.code() == LedgerError::Code::Forbidden)
+            return problem(approved.error().message().contains(QStringLiteral("four-eyes")) ? QStringLiteral("four_eyes")
+                                                                                             : QStringLiteral("already_sent"),
+                           approved.error().message(), instance);
+        if (approved.code() == LedgerError::Code::Conflict
+            && approved.error().message().contains(QStringLiteral("fingerprint")))
+            return problem(QStringLiteral("fingerprint_mismatch"), approved.error().message(), instance);
+        return ledgerFailure(approved.error(), instance);
+    }
+    const auto after = m_ledger->approvals(id);
+    std::optional<Approval> approval;
+    if (after.ok())
+        approval = approvalVersion(*after, approved->approvalVersion);
+    qCInfo(lcApi) << user.name << "approved" << id << "version" << approved->approvalVersion;
+    if (m_config.approved)
+        m_config.approved();
+    return withAction(200, QJsonObject{{QStringLiteral("approval"), approval ? approval->toJson() : QJsonObject()}},
+                      *approved);
+}
+
+ApiResponse ActionService::reject(const User &user, const QString &id, qint64 ifMatch, const QJsonObject &body,
+                                  const QString &instance)
+{
+    QList<FieldError> errors;
+    const auto request = DecisionParser::rejection(body, &errors);
+    if (!request)
+        return validationFailed(errors, instance);
+    const auto loaded = load(user, id, instance);
+    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
+        return *answer;
+    const ActionRecord record = std::get<ActionReader::Summary>(loaded).record;
+    if (record.stateVersion != ifMatch)
+        return stale(record, ifMatch, instance);
+    const ActionPolicy::Verdict verdict = ActionPolicy::reject(user, record);
+    if (!verdict.allowed)
+        return refusal(verdict, record, instance);
+    const auto rejected = m_ledger->reject(id, user.name, request->reason, ifMatch);
+    if (!rejected.ok()) {
+        if (rejected.code() == LedgerError::Code::StaleVersion) {
+            if (const auto current = m_ledger->action(id); current.ok())
+                return stale(*current, ifMatch, instance);
+        }
+        return ledgerFailure(rejected.error(), instance);
+    }
+    const auto after = m_ledger->approvals(id);
+    std::optional<Approval> approval;
+    if (after.ok())
+        approval = approvalVersion(*after, rejected->approvalVersion);
+    qCInfo(lcApi) << user.name << "rejected" << id;
+    return withAction(200, QJsonObject{{QStringLiteral("approval"), approval ? approval->toJson() : QJsonObject()}},
+                      *rejected);
+}
+
+ApiResponse ActionService::reconcile(const User &user, const QString &id, qint64 ifMatch, const QJsonObject &body,
+                                     const QString &instance)
+{
+    QList<FieldError> errors;
+    const auto request = DecisionParser::reconciliation(body, &errors);
+    if (!request)
+        return validationFailed(errors, instance);
+    const auto loaded = load(user, id, instance);
+    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
+        return *answer;
+    const ActionRecord record = std::get<ActionReader::Summary>(loaded).record;
+    if (record.stateVersion != ifMatch)
+        return stale(record, ifMatch, instance);
+    const ActionPolicy::Verdict verdict = ActionPolicy::reconcile(user, record, {}, {}, false);
+    if (!verdict.allowed)
+        return refusal(verdict, record, instance);
+    if (!request->evidenceLookupSeq)
+        return problem(QStringLiteral("no_evidence"),
+                       QStringLiteral("a reconciliation needs evidence_lookup_seq: the lookup that supports the outcome"),
+                       instance);
+    const auto reconciled = m_ledger->reconcile(id, user.name, request->outcome, *request->evidenceLookupSeq,
+                                                request->note, ifMatch);
+    if (!reconciled.ok()) {
+        if (reconciled.code() == LedgerError::Code::StaleVersion) {
+            if (const auto current = m_ledger->action(id); current.ok())
+                return stale(*current, ifMatch, instance);
+        }
+        if (reconciled.code() == LedgerError::Code::Forbidden)
+            return problem(QStringLiteral("no_evidence"), reconciled.error().message(), instance);
+        return ledgerFailure(reconciled.error(), instance);
+    }
+    qCInfo(lcApi) << user.name << "reconciled" << id << toWire(request->outcome);
+    return withAction(200, QJsonObject{{QStringLiteral("reconciliation"), reconciled->reconciliation.toJson()}},
+                      reconciled->record);
+}
+
+ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 ifMatch, const QJsonObject &body,
+                                    const QString &instance)
+{
+    QList<FieldError> errors;
+    const auto request = DecisionParser::followUp(body, &errors);
+    if (!request)
+        return validationFailed(errors, instance);
+    const auto loaded = load(user, id, instance);
+    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
+        return *answer;
+    const ActionRecord parent = std::get<ActionReader::Summary>(loaded).record;
+    if (parent.stateVersion != ifMatch)
+        return stale(parent, ifMatch, instance);
+    const auto followUps = m_ledger->followUps(id);
+    if (!followUps.ok())
+        return ledgerFailure(followUps.error(), instance);
+    const ActionPolicy::Verdict verdict = ActionPolicy::followUp(user, parent, *followUps);
+    if (!verdict.allowed)
+        return refusal(verdict, parent, instance);
+
+    // What the provider confirmed for the parent and its follow-ups (DESIGN.md, "Follow-ups").
+    qint64 committed = 0;
+    QList<ActionRecord> family = *followUps;
+    family.prepend(parent);
+    for (const ActionRecord &action : std::as_const(family)) {
+        if (action.state != ActionState::Completed)
+            continue; // REJECTED counts 0
+        const auto lookups = m_ledger->lookups(action.id);
+        if (!lookups.ok())
+            return ledgerFailure(lookups.error(), instance);
+        std::optional<qint64> confirmed;
+        for (const ProviderLookup &lookup : *lookups) {
+            if (ActionPolicy::supportsCommitted(lookup))
+                confirmed = lookup.amount; // the latest wins
+        }
+        // Else the amount of the exact request a 2xx answered. A COMPLETED action always has one
+        // of the two; if neither were found its own amount is still the safe assumption (it can
+        // only make the remainder smaller).
+        committed += confirmed.value_or(action.amount);
+    }
+    const qint64 remaining = request->desiredTotalAmount - committed;
+    if (remaining <= 0)
+        return Problem(QStringLiteral("no_remaining_amount"),
+                       QStringLiteral("the provider confirmed %1 of the desired %2 %3: nothing remains")
+                           .arg(committed).arg(request->desiredTotalAmount).arg(parent.currency))
+            .toResponse(instance);
+
+    LedgerStore::ProposalInput input;
+    input.kind = parent.kind;
+    input.targetType = parent.targetType;
+    input.targetId = parent.targetId;
+    input.businessReference = parent.businessReference;
+    input.amount = remaining;
+    input.currency = parent.currency;
+    input.reason = parent.reason;
+    input.provider = parent.provider;
+    input.providerAccount = parent.providerAccount;
+    input.parentId = parent.id;
+    input.clientReference = request->clientReference.isEmpty()
+        ? QStringLiteral("%1/follow-up/%2").arg(parent.id).arg(followUps->size() + 1)
+        : request->clientReference;
+    const auto result = m_ledger->propose(input, user.name);
+    if (!result.ok())
+        return ledgerFailure(result.error(), instance);
+    const ActionRecord &record = result->record;
+    if (result->status == LedgerStore::ProposeResult::Status::Conflict)
+        return Problem(QStringLiteral("payload_mismatch"),
+                       QStringLiteral("client_reference \"%1\" already names %2 with a different payload")
+                           .arg(input.clientReference, record.id))
+            .with(QStringLiteral("action_id"), record.id)
+            .toResponse(instance);
+    const int status = result->status == LedgerStore::ProposeResult::Status::Created ? 201 : 200;
+    ApiResponse response = ApiResponse::json(status, actionJson(record));
+    response.headers = {{"Location", QStringLiteral("/api/v1/actions/%1").arg(record.id).toLatin1()},
+                        {"ETag", etagFor(record.stateVersion)}};
+    qCInfo(lcApi) << user.name << "proposed follow-up" << record.id << "of" << parent.id << "for" << remaining;
+    return response;
+}
+
+// --- lookups ------------------------------------------------------------------------------------
+
+std::variant<ApiResponse, ActionRecord> ActionService::prepareLookup(const User &user, const QString &id,
+                                                                     qint64 ifMatch, const QJsonObject &body,
+                                                                     const QString &instance) const
+{
+    QList<FieldError> errors;
+    if (!DecisionParser::lookup(body, &errors))
+        return validationFailed(errors, instance);
+    const auto loaded = load(user, id, instance);
+    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
+        return *answer;
+    const ActionRecord record = std::get<ActionReader::Summary>(loaded).record;
+    if (record.stateVersion != ifMatch)
+        return stale(record, ifMatch, instance);
+    const ActionPolicy::Verdict verdict = ActionPolicy::lookup(user);
+    if (!verdict.allowed)
+        return refusal(verdict, record, instance);
+    if (!hasProvider())
+        return Problem(QStringLiteral("unavailable"),
+                       QStringLiteral("no provider client is configured in this countersignd; nothing was recorded"))
+            .withHeader("Retry-After", "60")
+            .toResponse(instance);
+    return record;
+}
+
+ApiResponse ActionService::runLookup(const User &user, const QString &id, const QString &instance)
+{
+    if (m_lookupRunner) {
+        const auto recorded = m_lookupRunner(id, user.name);
+        if (!recorded.ok())
+            return ledgerFailure(recorded.error(), instance);
+        qCInfo(lcApi) << user.name << "looked up" << id << toWire(recorded->lookup.result);
+        return withAction(200, QJsonObject{{QStringLiteral("lookup"), recorded->lookup.toJson()}}, recorded->record);
+    }
+    const auto current = m_ledger->action(id);
+    if (!current.ok())
+        return ledgerFailure(current.error(), instance);
+    const auto attempts = m_ledger->attempts(id);
+    if (!attempts.ok())
+        return ledgerFailure(attempts.error(), instance);
+    QString refundId;
+    bool attemptOpen = false;
+    for (const Attempt &attempt : *attempts) {
+        if (!attempt.providerObjectId.isEmpty())
+            refundId = attempt.providerObjectId;
+        if (attempt.outcome == Attempt::Outcome::Open)
+            attemptOpen = true;
+    }
+    ProviderLookup lookup = refundId.isEmpty() ? m_provider->findRefundForAction(*current, user.name)
+                                               : m_provider->retrieveRefund(*current, refundId, user.name);
+    lookup.actionId = id;
+    lookup.askedBy = user.name;
+    lookup.seq = 0;
+
+    // The reconciler's rules: only CONFIRMATION_UNKNOWN moves on a lookup, never while an attempt
+    // is open, and NOT_FOUND never rejects.
+    std::optional<Trigger> trigger;
+    QString reason = QStringLiteral("look up now by %1").arg(user.name);
+    if (current->state == ActionState::ConfirmationUnknown && !attemptOpen
+        && lookup.result == ProviderLookup::Result::Found) {
+        if (ActionPolicy::supportsCommitted(lookup) && lookup.amount == current->amount) {
+            trigger = Trigger::ProviderSucceeded;
+            reason += QStringLiteral(": refund %1 %2 for the action's amount").arg(lookup.providerObjectId, lookup.status);
+        } else if (lookup.status == u"failed" || lookup.status == u"canceled") {
+            trigger = Trigger::ProviderRejected;
+            reason += QStringLiteral(": refund %1 %2").arg(lookup.providerObjectId, lookup.status);
+        } else if (lookup.amount != current->amount) {
+            trigger = Trigger::StopForReview;
+            reason += QStringLiteral(": refund %1 is %2, the action %3").arg(lookup.providerObjectId).arg(lookup.amount).arg(current->amount);
+        }
+    }
+    auto recorded = m_ledger->recordLookup(lookup, trigger, reason);
+    if (!recorded.ok() && trigger
+        && (recorded.code() == LedgerError::Code::IllegalTransition || recorded.code() == LedgerError::Code::Conflict
+            || recorded.code() == LedgerError::Code::Invalid)) {
+        // The action moved while the provider was asked: keep the answer as evidence, no transition.
+        recorded = m_ledger->recordLookup(lookup, std::nullopt, reason);
+    }
+    if (!recorded.ok())
+        return ledgerFailure(recorded.error(), instance);
+    qCInfo(lcApi) << user.name << "looked up" << id << toWire(recorded->lookup.result);
+    return withAction(200, QJsonObject{{QStringLiteral("lookup"), recorded->lookup.toJson()}}, recorded->record);
+}
+
+} // namespace cs

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "actionpolicy.h"
+#include "actionreader.h"
+
+#include "actionrecord.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QMap>
+
+#include <chrono>
+
+namespace cs {
+
+// The API's JSON views of actions (resources/openapi.yaml: Action, ActionSummary, StateCounts,
+// Permissions). ActionRecord::toJson() is the base; the views add what the record does not know.
+class ActionViews
+{
+public:
+    // keyWindow − safetyMargin after the first attempt's start is when same-key retries stop.
+    ActionViews(std::chrono::milliseconds keyWindow, std::chrono::milliseconds safetyMargin);
+
+    // `Action`: the record plus key_window_ends_at (null until the first attempt).
+    QJsonObject action(const ActionRecord &record, const QDateTime &firstAttemptAt) const;
+    QDateTime keyWindowEndsAt(const QDateTime &firstAttemptAt) const;
+
+    static QJsonObject summary(const ActionReader::Summary &summary);
+    static QJsonObject counts(const QMap<ActionState, qint64> &counts);
+    static QJsonObject permission(const ActionPolicy::Verdict &verdict);
+
+private:
+    std::chrono::milliseconds m_keyWindow;
+    std::chrono::milliseconds m_safetyMargin;
+};
+
+} // namespace cs

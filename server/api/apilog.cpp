@@ -1,0 +1,7 @@
+#include "apilog.h"
+
+namespace cs {
+
+Q_LOGGING_CATEGORY(lcApi, "countersign.api", QtWarningMsg)
+
+} // namespace cs

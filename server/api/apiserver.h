@@ -1,0 +1,109 @@
+#pragma once
+
+#include "actionservice.h"
+#include "apiresponse.h"
+#include "eventstream.h"
+#include "webhookhandler.h"
+
+#include <QAbstractHttpServer>
+#include <QHostAddress>
+#include <QPointer>
+#include <QThreadPool>
+#include <QTimer>
+#include <QUrl>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+class QTcpServer;
+
+namespace cs {
+
+class Authenticator;
+class LedgerConnections;
+class LedgerStore;
+class ProviderClient;
+class RequestReplayStore;
+class UserStore;
+
+// countersignd's REST API under /api/v1 (resources/openapi.yaml, docs/API.md) on Qt HttpServer.
+//
+// The HTTP layer lives here: routing (404 / 405), bearer authentication, the role matrix, body
+// limits (413), media type (415), JSON (400), header syntax, client Idempotency-Keys (replay, 422,
+// 409), If-Match (428); then ActionService runs the operation. Answers are written directly to
+// the socket (guarded by QPointer) so the slow ones can be answered later: provider look-ups and
+// webhooks run on a thread pool, never on this thread, which handles requests one at a time.
+//
+// Not thread-safe: create and use it on one thread with an event loop. The ledger, the provider
+// client and the webhook handler must outlive it.
+class ApiServer : public QAbstractHttpServer
+{
+    Q_OBJECT
+public:
+    struct Options
+    {
+        ActionService::Config service;
+        EventStream::Options events;
+        qsizetype maxBodyBytes = 65536;
+        int workerThreads = 4;       // look-ups and webhooks
+        QString version = QStringLiteral(COUNTERSIGN_VERSION);
+        std::chrono::milliseconds idempotencyRetention = std::chrono::hours(24);
+    };
+
+    ApiServer(LedgerStore *ledger, ProviderClient *provider, Options options, QObject *parent = nullptr);
+    ~ApiServer() override;
+
+    // Unset: POST /webhooks/provider answers 503 `unavailable`.
+    void setWebhookHandler(WebhookHandler handler);
+
+    // Listens on address:port (0: an ephemeral port) with a QTcpServer of its own and binds it.
+    bool listen(const QHostAddress &address, quint16 port, QString *error);
+    QUrl baseUrl() const; // http://127.0.0.1:PORT
+
+    // Stops accepting connections, ends the event streams, lets running look-ups and webhooks
+    // finish and answer, then emits drained(). New requests on open connections get 503.
+    void drain();
+    bool isDraining() const { return m_draining; }
+    int pendingWork() const { return m_pending; }
+
+    UserStore *users() const { return m_users.get(); }
+    ActionService *service() const { return m_service.get(); }
+
+signals:
+    void drained();
+
+protected:
+    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
+    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
+
+private:
+    struct Context;
+
+    void dispatch(Context &context);
+    void handleMutation(Context &context);
+    void handleWebhook(Context &context);
+    void runAsync(Context &context, std::function<ApiResponse()> work);
+    void finish(Context &context, ApiResponse response);
+    void write(QTcpSocket *socket, const ApiResponse &response) const;
+    void checkDrained();
+
+    LedgerStore *m_ledger;
+    ProviderClient *m_provider;
+    Options m_options;
+    std::unique_ptr<LedgerConnections> m_connections;
+    std::unique_ptr<UserStore> m_users;
+    std::unique_ptr<Authenticator> m_authenticator;
+    std::unique_ptr<RequestReplayStore> m_replays;
+    std::unique_ptr<ActionReader> m_reader;
+    std::unique_ptr<ActionService> m_service;
+    EventStream *m_events = nullptr;
+    WebhookHandler m_webhookHandler;
+    QThreadPool m_pool;
+    QPointer<QTcpServer> m_tcp;
+    QTimer m_pruneTimer;
+    int m_pending = 0;
+    bool m_draining = false;
+};
+
+} // namespace cs

@@ -1,0 +1,179 @@
+#include "eventstream.h"
+
+#include "actionreader.h"
+#include "apilog.h"
+#include "ledgerstore.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+
+#include <algorithm>
+
+namespace cs {
+
+EventStream::EventStream(const LedgerStore *ledger, const ActionReader *reader, Options options, QObject *parent)
+    : QObject(parent), m_ledger(ledger), m_reader(reader), m_options(options)
+{
+    m_timer.setInterval(m_options.pollIntervalMs);
+    connect(&m_timer, &QTimer::timeout, this, &EventStream::poll);
+}
+
+EventStream::~EventStream()
+{
+    closeAll();
+}
+
+int EventStream::clientCount() const
+{
+    int count = 0;
+    for (const Client &client : m_clients) {
+        if (client.socket && client.socket->state() == QAbstractSocket::ConnectedState)
+            ++count;
+    }
+    return count;
+}
+
+bool EventStream::writeChunk(Client &client, const QByteArray &data)
+{
+    QTcpSocket *socket = client.socket.data();
+    if (!socket || socket->state() != QAbstractSocket::ConnectedState)
+        return false;
+    if (socket->bytesToWrite() > m_options.maxBufferedBytes) {
+        qCWarning(lcApi) << "event stream of" << client.user.name << "is not read; closing it";
+        socket->abort();
+        return false;
+    }
+    socket->write(QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n");
+    client.sinceWrite.start();
+    return true;
+}
+
+bool EventStream::open(QTcpSocket *socket, const User &user, std::optional<qint64> lastEventId)
+{
+    const auto latest = m_reader->latestAuditSeq();
+    if (!latest.ok())
+        return false;
+    Client client;
+    client.socket = socket;
+    client.user = user;
+    client.cursor = *latest;
+    QByteArray first = "retry: " + QByteArray::number(m_options.retryMs) + "\n\n";
+    if (lastEventId) {
+        const qint64 missed = *latest - *lastEventId;
+        if (*lastEventId > *latest || missed > m_options.maxBacklog) {
+            const QByteArray data = QJsonDocument(QJsonObject{{QStringLiteral("latest_seq"), *latest}})
+                                        .toJson(QJsonDocument::Compact);
+            first += "id: " + QByteArray::number(*latest) + "\nevent: resync\ndata: " + data + "\n\n";
+        } else {
+            client.cursor = *lastEventId;
+        }
+    }
+    socket->write("HTTP/1.1 200 OK\r\n"
+                  "Content-Type: text/event-stream; charset=utf-8\r\n"
+                  "Cache-Control: no-store\r\n"
+                  "Transfer-Encoding: chunked\r\n"
+                  "X-Accel-Buffering: no\r\n"
+                  "\r\n");
+    m_clients.append(client);
+    writeChunk(m_clients.last(), first);
+    qCDebug(lcApi) << "event stream opened for" << user.name << "from seq" << client.cursor;
+    if (!m_timer.isActive())
+        m_timer.start();
+    QTimer::singleShot(0, this, &EventStream::poll); // the backlog at once
+    return true;
+}
+
+void EventStream::dropDeadClients()
+{
+    m_clients.removeIf([](const Client &client) {
+        return !client.socket || client.socket->state() != QAbstractSocket::ConnectedState;
+    });
+}
+
+void EventStream::poll()
+{
+    if (m_polling)
+        return;
+    m_polling = true;
+    dropDeadClients();
+    if (m_clients.isEmpty()) {
+        m_timer.stop();
+        m_polling = false;
+        return;
+    }
+    qint64 from = m_clients.constFirst().cursor;
+    for (const Client &client : std::as_const(m_clients))
+        from = std::min(from, client.cursor);
+
+    const auto events = m_ledger->auditLog(from, m_options.batch);
+    if (!events.ok()) {
+        qCWarning(lcApi) << "event stream cannot read the audit log:" << events.error().toString();
+    } else if (!events->isEmpty()) {
+        QStringList ids;
+        QSet<QString> seen;
+        for (const AuditEvent &event : *events) {
+            if (!event.actionId.isEmpty() && !seen.contains(event.actionId)) {
+                seen.insert(event.actionId);
+                ids << event.actionId;
+            }
+        }
+        QHash<QString, ActionRecord> records;
+        const auto summaries = m_reader->summaries(ids);
+        if (summaries.ok()) {
+            for (const ActionReader::Summary &s : *summaries)
+                records.insert(s.record.id, s.record);
+        }
+        if (!summaries.ok()) {
+            qCWarning(lcApi) << "event stream cannot read actions:" << summaries.error().toString();
+        } else {
+            const qint64 lastSeq = events->constLast().seq;
+            for (Client &client : m_clients) {
+                QByteArray out;
+                for (const AuditEvent &event : *events) {
+                    if (event.seq <= client.cursor || event.actionId.isEmpty() || !records.contains(event.actionId))
+                        continue;
+                    const ActionRecord &record = records[event.actionId];
+                    if (client.user.role == Role::Agent && record.requestedBy != client.user.name)
+                        continue;
+                    const QJsonObject data{
+                        {QStringLiteral("action_id"), event.actionId},
+                        {QStringLiteral("state"), toWire(record.state)},
+                        {QStringLiteral("state_version"), record.stateVersion},
+                        {QStringLiteral("event"), event.event},
+                        {QStringLiteral("at"), toWireTime(event.at)},
+                    };
+                    out += "id: " + QByteArray::number(event.seq) + "\nevent: action.changed\ndata: "
+                        + QJsonDocument(data).toJson(QJsonDocument::Compact) + "\n\n";
+                }
+                if (lastSeq > client.cursor) {
+                    if (!out.isEmpty() && !writeChunk(client, out))
+                        continue;
+                    client.cursor = lastSeq;
+                }
+            }
+        }
+    }
+    for (Client &client : m_clients) {
+        if (client.sinceWrite.isValid() && client.sinceWrite.elapsed() >= m_options.heartbeatMs)
+            writeChunk(client, ": heartbeat\n\n");
+    }
+    dropDeadClients();
+    m_polling = false;
+}
+
+void EventStream::closeAll()
+{
+    for (Client &client : m_clients) {
+        if (QTcpSocket *socket = client.socket.data()) {
+            if (socket->state() == QAbstractSocket::ConnectedState) {
+                socket->write("0\r\n\r\n");
+                socket->disconnectFromHost();
+            }
+        }
+    }
+    m_clients.clear();
+    m_timer.stop();
+}
+
+} // namespace cs

@@ -1,0 +1,114 @@
+#include "problem.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace cs {
+
+namespace {
+
+struct CodeInfo
+{
+    int status;
+    const char *title;
+};
+
+const QHash<QString, CodeInfo> &codes()
+{
+    static const QHash<QString, CodeInfo> table = {
+        {QStringLiteral("malformed_json"), {400, "Malformed JSON"}},
+        {QStringLiteral("invalid_parameter"), {400, "Invalid parameter"}},
+        {QStringLiteral("invalid_signature"), {400, "Invalid signature"}},
+        {QStringLiteral("unauthenticated"), {401, "Unauthenticated"}},
+        {QStringLiteral("forbidden"), {403, "Forbidden"}},
+        {QStringLiteral("four_eyes"), {403, "Four-eyes rule"}},
+        {QStringLiteral("not_found"), {404, "Not found"}},
+        {QStringLiteral("method_not_allowed"), {405, "Method not allowed"}},
+        {QStringLiteral("payload_mismatch"), {409, "Changed resubmission"}},
+        {QStringLiteral("illegal_state"), {409, "Illegal state"}},
+        {QStringLiteral("already_approved"), {409, "Already approved"}},
+        {QStringLiteral("already_sent"), {409, "Already sent"}},
+        {QStringLiteral("fingerprint_mismatch"), {409, "Fingerprint mismatch"}},
+        {QStringLiteral("outcome_unknown"), {409, "Outcome unknown"}},
+        {QStringLiteral("not_original_action"), {409, "Not an original action"}},
+        {QStringLiteral("in_flight"), {409, "Request in flight"}},
+        {QStringLiteral("idempotency_key_in_flight"), {409, "Idempotency key in flight"}},
+        {QStringLiteral("stale_state_version"), {412, "Stale state version"}},
+        {QStringLiteral("payload_too_large"), {413, "Payload too large"}},
+        {QStringLiteral("unsupported_media_type"), {415, "Unsupported media type"}},
+        {QStringLiteral("validation_failed"), {422, "Validation failed"}},
+        {QStringLiteral("idempotency_key_reuse"), {422, "Idempotency key reused"}},
+        {QStringLiteral("no_evidence"), {422, "No evidence"}},
+        {QStringLiteral("no_remaining_amount"), {422, "No remaining amount"}},
+        {QStringLiteral("if_match_required"), {428, "If-Match required"}},
+        {QStringLiteral("internal"), {500, "Internal error"}},
+        {QStringLiteral("unavailable"), {503, "Unavailable"}},
+    };
+    return table;
+}
+
+} // namespace
+
+Problem::Problem(QString code, QString detail)
+    : m_code(std::move(code)), m_status(statusOf(m_code)), m_detail(std::move(detail))
+{
+}
+
+Problem &Problem::withErrors(const QList<FieldError> &errors)
+{
+    QJsonArray array;
+    for (const FieldError &error : errors)
+        array.append(QJsonObject{{QStringLiteral("field"), error.field}, {QStringLiteral("message"), error.message}});
+    m_extensions.insert(QStringLiteral("errors"), array);
+    return *this;
+}
+
+Problem &Problem::with(const QString &member, const QJsonValue &value)
+{
+    m_extensions.insert(member, value);
+    return *this;
+}
+
+Problem &Problem::withHeader(const QByteArray &name, const QByteArray &value)
+{
+    m_headers.append({name, value});
+    return *this;
+}
+
+QString Problem::title() const
+{
+    const auto it = codes().constFind(m_code);
+    return it == codes().constEnd() ? QStringLiteral("Error") : QString::fromLatin1(it->title);
+}
+
+int Problem::statusOf(const QString &code)
+{
+    const auto it = codes().constFind(code);
+    return it == codes().constEnd() ? 500 : it->status;
+}
+
+QJsonObject Problem::toJson(const QString &instance) const
+{
+    QJsonObject json = m_extensions;
+    json.insert(QStringLiteral("type"), QString(QStringLiteral("urn:countersign:problem:") + m_code));
+    json.insert(QStringLiteral("title"), title());
+    json.insert(QStringLiteral("status"), m_status);
+    json.insert(QStringLiteral("code"), m_code);
+    json.insert(QStringLiteral("detail"), m_detail);
+    json.insert(QStringLiteral("instance"), instance);
+    return json;
+}
+
+ApiResponse Problem::toResponse(const QString &instance) const
+{
+    ApiResponse response;
+    response.status = m_status;
+    response.contentType = "application/problem+json";
+    response.body = QJsonDocument(toJson(instance)).toJson(QJsonDocument::Compact);
+    response.headers = m_headers;
+    response.problemCode = m_code;
+    return response;
+}
+
+} // namespace cs

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "apiresponse.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QList>
+#include <QString>
+
+namespace cs {
+
+// One offending field of a request: a JSON path of a body member ("target.charge"), or the name
+// of a query parameter or header.
+struct FieldError
+{
+    QString field;
+    QString message;
+};
+
+// An application/problem+json answer (RFC 9457) with the API's stable `code` (docs/API.md,
+// "Errors"). The status and title are fixed per code; detail and extensions vary per instance.
+class Problem
+{
+public:
+    Problem(QString code, QString detail);
+
+    Problem &withErrors(const QList<FieldError> &errors);
+    Problem &with(const QString &member, const QJsonValue &value);
+    Problem &withHeader(const QByteArray &name, const QByteArray &value);
+
+    const QString &code() const { return m_code; }
+    int status() const { return m_status; }
+    QString title() const;
+
+    QJsonObject toJson(const QString &instance) const;
+    ApiResponse toResponse(const QString &instance) const;
+
+    // The HTTP status of a code (500 for an unknown one).
+    static int statusOf(const QString &code);
+
+private:
+    QString m_code;
+    int m_status = 500;
+    QString m_detail;
+    QJsonObject m_extensions;
+    HeaderList m_headers;
+};
+
+} // namespace cs

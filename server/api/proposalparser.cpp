@@ -1,0 +1,95 @@
+#include "proposalparser.h"
+
+#include "bodyreader.h"
+
+#include "money.h"
+
+namespace cs {
+
+const QStringList &ProposalParser::refundReasons()
+{
+    static const QStringList reasons = {QString(), QStringLiteral("duplicate"), QStringLiteral("fraudulent"),
+                                        QStringLiteral("requested_by_customer")};
+    return reasons;
+}
+
+std::optional<LedgerStore::ProposalInput> ProposalParser::parse(const QJsonObject &body, QList<FieldError> *errors)
+{
+    const qsizetype before = errors->size();
+    BodyReader in(body, errors);
+    in.refuseUnknown({QStringLiteral("kind"), QStringLiteral("target"), QStringLiteral("amount"),
+                      QStringLiteral("currency"), QStringLiteral("reason"), QStringLiteral("client_reference"),
+                      QStringLiteral("business_reference")});
+
+    LedgerStore::ProposalInput input;
+    BodyReader::StringRule kind;
+    kind.required = true;
+    kind.oneOf = {QStringLiteral("refund")};
+    if (const auto value = in.string(QStringLiteral("kind"), kind))
+        input.kind = *value;
+
+    if (const auto target = in.object(QStringLiteral("target"), true)) {
+        BodyReader t(*target, errors, QStringLiteral("target"));
+        t.refuseUnknown({QStringLiteral("charge"), QStringLiteral("payment_intent")});
+        const bool hasCharge = target->contains(QStringLiteral("charge"));
+        const bool hasIntent = target->contains(QStringLiteral("payment_intent"));
+        if (hasCharge == hasIntent) {
+            errors->append(FieldError{QStringLiteral("target"),
+                                      QStringLiteral("must have exactly one of \"charge\" or \"payment_intent\"")});
+        } else {
+            BodyReader::StringRule id;
+            id.required = true;
+            id.minLength = 1;
+            id.maxLength = 253;
+            const QString member = hasCharge ? QStringLiteral("charge") : QStringLiteral("payment_intent");
+            id.pattern = hasCharge ? QStringLiteral("ch_[A-Za-z0-9_]{1,250}") : QStringLiteral("pi_[A-Za-z0-9_]{1,250}");
+            id.patternDescription = hasCharge ? QStringLiteral("must be a charge id such as \"ch_3Pq8Xk2eZvKYlo2C\"")
+                                              : QStringLiteral("must be a payment intent id such as \"pi_3Pq8Xk2eZvKYlo2C\"");
+            if (const auto value = t.string(member, id)) {
+                input.targetType = hasCharge ? TargetType::Charge : TargetType::PaymentIntent;
+                input.targetId = *value;
+            }
+        }
+    }
+
+    if (const auto amount = in.integer(QStringLiteral("amount"), 1, Money::MaxMinorUnits, true))
+        input.amount = *amount;
+
+    BodyReader::StringRule currency;
+    currency.required = true;
+    currency.minLength = 3;
+    currency.maxLength = 3;
+    currency.pattern = QStringLiteral("[A-Za-z]{3}");
+    currency.patternDescription = QStringLiteral("must be a three-letter ISO-4217 code such as \"usd\"");
+    if (const auto value = in.string(QStringLiteral("currency"), currency)) {
+        if (!Money::isKnownCurrency(*value))
+            in.fail(QStringLiteral("currency"), QStringLiteral("\"%1\" is not a known ISO-4217 currency").arg(*value));
+        else
+            input.currency = value->toLower();
+    }
+
+    BodyReader::StringRule reason;
+    reason.maxLength = 64;
+    reason.oneOf = refundReasons();
+    if (const auto value = in.string(QStringLiteral("reason"), reason))
+        input.reason = *value;
+
+    BodyReader::StringRule clientReference;
+    clientReference.required = true;
+    clientReference.minLength = 1;
+    clientReference.maxLength = 255;
+    clientReference.nonBlank = true;
+    if (const auto value = in.string(QStringLiteral("client_reference"), clientReference))
+        input.clientReference = *value;
+
+    BodyReader::StringRule businessReference;
+    businessReference.maxLength = 255;
+    if (const auto value = in.string(QStringLiteral("business_reference"), businessReference))
+        input.businessReference = *value;
+
+    if (errors->size() != before)
+        return std::nullopt;
+    return input;
+}
+
+} // namespace cs

@@ -1,0 +1,28 @@
+#pragma once
+
+#include "ledgerstore.h"
+#include "problem.h"
+
+#include <QJsonObject>
+#include <QList>
+
+#include <optional>
+
+namespace cs {
+
+// Validates a `Proposal` body (resources/openapi.yaml) and turns it into the ledger's input:
+// kind "refund"; target exactly one of charge ("ch_…") / payment_intent ("pi_…"); amount a JSON
+// integer 1..10^12; currency a known ISO-4217 code in any case (stored lowercase); reason empty
+// or a Stripe refund reason; client_reference 1..255 and not blank; business_reference ≤ 255;
+// no other member (an agent cannot choose the provider). Every problem is listed in *errors.
+// The provider and account are the backend's, filled in by the caller.
+class ProposalParser
+{
+public:
+    static std::optional<LedgerStore::ProposalInput> parse(const QJsonObject &body, QList<FieldError> *errors);
+
+    // Shared with the follow-up parser: a reason the provider accepts.
+    static const QStringList &refundReasons();
+};
+
+} // namespace cs

@@ -1,0 +1,151 @@
+#include "userstore.h"
+
+#include "apisql.h"
+#include "ids.h"
+#include "ledgerconnections.h"
+
+#include "auditevent.h"
+
+#include <QCryptographicHash>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QSqlQuery>
+
+namespace cs {
+
+using apisql::run;
+
+UserStore::UserStore(LedgerConnections *connections, Clock clock)
+    : m_connections(connections), m_clock(clock ? std::move(clock) : systemClock())
+{
+}
+
+QString UserStore::newToken()
+{
+    return QStringLiteral("cst_") + Ids::randomBase32(52);
+}
+
+QString UserStore::hashToken(const QString &token)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(token.toUtf8(), QCryptographicHash::Sha256).toHex());
+}
+
+bool UserStore::isValidName(const QString &name, QString *why)
+{
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$"));
+    if (!pattern.match(name).hasMatch()) {
+        if (why)
+            *why = QStringLiteral("a user name is 1 to 64 characters: letters, digits, '.', '_', '@', '-'");
+        return false;
+    }
+    for (const char *reserved : {"executor", "reconciler", "system", "webhook"}) {
+        if (name.compare(QLatin1String(reserved), Qt::CaseInsensitive) == 0) {
+            if (why)
+                *why = QStringLiteral("\"%1\" is reserved for the backend's own actors").arg(name);
+            return false;
+        }
+    }
+    return true;
+}
+
+LedgerResult<QString> UserStore::addUser(const QString &name, Role role)
+{
+    QString why;
+    if (!isValidName(name, &why))
+        return LedgerError(LedgerError::Code::Invalid, why);
+    LedgerError error;
+    QSqlDatabase db = m_connections->forCurrentThread(&error);
+    if (!error.ok())
+        return error;
+    const QString token = newToken();
+    const QDateTime now = QDateTime::fromMSecsSinceEpoch(m_clock().toMSecsSinceEpoch(), Qt::UTC);
+    error = apisql::writeTransaction(db, [&]() -> LedgerError {
+        LedgerError e;
+        QSqlQuery exists(db);
+        if (!run(exists, QStringLiteral("SELECT 1 FROM users WHERE name = ?"), {name}, &e))
+            return e;
+        if (exists.next())
+            return LedgerError(LedgerError::Code::Conflict, QStringLiteral("user \"%1\" exists").arg(name));
+        exists.finish();
+        QSqlQuery insert(db);
+        if (!run(insert,
+                 QStringLiteral("INSERT INTO users (name, role, token_hash, created_at, disabled) VALUES (?, ?, ?, ?, 0)"),
+                 {name, toWire(role), hashToken(token), now.toMSecsSinceEpoch()}, &e)) {
+            return e;
+        }
+        // The audit chain records who may act (never the token or its hash).
+        QSqlQuery last(db);
+        if (!run(last, QStringLiteral("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"), {}, &e))
+            return e;
+        AuditEvent event;
+        event.seq = 1;
+        event.prevHash = QString(64, QLatin1Char('0'));
+        if (last.next()) {
+            event.seq = last.value(0).toLongLong() + 1;
+            event.prevHash = last.value(1).toString();
+        }
+        last.finish();
+        event.at = now;
+        event.actor = QStringLiteral("system");
+        event.event = QStringLiteral("user_added");
+        event.reason = QStringLiteral("user %1 added with role %2").arg(name, toWire(role));
+        event.after = QJsonObject{{QStringLiteral("user"), name}, {QStringLiteral("role"), toWire(role)}};
+        event.hash = event.chainHash(event.prevHash);
+        QSqlQuery audit(db);
+        return run(audit,
+                   QStringLiteral("INSERT INTO audit (seq, action_id, at, actor, event, reason, before_json, after_json,"
+                                  " prev_hash, hash) VALUES (?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                   {event.seq, now.toMSecsSinceEpoch(), event.actor, event.event, event.reason,
+                    QString::fromUtf8(QJsonDocument(event.before).toJson(QJsonDocument::Compact)),
+                    QString::fromUtf8(QJsonDocument(event.after).toJson(QJsonDocument::Compact)), event.prevHash,
+                    event.hash},
+                   &e)
+            ? LedgerError()
+            : e;
+    });
+    if (!error.ok())
+        return error;
+    return token;
+}
+
+LedgerResult<std::optional<User>> UserStore::userForToken(const QString &token) const
+{
+    LedgerError error;
+    QSqlDatabase db = m_connections->forCurrentThread(&error);
+    if (!error.ok())
+        return error;
+    QSqlQuery q(db);
+    if (!run(q, QStringLiteral("SELECT name, role, created_at FROM users WHERE token_hash = ? AND disabled = 0"),
+             {hashToken(token)}, &error)) {
+        return error;
+    }
+    std::optional<User> user;
+    if (q.next()) {
+        const std::optional<Role> role = roleFromWire(q.value(1).toString());
+        if (role) {
+            user = User{q.value(0).toString(), *role,
+                        QDateTime::fromMSecsSinceEpoch(q.value(2).toLongLong(), Qt::UTC)};
+        }
+    }
+    return user;
+}
+
+LedgerResult<QList<User>> UserStore::users() const
+{
+    LedgerError error;
+    QSqlDatabase db = m_connections->forCurrentThread(&error);
+    if (!error.ok())
+        return error;
+    QSqlQuery q(db);
+    if (!run(q, QStringLiteral("SELECT name, role, created_at FROM users ORDER BY name"), {}, &error))
+        return error;
+    QList<User> out;
+    while (q.next()) {
+        if (const auto role = roleFromWire(q.value(1).toString()))
+            out.append(User{q.value(0).toString(), *role, QDateTime::fromMSecsSinceEpoch(q.value(2).toLongLong(), Qt::UTC)});
+    }
+    return out;
+}
+
+} // namespace cs

@@ -1,0 +1,135 @@
+// API latency per endpoint against a real countersignd (and paysim for look-ups), on loopback:
+// N sequential requests per endpoint from one client (keep-alive), p50 / p95 / max in ms.
+// Not run by ctest; figures in docs/PERFORMANCE.md.
+//
+//   bench_api [N]      (default 200)
+#include "apitestsupport.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTextStream>
+
+#include <algorithm>
+#include <functional>
+
+namespace {
+
+struct Figures
+{
+    QString endpoint;
+    int n = 0;
+    double p50 = 0, p95 = 0, max = 0;
+    int errors = 0;
+};
+
+Figures measure(const QString &endpoint, int n, const std::function<int(int)> &request, int expected)
+{
+    QList<double> ms;
+    Figures f;
+    f.endpoint = endpoint;
+    for (int i = 0; i < n; ++i) {
+        QElapsedTimer clock;
+        clock.start();
+        const int status = request(i);
+        ms << clock.nsecsElapsed() / 1e6;
+        if (status != expected)
+            ++f.errors;
+    }
+    std::sort(ms.begin(), ms.end());
+    f.n = n;
+    f.p50 = ms.at(ms.size() / 2);
+    f.p95 = ms.at(std::min<qsizetype>(ms.size() - 1, qsizetype(ms.size() * 0.95)));
+    f.max = ms.constLast();
+    return f;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    const int n = argc > 1 ? std::max(10, QString::fromLatin1(argv[1]).toInt()) : 200;
+    QTextStream out(stdout);
+    ApiHarness harness;
+    ApiHarness::Options options;
+    options.withPaysim = true;
+    options.extraServeArguments = {QStringLiteral("--no-executor")};
+    QString error;
+    if (!harness.start(options, &error)) {
+        QTextStream(stderr) << "bench_api: " << error << Qt::endl;
+        return 1;
+    }
+    ApiClient client(harness.api());
+    const QString agent = harness.token(QStringLiteral("agent-7"));
+    const QString ana = harness.token(QStringLiteral("ana"));
+    const QString sam = harness.token(QStringLiteral("sam"));
+
+    // Fixture: 2n PENDING actions (half to approve, half to reject) plus what the list shows.
+    QStringList ids;
+    QList<Figures> all;
+    all << measure(QStringLiteral("POST /actions (201)"), 2 * n, [&](int i) {
+        const ApiReply r = client.propose(agent, ApiClient::proposal(QStringLiteral("bench-%1").arg(i), 1000 + i));
+        ids << r.json.value(QStringLiteral("id")).toString();
+        return r.status;
+    }, 201);
+    all << measure(QStringLiteral("POST /actions identical (200)"), n, [&](int i) {
+        return client.propose(agent, ApiClient::proposal(QStringLiteral("bench-%1").arg(i), 1000 + i)).status;
+    }, 200);
+    all << measure(QStringLiteral("POST /actions invalid (422)"), n, [&](int) {
+        return client.post(QStringLiteral("/actions"), agent, {{QStringLiteral("amount"), QStringLiteral("x")}}).status;
+    }, 422);
+    all << measure(QStringLiteral("GET /health"), n, [&](int) { return client.get(QStringLiteral("/health"), QString()).status; }, 200);
+    all << measure(QStringLiteral("GET /me"), n, [&](int) { return client.get(QStringLiteral("/me"), ana).status; }, 200);
+    all << measure(QStringLiteral("GET /actions?limit=50"), n, [&](int) {
+        return client.get(QStringLiteral("/actions?limit=50"), ana).status;
+    }, 200);
+    all << measure(QStringLiteral("GET /actions?state=queue&q=bench-1"), n, [&](int) {
+        return client.get(QStringLiteral("/actions?state=queue&q=bench-1&limit=50"), ana).status;
+    }, 200);
+    all << measure(QStringLiteral("GET /actions/{id}"), n, [&](int i) {
+        return client.get(QStringLiteral("/actions/") + ids.at(i), ana).status;
+    }, 200);
+    all << measure(QStringLiteral("POST /actions/{id}/approvals"), n, [&](int i) {
+        return client.approve(ana, ids.at(i), "\"1\"", QByteArray("bench-approve-") + QByteArray::number(i)).status;
+    }, 200);
+    all << measure(QStringLiteral("POST approvals replayed (Idempotency-Key)"), n, [&](int i) {
+        return client.approve(ana, ids.at(i), "\"1\"", QByteArray("bench-approve-") + QByteArray::number(i)).status;
+    }, 200);
+    all << measure(QStringLiteral("POST approvals stale (412)"), n, [&](int i) {
+        return client.approve(ana, ids.at(i), "\"1\"").status;
+    }, 412);
+    all << measure(QStringLiteral("POST /actions/{id}/rejections"), n, [&](int i) {
+        return client.post(QStringLiteral("/actions/%1/rejections").arg(ids.at(n + i)), ana,
+                           {{QStringLiteral("reason"), QStringLiteral("bench")}}, {{"If-Match", "\"1\""}}).status;
+    }, 200);
+    all << measure(QStringLiteral("POST /actions/{id}/lookups (paysim)"), n, [&](int i) {
+        return client.post(QStringLiteral("/actions/%1/lookups").arg(ids.at(n + i)), sam, {}, {{"If-Match", "\"2\""}}).status;
+    }, 200);
+    all << measure(QStringLiteral("GET /events (to first byte)"), std::min(n, 50), [&](int) {
+        QNetworkReply *reply = client.sendAsync("GET", QStringLiteral("/events"), ana, {}, {});
+        QElapsedTimer wait;
+        wait.start();
+        while (reply->bytesAvailable() == 0 && wait.elapsed() < 5000)
+            QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        reply->abort();
+        reply->deleteLater();
+        return status;
+    }, 200);
+
+    out << "countersignd API latency, " << n << " sequential requests per endpoint, one keep-alive client,"
+        << " loopback, SQLite ledger (WAL, synchronous=FULL)\n";
+    out << QStringLiteral("%1 %2 %3 %4 %5 %6\n").arg(QStringLiteral("endpoint"), -44).arg(QStringLiteral("n"), 5)
+               .arg(QStringLiteral("p50 ms"), 8).arg(QStringLiteral("p95 ms"), 8).arg(QStringLiteral("max ms"), 8).arg(QStringLiteral("errors"), 7);
+    int errors = 0;
+    for (const Figures &f : all) {
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6\n").arg(f.endpoint, -44).arg(f.n, 5).arg(f.p50, 8, 'f', 2)
+                   .arg(f.p95, 8, 'f', 2).arg(f.max, 8, 'f', 2).arg(f.errors, 7);
+        errors += f.errors;
+    }
+    out.flush();
+    harness.stop();
+    return errors == 0 ? 0 : 1;
+}
