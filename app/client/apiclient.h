@@ -1,0 +1,118 @@
+#pragma once
+
+#include "actionquery.h"
+#include "apicall.h"
+
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+#include <QUrl>
+
+#include <chrono>
+
+namespace cs {
+
+// The console's only way into countersignd: its REST API (docs/API.md, resources/openapi.yaml)
+// over Qt Network, with a bearer token. Every request has a deadline (a timer that aborts it:
+// Qt 6.4 then reports OperationCanceledError, later versions TimeoutError; both become
+// ApiError::Timeout). Mutations carry a client Idempotency-Key minted per logical mutation and
+// reused, with the same If-Match, on every resend (see ApiCall). The client tracks whether the
+// backend is reachable: a transport failure makes it Offline and it probes GET /health with
+// backoff until it answers, then it is Online again and waiting mutations are resent at once.
+// Not thread-safe: use it from the thread that created it.
+class ApiClient : public QObject
+{
+    Q_OBJECT
+
+public:
+    enum class ConnectionState { Unknown, Online, Offline };
+    Q_ENUM(ConnectionState)
+
+    explicit ApiClient(QObject *parent = nullptr);
+    ~ApiClient() override;
+
+    // The backend's base URL ("http://127.0.0.1:8470"); paths are under /api/v1.
+    void setBaseUrl(const QUrl &url);
+    QUrl baseUrl() const { return m_baseUrl; }
+    void setToken(const QString &token);
+    QString token() const { return m_token; }
+
+    // Deadline of an ordinary request; lookups (the backend asks the provider, up to 10 s) use
+    // the longer lookup deadline.
+    void setDeadline(std::chrono::milliseconds deadline) { m_deadlineMs = int(deadline.count()); }
+    int deadlineMs() const { return m_deadlineMs; }
+    void setLookupDeadline(std::chrono::milliseconds deadline) { m_lookupDeadlineMs = int(deadline.count()); }
+    // Resend backoff for mutations (doubling from `initial` up to `max`), and how many sends a
+    // mutation gets at most (0: unlimited, until abandoned — the default for the console).
+    void setResendPolicy(std::chrono::milliseconds initial, std::chrono::milliseconds max, int maxSends = 0);
+    // Health-probe backoff while offline.
+    void setProbeInterval(std::chrono::milliseconds initial, std::chrono::milliseconds max);
+
+    ConnectionState connectionState() const { return m_state; }
+    // Probe now (the offline banner's "Retry now").
+    void probeNow();
+
+    // A fresh client Idempotency-Key (a UUID): one per human intent.
+    static QString mintIdempotencyKey();
+
+    // ---- reads ----
+    ApiCall *health();
+    ApiCall *me();
+    ApiCall *listActions(const ActionQuery &query, const QString &cursor = QString(), int limit = 50);
+    ApiCall *action(const QString &actionId);
+
+    // ---- mutations (ifMatch: the action's state_version; key: empty mints one) ----
+    ApiCall *propose(const QJsonObject &proposal, const QString &key = QString());
+    ApiCall *approve(const QString &actionId, qint64 ifMatch, const QString &note, const QString &key = QString());
+    ApiCall *reject(const QString &actionId, qint64 ifMatch, const QString &reason, const QString &key = QString());
+    ApiCall *lookUp(const QString &actionId, qint64 ifMatch, const QString &key = QString());
+    ApiCall *reconcile(const QString &actionId, qint64 ifMatch, bool committed, int evidenceLookupSeq,
+                       const QString &note, const QString &key = QString());
+    ApiCall *followUp(const QString &actionId, qint64 ifMatch, qint64 desiredTotalAmount, const QString &note,
+                      const QString &key = QString());
+
+    // Any mutation: POST `path` (under /api/v1) with a JSON body.
+    ApiCall *post(const QString &path, const QJsonObject &body, qint64 ifMatch, const QString &key,
+                  int deadlineMs = 0);
+
+    QNetworkAccessManager *networkAccessManager() { return &m_nam; }
+
+signals:
+    void connectionStateChanged(cs::ApiClient::ConnectionState state);
+    // 401 on any call: the token is missing, wrong or revoked.
+    void unauthorized();
+    // A mutation's answer was lost and it is being resent (for the status bar).
+    void mutationResending(const QString &path, int sendCount);
+
+private:
+    friend class ApiCall;
+    ApiCall *get(const QString &path, const QUrlQuery &query = QUrlQuery());
+    void send(ApiCall *call);
+    void onReplyFinished(ApiCall *call, QNetworkReply *reply, bool timedOut);
+    void finish(ApiCall *call);
+    void scheduleResend(ApiCall *call);
+    void setConnectionState(ConnectionState state);
+    void startProbing();
+    void probe();
+    QUrl urlFor(const QString &path, const QUrlQuery &query) const;
+
+    QNetworkAccessManager m_nam;
+    QUrl m_baseUrl;
+    QString m_token;
+    int m_deadlineMs = 15000;
+    int m_lookupDeadlineMs = 25000;
+    int m_resendInitialMs = 500;
+    int m_resendMaxMs = 8000;
+    int m_maxSends = 0;
+    int m_probeInitialMs = 1000;
+    int m_probeMaxMs = 10000;
+    int m_probeDelayMs = 1000;
+    ConnectionState m_state = ConnectionState::Unknown;
+    QTimer m_probeTimer;
+    QPointer<QNetworkReply> m_probeReply;
+    QList<QPointer<ApiCall>> m_waiting; // mutations waiting to resend
+};
+
+} // namespace cs

@@ -1,0 +1,3 @@
+#include "clientlog.h"
+
+Q_LOGGING_CATEGORY(lcClient, "countersign.client", QtWarningMsg)

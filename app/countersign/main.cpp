@@ -1,0 +1,145 @@
+// countersign: the review console. Parses the command line, wires the API client, the event
+// stream and the main window, shows it and runs. Everything else lives in cs_ui / cs_client.
+
+#include "apiclient.h"
+#include "consolesettings.h"
+#include "eventstreamclient.h"
+#include "mainwindow.h"
+#include "tokenstore.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTextStream>
+#include <QTimer>
+
+namespace {
+
+struct Options
+{
+    QCommandLineOption backend{ QStringLiteral("backend"), QStringLiteral("The backend's URL (default: the last profile's)."),
+                                QStringLiteral("URL") };
+    QCommandLineOption tokenFile{ QStringLiteral("token-file"),
+                                  QStringLiteral("Read the bearer token from FILE instead of the keychain."), QStringLiteral("FILE") };
+    QCommandLineOption settings{ QStringLiteral("settings"), QStringLiteral("Keep settings in this INI file."),
+                                 QStringLiteral("FILE") };
+    QCommandLineOption filter{ QStringLiteral("filter"), QStringLiteral("Queue filter: queue, pending, unknown, review or all."),
+                               QStringLiteral("NAME") };
+    QCommandLineOption select{ QStringLiteral("select"), QStringLiteral("Open this action."), QStringLiteral("ACTION_ID") };
+    QCommandLineOption tab{ QStringLiteral("tab"), QStringLiteral("Detail tab: overview, evidence, approvals, audit, related, diff."),
+                            QStringLiteral("NAME") };
+    QCommandLineOption windowSize{ QStringLiteral("window-size"), QStringLiteral("Window size, e.g. 1440x900."),
+                                   QStringLiteral("WxH") };
+    QCommandLineOption screenshot{ QStringLiteral("screenshot"),
+                                   QStringLiteral("Save a picture of the window to FILE once it shows its data, then quit."),
+                                   QStringLiteral("FILE") };
+
+    void addTo(QCommandLineParser &parser)
+    {
+        parser.setApplicationDescription(QStringLiteral(
+            "Countersign review console: sign off refunds that AI agents propose and review ambiguous ones.\n"
+            "Talks to countersignd only through its REST API."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addOptions({ backend, tokenFile, settings, filter, select, tab, windowSize, screenshot });
+    }
+};
+
+void describeApplication(QCoreApplication &app)
+{
+    app.setOrganizationName(QStringLiteral("Countersign"));
+    app.setApplicationName(QStringLiteral("countersign"));
+    app.setApplicationVersion(QStringLiteral(COUNTERSIGN_VERSION));
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    // --help and --version need no display: answer them before a QApplication exists.
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" || arg == "--version") {
+            QCoreApplication core(argc, argv);
+            describeApplication(core);
+            QCommandLineParser parser;
+            Options options;
+            options.addTo(parser);
+            parser.process(core); // prints and exits
+            return 0;
+        }
+    }
+
+    QApplication app(argc, argv);
+    describeApplication(app);
+    QApplication::setDesktopFileName(QStringLiteral("countersign"));
+    QCommandLineParser parser;
+    Options options;
+    options.addTo(parser);
+    parser.process(app);
+
+    std::unique_ptr<cs::ConsoleSettings> settings = parser.isSet(options.settings)
+        ? std::make_unique<cs::ConsoleSettings>(parser.value(options.settings))
+        : std::make_unique<cs::ConsoleSettings>();
+    if (parser.isSet(options.filter))
+        settings->queueFilter = parser.value(options.filter);
+
+    const QUrl backend = QUrl::fromUserInput(parser.isSet(options.backend) ? parser.value(options.backend)
+                                                                            : QString(settings->backendUrl));
+    if (!backend.isValid()) {
+        QTextStream(stderr) << "countersign: --backend expects a URL such as http://127.0.0.1:8470" << Qt::endl;
+        return 2;
+    }
+    settings->backendUrl = backend.toString();
+
+    cs::ApiClient client;
+    client.setBaseUrl(backend);
+    cs::EventStreamClient events;
+    events.setBaseUrl(backend);
+    cs::TokenStore tokens;
+    cs::MainWindow window(&client, &events, settings.get());
+    window.setTokenStore(&tokens);
+
+    if (parser.isSet(options.windowSize)) {
+        const QStringList wh = parser.value(options.windowSize).split(QLatin1Char('x'));
+        if (wh.size() == 2)
+            window.resize(wh.at(0).toInt(), wh.at(1).toInt());
+    }
+    if (parser.isSet(options.screenshot)) {
+        window.scheduleScreenshot(parser.value(options.screenshot), parser.value(options.select), parser.value(options.tab));
+        QObject::connect(&window, &cs::MainWindow::screenshotSaved, &app,
+                         [&app](const QString &, bool ok) { app.exit(ok ? 0 : 1); });
+        QTimer::singleShot(60000, &app, [&app] {
+            QTextStream(stderr) << "countersign: no screenshot within 60 s (is the backend reachable?)" << Qt::endl;
+            app.exit(1);
+        });
+    } else if (parser.isSet(options.select)) {
+        const QString id = parser.value(options.select);
+        QObject::connect(&window, &cs::MainWindow::identityKnown, &window, [&window, id] { window.selectAction(id); },
+                         Qt::SingleShotConnection);
+    }
+
+    const auto startWith = [&](const QString &token) {
+        client.setToken(token);
+        events.setToken(token);
+        window.start();
+    };
+    if (parser.isSet(options.tokenFile)) {
+        QString error;
+        const QString token = cs::TokenStore::readTokenFile(parser.value(options.tokenFile), &error);
+        if (token.isEmpty()) {
+            QTextStream(stderr) << "countersign: --token-file: " << error << Qt::endl;
+            return 2;
+        }
+        startWith(token);
+    } else {
+        QObject::connect(&tokens, &cs::TokenStore::loaded, &window,
+                         [&](const QString &, const QString &token) { startWith(token); }, Qt::SingleShotConnection);
+        const auto ask = [&window] { QTimer::singleShot(0, &window, &cs::MainWindow::editConnection); };
+        QObject::connect(&tokens, &cs::TokenStore::notFound, &window, ask, Qt::SingleShotConnection);
+        QObject::connect(&tokens, &cs::TokenStore::failed, &window, ask, Qt::SingleShotConnection);
+        tokens.load(backend.toString());
+    }
+
+    window.show();
+    return app.exec();
+}

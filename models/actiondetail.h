@@ -1,0 +1,90 @@
+#pragma once
+
+#include "actionrecord.h"
+#include "actionsummary.h"
+#include "approval.h"
+#include "attempt.h"
+#include "auditevent.h"
+#include "providerlookup.h"
+#include "reconciliation.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QList>
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace cs {
+
+// What the calling user may do with an action right now, as the backend advises it
+// (GET /actions/{id} → permissions). Advice only: the backend checks again on every mutation.
+struct PermissionEntry
+{
+    bool allowed = false;
+    QString reason; // why not, for a human; empty when allowed
+    friend bool operator==(const PermissionEntry &, const PermissionEntry &) = default;
+};
+
+struct Permissions
+{
+    PermissionEntry approve;
+    PermissionEntry reject;
+    PermissionEntry lookup;
+    PermissionEntry reconcile;
+    PermissionEntry followUp;
+    friend bool operator==(const Permissions &, const Permissions &) = default;
+};
+
+// A changed resubmission under an existing client_reference, kept as evidence: the stored
+// payload and the one that conflicted with it (ProposalPayload on the wire).
+struct PayloadConflict
+{
+    int seq = 0;
+    QString submittedBy;
+    QDateTime at;
+    QJsonObject storedPayload;
+    QJsonObject conflictingPayload;
+    friend bool operator==(const PayloadConflict &, const PayloadConflict &) = default;
+};
+
+// An action and everything recorded about it (GET /actions/{id} → ActionDetail). Lists are
+// oldest first. A plain value type: a snapshot of what the backend said.
+struct ActionDetail
+{
+    ActionRecord record;
+    QDateTime keyWindowEndsAt; // null until the first attempt
+    QList<Attempt> attempts;
+    QList<ProviderLookup> lookups;
+    QList<Approval> approvals;
+    QList<Reconciliation> reconciliations;
+    QList<AuditEvent> audit;
+    QList<PayloadConflict> conflicts;
+    std::optional<ActionSummary> parent;
+    QList<ActionSummary> followUps;
+    Permissions permissions;
+
+    // The list row this detail stands for (attempt count, time of the newest audit event).
+    ActionSummary summary() const;
+
+    // What provider evidence says this action refunded, in minor units of record.currency:
+    // for COMPLETED the amount of the newest FOUND lookup with status succeeded or pending, else
+    // the action's amount when a 2xx attempt answered its exact request; 0 for REJECTED; nothing
+    // while the outcome is not known (any other state). Mirrors the backend's follow-up rule.
+    std::optional<qint64> committedAmount() const;
+
+    // The lookup with this seq, or nullptr.
+    const ProviderLookup *lookup(int seq) const;
+
+    static std::optional<ActionDetail> fromJson(const QJsonObject &json, QString *error = nullptr);
+
+    // What changed between two details of the same action, one sentence each, for a reviewer
+    // whose decision was overtaken ("state: PENDING → REJECTED", "rejected by bob: …").
+    static QStringList describeChanges(const ActionDetail &before, const ActionDetail &after);
+};
+
+} // namespace cs
+
+Q_DECLARE_METATYPE(cs::ActionDetail)

@@ -1,0 +1,412 @@
+#include "actionqueuemodel.h"
+#include "displayformat.h"
+
+namespace cs {
+
+ActionQueueModel::ActionQueueModel(ActionPageSource *source, QObject *parent)
+    : QAbstractTableModel(parent)
+    , m_source(source)
+    , m_clock([] { return QDateTime::currentDateTimeUtc(); })
+{
+    Q_ASSERT(source);
+    connect(source, &ActionPageSource::pageReady, this, &ActionQueueModel::onPageReady);
+    connect(source, &ActionPageSource::pageFailed, this, &ActionQueueModel::onPageFailed);
+    connect(source, &ActionPageSource::summaryReady, this, &ActionQueueModel::onSummaryReady);
+    connect(source, &ActionPageSource::summaryFailed, this, &ActionQueueModel::onSummaryFailed);
+    // Counts follow live changes, but a burst of events asks for them once.
+    m_countsTimer.setSingleShot(true);
+    m_countsTimer.setInterval(400);
+    connect(&m_countsTimer, &QTimer::timeout, this, [this] {
+        if (!m_source || m_countsTicket != 0)
+            return;
+        m_countsTicket = m_source->requestPage(m_query, QString(), 1);
+    });
+}
+
+void ActionQueueModel::setQuery(const ActionQuery &query)
+{
+    beginResetModel();
+    m_query = query;
+    m_rows.clear();
+    m_rowById.clear();
+    m_cursor.clear();
+    m_hasMore = true;
+    m_lastError.clear();
+    // Ask before the reset is announced, so that a view (or a model tester) reacting to the
+    // reset with fetchMore() finds the first page already on its way.
+    m_pageTicket = m_source ? m_source->requestPage(m_query, m_cursor, m_pageSize) : 0;
+    endResetModel();
+    emit loadingChanged(isLoading());
+}
+
+void ActionQueueModel::reload()
+{
+    setQuery(m_query);
+}
+
+void ActionQueueModel::retry()
+{
+    if (isLoading())
+        return;
+    m_lastError.clear();
+    if (m_rows.isEmpty() && m_cursor.isEmpty())
+        m_hasMore = true;
+    if (m_hasMore)
+        requestPage();
+}
+
+void ActionQueueModel::setPageSize(int rows)
+{
+    m_pageSize = qBound(1, rows, 200);
+}
+
+int ActionQueueModel::rowOf(const QString &actionId) const
+{
+    return m_rowById.value(actionId, -1);
+}
+
+void ActionQueueModel::requestPage()
+{
+    if (!m_source)
+        return;
+    m_pageTicket = m_source->requestPage(m_query, m_cursor, m_pageSize);
+    emit loadingChanged(true);
+}
+
+void ActionQueueModel::onPageReady(quint64 ticket, const ActionPage &page)
+{
+    if (ticket == m_countsTicket) {
+        m_countsTicket = 0;
+        setCounts(page.counts);
+        return;
+    }
+    if (ticket != m_pageTicket)
+        return; // a page of an earlier query
+    m_pageTicket = 0;
+    m_lastError.clear();
+    // Before the rows are announced: a view reacting to rowsInserted with fetchMore() must ask
+    // for the page after this one.
+    m_cursor = page.nextCursor;
+    m_hasMore = !page.nextCursor.isEmpty();
+
+    // A row may already be here: it arrived live while this page was on its way.
+    QList<ActionSummary> fresh;
+    fresh.reserve(page.rows.size());
+    for (const ActionSummary &row : page.rows) {
+        const int existing = rowOf(row.id());
+        if (existing < 0)
+            fresh.append(row);
+        else if (row.record.stateVersion >= m_rows.at(existing).record.stateVersion)
+            replaceRow(existing, row);
+    }
+    if (!fresh.isEmpty()) {
+        const int first = int(m_rows.size());
+        beginInsertRows(QModelIndex(), first, first + int(fresh.size()) - 1);
+        for (ActionSummary &row : fresh) {
+            m_rowById.insert(row.id(), int(m_rows.size()));
+            m_rows.append(std::move(row));
+        }
+        endInsertRows();
+    }
+    setCounts(page.counts);
+    emit loadingChanged(false);
+    emit pageLoaded(int(fresh.size()), m_hasMore);
+}
+
+void ActionQueueModel::onPageFailed(quint64 ticket, const QString &message)
+{
+    if (ticket == m_countsTicket) {
+        m_countsTicket = 0;
+        return;
+    }
+    if (ticket != m_pageTicket)
+        return;
+    m_pageTicket = 0;
+    m_lastError = message.isEmpty() ? tr("The queue could not be loaded.") : message;
+    emit loadingChanged(false);
+    emit loadFailed(m_lastError);
+}
+
+void ActionQueueModel::setCounts(const StateCounts &counts)
+{
+    if (counts == m_counts)
+        return;
+    m_counts = counts;
+    emit countsChanged(m_counts);
+}
+
+void ActionQueueModel::scheduleCountsRefresh()
+{
+    if (!m_countsTimer.isActive())
+        m_countsTimer.start();
+}
+
+void ActionQueueModel::applyChange(const ActionChange &change)
+{
+    scheduleCountsRefresh();
+    const int row = rowOf(change.actionId);
+    if (row >= 0) {
+        ActionSummary &summary = m_rows[row];
+        if (change.stateVersion > summary.record.stateVersion) {
+            // Show the new state at once; the full row (attempts, last event) follows.
+            summary.record.state = change.state;
+            summary.record.stateVersion = change.stateVersion;
+            if (change.at.isValid())
+                summary.lastEventAt = change.at;
+            emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        }
+        refreshAction(change.actionId);
+        return;
+    }
+    // Not loaded: fetch it only if it may belong here.
+    if (m_query.states.isEmpty() || m_query.states.contains(change.state))
+        refreshAction(change.actionId);
+}
+
+void ActionQueueModel::refreshAction(const QString &actionId)
+{
+    if (!m_source || actionId.isEmpty())
+        return;
+    if (m_summaryInFlight.contains(actionId)) {
+        m_summaryDirty.insert(actionId);
+        return;
+    }
+    m_summaryInFlight.insert(actionId);
+    m_summaryTickets.insert(m_source->requestSummary(actionId), actionId);
+}
+
+void ActionQueueModel::onSummaryReady(quint64 ticket, const ActionSummary &summary)
+{
+    const QString actionId = m_summaryTickets.take(ticket);
+    if (actionId.isEmpty())
+        return;
+    m_summaryInFlight.remove(actionId);
+    updateSummary(summary);
+    if (m_summaryDirty.remove(actionId))
+        refreshAction(actionId);
+}
+
+void ActionQueueModel::onSummaryFailed(quint64 ticket, const QString &, bool, const QString &)
+{
+    const QString actionId = m_summaryTickets.take(ticket);
+    if (actionId.isEmpty())
+        return;
+    m_summaryInFlight.remove(actionId);
+    // The row keeps what it had; the next change or reload corrects it.
+    if (m_summaryDirty.remove(actionId))
+        refreshAction(actionId);
+}
+
+void ActionQueueModel::updateSummary(const ActionSummary &summary)
+{
+    const int row = rowOf(summary.id());
+    if (row >= 0) {
+        if (summary.record.stateVersion < m_rows.at(row).record.stateVersion)
+            return;
+        replaceRow(row, summary);
+        return;
+    }
+    if (!m_query.matches(summary.record))
+        return;
+    const int position = insertPosition(summary);
+    // Beyond the loaded rows it arrives with a later page.
+    if (position == m_rows.size() && m_hasMore)
+        return;
+    beginInsertRows(QModelIndex(), position, position);
+    m_rows.insert(position, summary);
+    rebuildIndex();
+    endInsertRows();
+}
+
+void ActionQueueModel::replaceRow(int row, const ActionSummary &summary)
+{
+    if (m_rows.at(row) == summary)
+        return;
+    m_rows[row] = summary;
+    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+}
+
+int ActionQueueModel::insertPosition(const ActionSummary &summary) const
+{
+    // Newest first: created_at, then id, both descending (the backend's order).
+    const auto newer = [](const ActionSummary &a, const ActionSummary &b) {
+        if (a.record.createdAt != b.record.createdAt)
+            return a.record.createdAt > b.record.createdAt;
+        return a.record.id > b.record.id;
+    };
+    const auto it = std::lower_bound(m_rows.cbegin(), m_rows.cend(), summary, newer);
+    return int(it - m_rows.cbegin());
+}
+
+void ActionQueueModel::rebuildIndex()
+{
+    m_rowById.clear();
+    m_rowById.reserve(m_rows.size());
+    for (int i = 0; i < m_rows.size(); ++i)
+        m_rowById.insert(m_rows.at(i).id(), i);
+}
+
+void ActionQueueModel::setClock(std::function<QDateTime()> clock)
+{
+    m_clock = std::move(clock);
+    refreshRelativeTimes();
+}
+
+void ActionQueueModel::refreshRelativeTimes()
+{
+    if (m_rows.isEmpty())
+        return;
+    const int last = int(m_rows.size()) - 1;
+    emit dataChanged(index(0, AgeColumn), index(last, AgeColumn), { Qt::DisplayRole, SortRole });
+    emit dataChanged(index(0, LastEventColumn), index(last, LastEventColumn),
+                     { Qt::DisplayRole, Qt::ToolTipRole });
+}
+
+int ActionQueueModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int ActionQueueModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+bool ActionQueueModel::canFetchMore(const QModelIndex &parent) const
+{
+    return !parent.isValid() && m_hasMore && !isLoading() && !hasFailed();
+}
+
+void ActionQueueModel::fetchMore(const QModelIndex &parent)
+{
+    if (canFetchMore(parent))
+        requestPage();
+}
+
+QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return QVariant();
+    const ActionSummary &row = m_rows.at(index.row());
+    const ActionRecord &r = row.record;
+
+    switch (role) {
+    case ActionRole:
+        return QVariant::fromValue(row);
+    case ActionIdRole:
+        return r.id;
+    case StateRole:
+        return int(r.state);
+    case Qt::TextAlignmentRole:
+        if (index.column() == AmountColumn || index.column() == AttemptsColumn
+            || index.column() == AgeColumn)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        switch (index.column()) {
+        case StateColumn:
+            return r.reviewReason.isEmpty() ? display::stateName(r.state)
+                                            : display::stateName(r.state) + QStringLiteral(": ") + r.reviewReason;
+        case AgeColumn:
+            return tr("Proposed %1").arg(display::isoTime(r.createdAt));
+        case LastEventColumn:
+            return display::isoTime(row.lastEventAt);
+        case AmountColumn:
+            return tr("%1 minor units of %2").arg(r.amount).arg(r.currency.toUpper());
+        default:
+            return QVariant();
+        }
+    case SortRole:
+        switch (index.column()) {
+        case StateColumn:
+            return int(r.state);
+        case AmountColumn:
+            return display::comparableAmount(r.amount, r.currency);
+        case AgeColumn: // older first when ascending
+            return -r.createdAt.toMSecsSinceEpoch();
+        case AttemptsColumn:
+            return row.attemptCount;
+        case LastEventColumn:
+            return row.lastEventAt.toMSecsSinceEpoch();
+        default:
+            break;
+        }
+        [[fallthrough]];
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case StateColumn:
+            return display::stateName(r.state);
+        case AmountColumn:
+            return display::money(r.amount, r.currency);
+        case TargetColumn:
+            return r.targetId;
+        case OrderColumn:
+            return r.businessReference;
+        case AgentColumn:
+            return r.requestedBy;
+        case AgeColumn:
+            return display::age(r.createdAt.secsTo(m_clock()));
+        case AttemptsColumn:
+            return row.attemptCount;
+        case LastEventColumn:
+            return display::relative(row.lastEventAt, m_clock());
+        case IdColumn:
+            return r.id;
+        default:
+            return QVariant();
+        }
+    case Qt::AccessibleTextRole:
+        if (index.column() == StateColumn)
+            return tr("%1, %2, %3").arg(display::stateName(r.state), display::money(r.amount, r.currency), r.id);
+        return QVariant();
+    default:
+        return QVariant();
+    }
+}
+
+QVariant ActionQueueModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal)
+        return QVariant();
+    if (role == Qt::TextAlignmentRole) {
+        if (section == AmountColumn || section == AttemptsColumn || section == AgeColumn)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    }
+    if (role != Qt::DisplayRole)
+        return QVariant();
+    switch (section) {
+    case StateColumn:
+        return tr("State");
+    case AmountColumn:
+        return tr("Amount");
+    case TargetColumn:
+        return tr("Charge");
+    case OrderColumn:
+        return tr("Order");
+    case AgentColumn:
+        return tr("Agent");
+    case AgeColumn:
+        return tr("Age");
+    case AttemptsColumn:
+        return tr("Attempts");
+    case LastEventColumn:
+        return tr("Last event");
+    case IdColumn:
+        return tr("Action");
+    default:
+        return QVariant();
+    }
+}
+
+QHash<int, QByteArray> ActionQueueModel::roleNames() const
+{
+    QHash<int, QByteArray> names = QAbstractTableModel::roleNames();
+    names.insert(ActionRole, "action");
+    names.insert(ActionIdRole, "actionId");
+    names.insert(StateRole, "state");
+    names.insert(SortRole, "sortValue");
+    return names;
+}
+
+} // namespace cs

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "actionrecord.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QMetaType>
+#include <QString>
+
+#include <array>
+#include <optional>
+
+namespace cs {
+
+// One row of the action list (GET /actions → ActionSummary): the record as far as the list
+// carries it, plus the attempt count and the time of the newest audit event. A summary read from
+// a list lacks the provider, key, fingerprint and client reference; one built from an action
+// detail (ActionDetail::summary()) has them all. A plain value type.
+struct ActionSummary
+{
+    ActionRecord record;
+    int attemptCount = 0;
+    QDateTime lastEventAt; // UTC
+
+    const QString &id() const { return record.id; }
+
+    QJsonObject toJson() const;
+    // Reads the list row. "kind" is absent from list rows and defaults to "refund".
+    static std::optional<ActionSummary> fromJson(const QJsonObject &json, QString *error = nullptr);
+    friend bool operator==(const ActionSummary &, const ActionSummary &) = default;
+};
+
+// How many actions are in each of the six states (over everything the caller may see).
+class StateCounts
+{
+public:
+    qint64 count(ActionState state) const { return m_counts[index(state)]; }
+    void setCount(ActionState state, qint64 count) { m_counts[index(state)] = count; }
+    qint64 queueTotal() const; // PENDING + CONFIRMATION_UNKNOWN + REQUIRES_REVIEW
+    qint64 total() const;
+
+    QJsonObject toJson() const;
+    static std::optional<StateCounts> fromJson(const QJsonObject &json, QString *error = nullptr);
+    friend bool operator==(const StateCounts &, const StateCounts &) = default;
+
+private:
+    static std::size_t index(ActionState state) { return std::size_t(state); }
+    std::array<qint64, 6> m_counts{};
+};
+
+} // namespace cs
+
+Q_DECLARE_METATYPE(cs::ActionSummary)
+Q_DECLARE_METATYPE(cs::StateCounts)

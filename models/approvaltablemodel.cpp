@@ -1,0 +1,76 @@
+#include "approvaltablemodel.h"
+#include "displayformat.h"
+
+namespace cs {
+
+int ApprovalTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ApprovalTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!isValidIndex(index))
+        return QVariant();
+    const Approval &a = m_records.at(index.row());
+    if (role == ApprovalRole)
+        return QVariant::fromValue(a);
+    if (role == Qt::TextAlignmentRole)
+        return index.column() == VersionColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                               : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole) {
+        if (index.column() == FingerprintColumn)
+            return a.approvedFingerprint;
+        if (index.column() == NoteColumn)
+            return a.note;
+        if (index.column() == DecidedAtColumn)
+            return display::isoTime(a.decidedAt);
+        return QVariant();
+    }
+    if (role != Qt::DisplayRole)
+        return QVariant();
+    switch (index.column()) {
+    case VersionColumn:
+        return a.version;
+    case DecidedAtColumn:
+        return display::time(a.decidedAt);
+    case DecidedByColumn:
+        return a.decidedBy;
+    case DecisionColumn:
+        return a.decision == Approval::Decision::Approved ? tr("approved") : tr("rejected");
+    case NoteColumn:
+        return a.note;
+    case KeyColumn:
+        return a.idempotencyKey;
+    case FingerprintColumn:
+        return display::shortHash(a.approvedFingerprint);
+    default:
+        return QVariant();
+    }
+}
+
+QVariant ApprovalTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QVariant();
+    switch (section) {
+    case VersionColumn:
+        return tr("Version");
+    case DecidedAtColumn:
+        return tr("Time");
+    case DecidedByColumn:
+        return tr("Decided by");
+    case DecisionColumn:
+        return tr("Decision");
+    case NoteColumn:
+        return tr("Note or reason");
+    case KeyColumn:
+        return tr("Key minted");
+    case FingerprintColumn:
+        return tr("Signed fingerprint");
+    default:
+        return QVariant();
+    }
+}
+
+} // namespace cs

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "approval.h"
+#include "recordtablemodel.h"
+
+#include <QMetaType>
+
+Q_DECLARE_METATYPE(cs::Approval)
+
+namespace cs {
+
+// The human decisions on one action (approvals and rejections), by version.
+class ApprovalTableModel : public RecordTableModel<Approval>
+{
+    Q_OBJECT
+
+public:
+    enum Column { VersionColumn, DecidedAtColumn, DecidedByColumn, DecisionColumn, NoteColumn,
+                  KeyColumn, FingerprintColumn, ColumnCount };
+    Q_ENUM(Column)
+    enum Role { ApprovalRole = Qt::UserRole + 1 };
+
+    using RecordTableModel::RecordTableModel;
+
+    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+};
+
+} // namespace cs

@@ -1,0 +1,116 @@
+#include "audittablemodel.h"
+#include "displayformat.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSet>
+#include <QStringList>
+
+namespace cs {
+
+namespace {
+QString valueText(const QJsonValue &value)
+{
+    if (value.isUndefined())
+        return QStringLiteral("\u2014");
+    if (value.isString())
+        return value.toString();
+    if (value.isDouble())
+        return QString::number(value.toInteger(qint64(value.toDouble())));
+    if (value.isBool())
+        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    if (value.isNull())
+        return QStringLiteral("null");
+    const QJsonDocument doc = value.isObject() ? QJsonDocument(value.toObject()) : QJsonDocument(value.toArray());
+    return QString::fromUtf8(doc.toJson(QJsonDocument::Compact));
+}
+} // namespace
+
+QString AuditTableModel::describeChange(const AuditEvent &event)
+{
+    QStringList keys = event.after.keys();
+    for (const QString &key : event.before.keys()) {
+        if (!keys.contains(key))
+            keys.append(key);
+    }
+    QStringList parts;
+    for (const QString &key : std::as_const(keys)) {
+        const QJsonValue before = event.before.value(key);
+        const QJsonValue after = event.after.value(key);
+        if (before == after)
+            continue;
+        if (before.isUndefined())
+            parts.append(key + QStringLiteral(": ") + valueText(after));
+        else
+            parts.append(key + QStringLiteral(": ") + valueText(before) + QStringLiteral(" \u2192 ") + valueText(after));
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+int AuditTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant AuditTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!isValidIndex(index))
+        return QVariant();
+    const AuditEvent &e = m_records.at(index.row());
+    if (role == AuditRole)
+        return QVariant::fromValue(e);
+    if (role == Qt::ToolTipRole) {
+        if (index.column() == SeqColumn)
+            return tr("hash %1\nprevious %2").arg(e.hash, e.prevHash);
+        if (index.column() == ChangeColumn || index.column() == ReasonColumn)
+            return index.column() == ChangeColumn ? describeChange(e) : e.reason;
+        if (index.column() == AtColumn)
+            return display::isoTime(e.at);
+        return QVariant();
+    }
+    if (role == Qt::TextAlignmentRole)
+        return index.column() == SeqColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                           : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole)
+        return QVariant();
+    switch (index.column()) {
+    case SeqColumn:
+        return e.seq;
+    case AtColumn:
+        return display::time(e.at);
+    case ActorColumn:
+        return e.actor;
+    case EventColumn:
+        return e.event;
+    case ReasonColumn:
+        return e.reason;
+    case ChangeColumn:
+        return describeChange(e);
+    default:
+        return QVariant();
+    }
+}
+
+QVariant AuditTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QVariant();
+    switch (section) {
+    case SeqColumn:
+        return tr("Seq");
+    case AtColumn:
+        return tr("Time");
+    case ActorColumn:
+        return tr("Actor");
+    case EventColumn:
+        return tr("Event");
+    case ReasonColumn:
+        return tr("Reason");
+    case ChangeColumn:
+        return tr("Change");
+    default:
+        return QVariant();
+    }
+}
+
+} // namespace cs

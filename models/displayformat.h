@@ -1,0 +1,32 @@
+#pragma once
+
+#include "actionstate.h"
+
+#include <QDateTime>
+#include <QString>
+
+#include <optional>
+
+namespace cs::display {
+
+// Text the console shows for domain values. Locale-independent where the text is evidence
+// (amounts, keys, times); strings meant for people go through QCoreApplication::translate.
+
+QString stateName(ActionState state);  // "Pending", "Requires review", ...
+QString money(qint64 minorUnits, const QString &currency); // "40.00 USD"; raw text if unknown
+// Minor units scaled to 4 decimals (10^-4 major units) so that amounts in currencies with
+// different exponents sort by their major-unit value; currencies with more digits are truncated.
+qint64 comparableAmount(qint64 minorUnits, const QString &currency);
+QString age(qint64 seconds);            // "42 s", "5 min", "3 h", "2 d"
+QString relative(const QDateTime &then, const QDateTime &now); // "5 min ago", "just now"
+QString time(const QDateTime &utc);     // local "2026-11-29 22:38:35"
+QString preciseTime(const QDateTime &utc); // local "22:38:35.123"
+QString isoTime(const QDateTime &utc);  // "2026-11-29T22:38:35.123Z" (tooltips)
+QString duration(qint64 milliseconds);  // "120 ms", "3.4 s", "2 min 5 s", "23 h 59 min"
+QString shortHash(const QString &hex);  // "3f2a9c…8b1d" for long hex strings and keys
+QString yesNo(bool value);
+// Parses "45", "45.5", "45.50" (major units, '.' or ',' as the decimal mark, at most the
+// currency's minor digits) into minor units; nothing for anything else.
+std::optional<qint64> parseAmount(const QString &text, const QString &currency);
+
+} // namespace cs::display

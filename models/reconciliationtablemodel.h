@@ -1,0 +1,30 @@
+#pragma once
+
+#include "reconciliation.h"
+#include "recordtablemodel.h"
+
+#include <QMetaType>
+
+Q_DECLARE_METATYPE(cs::Reconciliation)
+
+namespace cs {
+
+// Supervisors' confirmations of what happened at the provider, each naming its evidence lookup.
+class ReconciliationTableModel : public RecordTableModel<Reconciliation>
+{
+    Q_OBJECT
+
+public:
+    enum Column { SeqColumn, DecidedAtColumn, DecidedByColumn, OutcomeColumn, EvidenceColumn,
+                  NoteColumn, ColumnCount };
+    Q_ENUM(Column)
+    enum Role { ReconciliationRole = Qt::UserRole + 1 };
+
+    using RecordTableModel::RecordTableModel;
+
+    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+};
+
+} // namespace cs

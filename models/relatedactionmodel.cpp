@@ -1,0 +1,77 @@
+#include "relatedactionmodel.h"
+#include "displayformat.h"
+
+namespace cs {
+
+void RelatedActionModel::setDetail(const ActionDetail &detail)
+{
+    QList<RelatedAction> rows;
+    if (detail.parent)
+        rows.append({ RelatedAction::Relation::Parent, *detail.parent });
+    for (const ActionSummary &followUp : detail.followUps)
+        rows.append({ RelatedAction::Relation::FollowUp, followUp });
+    setRecords(rows);
+}
+
+int RelatedActionModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RelatedActionModel::data(const QModelIndex &index, int role) const
+{
+    if (!isValidIndex(index))
+        return QVariant();
+    const RelatedAction &related = m_records.at(index.row());
+    const ActionRecord &r = related.summary.record;
+    switch (role) {
+    case ActionRole:
+        return QVariant::fromValue(related.summary);
+    case ActionIdRole:
+        return r.id;
+    case StateRole:
+        return int(r.state);
+    case Qt::TextAlignmentRole:
+        return index.column() == AmountColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
+                                              : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case RelationColumn:
+            return related.relation == RelatedAction::Relation::Parent ? tr("adjusts (parent)") : tr("follow-up");
+        case IdColumn:
+            return r.id;
+        case StateColumn:
+            return display::stateName(r.state);
+        case AmountColumn:
+            return display::money(r.amount, r.currency);
+        case CreatedColumn:
+            return display::time(r.createdAt);
+        default:
+            return QVariant();
+        }
+    default:
+        return QVariant();
+    }
+}
+
+QVariant RelatedActionModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QVariant();
+    switch (section) {
+    case RelationColumn:
+        return tr("Relation");
+    case IdColumn:
+        return tr("Action");
+    case StateColumn:
+        return tr("State");
+    case AmountColumn:
+        return tr("Amount");
+    case CreatedColumn:
+        return tr("Proposed");
+    default:
+        return QVariant();
+    }
+}
+
+} // namespace cs

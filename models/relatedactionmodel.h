@@ -1,0 +1,37 @@
+#pragma once
+
+#include "actiondetail.h"
+#include "actionsummary.h"
+#include "recordtablemodel.h"
+
+namespace cs {
+
+// One action related to the one shown: the action it adjusts, or a follow-up adjusting it.
+struct RelatedAction
+{
+    enum class Relation { Parent, FollowUp };
+    Relation relation = Relation::FollowUp;
+    ActionSummary summary;
+    friend bool operator==(const RelatedAction &, const RelatedAction &) = default;
+};
+
+// The related actions of one action: its parent (for a follow-up), then its follow-ups.
+class RelatedActionModel : public RecordTableModel<RelatedAction>
+{
+    Q_OBJECT
+
+public:
+    enum Column { RelationColumn, IdColumn, StateColumn, AmountColumn, CreatedColumn, ColumnCount };
+    Q_ENUM(Column)
+    enum Role { ActionRole = Qt::UserRole + 1, ActionIdRole, StateRole };
+
+    using RecordTableModel::RecordTableModel;
+
+    void setDetail(const ActionDetail &detail);
+
+    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+};
+
+} // namespace cs

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Takes the README's screenshots of the console under Xvfb: a real countersignd and paysim are
+# started on loopback, populated through the API with a few scenarios (tests/ui/
+# screenshot_scenarios.cpp), and the console saves docs/screenshot-queue.png,
+# docs/screenshot-review.png and docs/screenshot-diff.png with its --screenshot option.
+# Usage: scripts/screenshots.sh [build dir]   (default: $COUNTERSIGN_BUILD_DIR or ./build)
+set -euo pipefail
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=${1:-${COUNTERSIGN_BUILD_DIR:-"$top/build"}}
+
+if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+  cmake -S "$top" -B "$build_dir" -G Ninja >/dev/null
+fi
+cmake --build "$build_dir" --target screenshot_scenarios countersign countersignd paysim
+
+command -v xvfb-run >/dev/null || { echo "screenshots: xvfb-run is missing (bash scripts/install-deps.sh)" >&2; exit 1; }
+# A fixed light palette and fonts: the pictures do not depend on the desktop they are taken on.
+export QT_QPA_PLATFORMTHEME=
+unset QT_QPA_PLATFORM
+xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
+  "$build_dir/tests/ui/screenshot_scenarios" \
+  --console "$build_dir/app/countersign/countersign" \
+  --out "$top/docs" --window-size 1440x900
+ls -l "$top"/docs/screenshot-*.png

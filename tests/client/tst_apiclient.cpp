@@ -1,0 +1,446 @@
+// The console's API client against a real countersignd (and paysim) on loopback: every call,
+// problem+json errors, deadlines, lost responses resent with the same Idempotency-Key and
+// If-Match, 412, offline and back, and the queue model paging through the real backend.
+
+#include "actiondetail.h"
+#include "actionpage.h"
+#include "actionqueuemodel.h"
+#include "apiclient.h"
+#include "apipagesource.h"
+#include "backendprocess.h"
+#include "faultproxy.h"
+
+#include <QAbstractItemModelTester>
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace cs;
+using namespace std::chrono_literals;
+
+class TestApiClient : public QObject
+{
+    Q_OBJECT
+
+private:
+    BackendProcess m_backend;
+    QStringList m_charges;
+    int m_nextCharge = 0;
+    int m_nextRef = 0;
+
+    std::unique_ptr<ApiClient> client(const QString &user, const QUrl &url = QUrl())
+    {
+        auto c = std::make_unique<ApiClient>();
+        c->setBaseUrl(url.isValid() ? url : m_backend.url());
+        c->setToken(m_backend.token(user));
+        c->setDeadline(5s);
+        c->setResendPolicy(100ms, 400ms);
+        c->setProbeInterval(100ms, 300ms);
+        return c;
+    }
+
+    static ApiResponse wait(ApiCall *call, int timeoutMs = 15000)
+    {
+        QSignalSpy finished(call, &ApiCall::finished);
+        if (!finished.isValid() || !finished.wait(timeoutMs))
+            qFatal("call %s did not finish", qPrintable(call->path()));
+        return call->response();
+    }
+
+    // A fresh PENDING action on a fresh charge.
+    QJsonObject proposeOne(qint64 amount = 4000)
+    {
+        const QString charge = m_charges.at(m_nextCharge++ % m_charges.size());
+        return m_backend.propose(charge, amount, QStringLiteral("ref-%1").arg(++m_nextRef));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(m_backend.start(20), qPrintable(m_backend.error()));
+        m_charges = m_backend.charges();
+        QVERIFY(m_charges.size() >= 20);
+    }
+
+    void cleanupTestCase()
+    {
+        m_backend.stop();
+    }
+
+    void health()
+    {
+        auto c = client(QStringLiteral("ana"));
+        const ApiResponse r = wait(c->health());
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QCOMPARE(r.object().value(QLatin1String("status")).toString(), QStringLiteral("ok"));
+        QCOMPARE(c->connectionState(), ApiClient::ConnectionState::Online);
+    }
+
+    void me_data()
+    {
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<QString>("role");
+        QTest::newRow("agent") << QStringLiteral("agent7") << QStringLiteral("agent");
+        QTest::newRow("approver") << QStringLiteral("ana") << QStringLiteral("approver");
+        QTest::newRow("supervisor") << QStringLiteral("sue") << QStringLiteral("supervisor");
+        QTest::newRow("auditor") << QStringLiteral("audrey") << QStringLiteral("auditor");
+        QTest::newRow("admin") << QStringLiteral("root") << QStringLiteral("admin");
+    }
+
+    void me()
+    {
+        QFETCH(QString, user);
+        QFETCH(QString, role);
+        auto c = client(user);
+        const ApiResponse r = wait(c->me());
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QCOMPARE(r.object().value(QLatin1String("user")).toString(), user);
+        QCOMPARE(r.object().value(QLatin1String("role")).toString(), role);
+    }
+
+    void wrongTokenIsUnauthenticated()
+    {
+        auto c = client(QStringLiteral("ana"));
+        c->setToken(QStringLiteral("cst_not_a_token"));
+        QSignalSpy unauthorized(c.get(), &ApiClient::unauthorized);
+        QVERIFY(unauthorized.isValid());
+        const ApiResponse r = wait(c->me());
+        QCOMPARE(r.httpStatus, 401);
+        QCOMPARE(r.error.kind, ApiError::Kind::Http);
+        QCOMPARE(r.error.code, QStringLiteral("unauthenticated"));
+        QCOMPARE(unauthorized.count(), 1);
+        QCOMPARE(c->connectionState(), ApiClient::ConnectionState::Online); // it answered
+    }
+
+    void listActionsPagesWithCursorAndCounts()
+    {
+        const QString tag = QStringLiteral("paging-%1").arg(++m_nextRef);
+        for (int i = 0; i < 7; ++i)
+            m_backend.propose(m_charges.at(m_nextCharge++ % m_charges.size()), 1000 + i, tag + QLatin1Char('-') + QString::number(i), tag);
+        auto c = client(QStringLiteral("ana"));
+        ActionQuery query = ActionQuery::queue();
+        query.search = tag;
+        QString cursor;
+        QList<int> sizes;
+        QStringList ids;
+        do {
+            const ApiResponse r = wait(c->listActions(query, cursor, 3));
+            QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+            QString error;
+            const std::optional<ActionPage> page = ActionPage::fromJson(r.object(), &error);
+            QVERIFY2(page, qPrintable(error));
+            sizes << int(page->rows.size());
+            for (const ActionSummary &row : page->rows)
+                ids << row.id();
+            QVERIFY(page->counts.count(ActionState::Pending) >= 7);
+            cursor = page->nextCursor;
+        } while (!cursor.isEmpty());
+        QCOMPARE(sizes, (QList<int>{ 3, 3, 1 }));
+        QCOMPARE(QSet<QString>(ids.begin(), ids.end()).size(), 7);
+    }
+
+    void actionDetail()
+    {
+        const QJsonObject proposed = proposeOne(4200);
+        auto c = client(QStringLiteral("ana"));
+        const ApiResponse r = wait(c->action(proposed.value(QLatin1String("id")).toString()));
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QCOMPARE(r.etag, 1);
+        QString error;
+        const std::optional<ActionDetail> detail = ActionDetail::fromJson(r.object(), &error);
+        QVERIFY2(detail, qPrintable(error));
+        QCOMPARE(detail->record.amount, 4200);
+        QCOMPARE(detail->record.state, ActionState::Pending);
+        QVERIFY(detail->permissions.approve.allowed);
+        QVERIFY(!detail->permissions.reconcile.allowed);
+        QVERIFY(!detail->permissions.reconcile.reason.isEmpty());
+        QCOMPARE(detail->audit.size(), 1);
+    }
+
+    void approveMintsKeyAndVersion()
+    {
+        const QString id = proposeOne().value(QLatin1String("id")).toString();
+        auto c = client(QStringLiteral("ana"));
+        ApiCall *call = c->approve(id, 1, QStringLiteral("matches the ticket"));
+        const QString key = call->idempotencyKey();
+        QVERIFY(!key.isEmpty());
+        const ApiResponse r = wait(call);
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QCOMPARE(r.httpStatus, 200);
+        QCOMPARE(r.etag, 2);
+        QVERIFY(!r.replayed);
+        const QJsonObject approval = r.object().value(QLatin1String("approval")).toObject();
+        QCOMPARE(approval.value(QLatin1String("version")).toInt(), 1);
+        QVERIFY(!approval.value(QLatin1String("idempotency_key")).toString().isEmpty());
+        QCOMPARE(r.object().value(QLatin1String("action")).toObject().value(QLatin1String("state")).toString(), QStringLiteral("PENDING"));
+        QCOMPARE(call->sendCount(), 1);
+    }
+
+    void sameKeySameRequestIsReplayed()
+    {
+        const QString id = proposeOne().value(QLatin1String("id")).toString();
+        auto c = client(QStringLiteral("ana"));
+        const QString key = ApiClient::mintIdempotencyKey();
+        const ApiResponse first = wait(c->approve(id, 1, QStringLiteral("once"), key));
+        QVERIFY2(first.ok(), qPrintable(first.error.userText()));
+        const ApiResponse again = wait(c->approve(id, 1, QStringLiteral("once"), key));
+        QVERIFY2(again.ok(), qPrintable(again.error.userText()));
+        QVERIFY(again.replayed);
+        QCOMPARE(again.object(), first.object());
+        const QJsonObject action = m_backend.action(id);
+        QCOMPARE(action.value(QLatin1String("approvals")).toArray().size(), 1);
+    }
+
+    void errors_data()
+    {
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<QString>("operation");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("code");
+        QTest::newRow("stale If-Match is 412") << QStringLiteral("ana") << QStringLiteral("approve-stale") << 412 << QStringLiteral("stale_state_version");
+        QTest::newRow("a supervisor may not approve") << QStringLiteral("sue") << QStringLiteral("approve") << 403 << QStringLiteral("forbidden");
+        QTest::newRow("an auditor may not look up") << QStringLiteral("audrey") << QStringLiteral("lookup") << 403 << QStringLiteral("forbidden");
+        QTest::newRow("reconcile needs REQUIRES_REVIEW") << QStringLiteral("sue") << QStringLiteral("reconcile") << 409 << QStringLiteral("illegal_state");
+        QTest::newRow("follow-up while the outcome is unknown") << QStringLiteral("sue") << QStringLiteral("follow_up") << 409 << QStringLiteral("outcome_unknown");
+        QTest::newRow("a blank rejection reason") << QStringLiteral("ana") << QStringLiteral("reject-blank") << 422 << QStringLiteral("validation_failed");
+        QTest::newRow("four eyes: the proposer cannot approve") << QStringLiteral("root") << QStringLiteral("approve-own") << 403 << QStringLiteral("four_eyes");
+    }
+
+    void errors()
+    {
+        QFETCH(QString, user);
+        QFETCH(QString, operation);
+        QFETCH(int, status);
+        QFETCH(QString, code);
+        QString id = proposeOne().value(QLatin1String("id")).toString();
+        auto c = client(user);
+        ApiCall *call = nullptr;
+        if (operation == QLatin1String("approve-stale"))
+            call = c->approve(id, 7, QString());
+        else if (operation == QLatin1String("approve"))
+            call = c->approve(id, 1, QString());
+        else if (operation == QLatin1String("lookup"))
+            call = c->lookUp(id, 1);
+        else if (operation == QLatin1String("reconcile"))
+            call = c->reconcile(id, 1, true, 1, QStringLiteral("note"));
+        else if (operation == QLatin1String("follow_up"))
+            call = c->followUp(id, 1, 5000, QStringLiteral("note"));
+        else if (operation == QLatin1String("reject-blank"))
+            call = c->reject(id, 1, QStringLiteral("   "));
+        else if (operation == QLatin1String("approve-own")) {
+            const QJsonObject own = m_backend.propose(m_charges.at(m_nextCharge++ % m_charges.size()), 100,
+                                                      QStringLiteral("own-%1").arg(++m_nextRef), QString(), QStringLiteral("root"));
+            call = c->approve(own.value(QLatin1String("id")).toString(), 1, QString());
+        }
+        QVERIFY(call);
+        const ApiResponse r = wait(call);
+        QCOMPARE(r.httpStatus, status);
+        QCOMPARE(r.error.kind, ApiError::Kind::Http);
+        QCOMPARE(r.error.code, code);
+        QVERIFY(!r.error.userText().isEmpty());
+        QCOMPARE(call->sendCount(), 1); // definitive answers are never resent
+        if (status == 412) {
+            QCOMPARE(r.error.currentStateVersion(), 1);
+            QCOMPARE(r.error.currentState(), QStringLiteral("PENDING"));
+        }
+    }
+
+    void rejectAndLookUp()
+    {
+        const QString id = proposeOne().value(QLatin1String("id")).toString();
+        auto approver = client(QStringLiteral("ana"));
+        const ApiResponse rejected = wait(approver->reject(id, 1, QStringLiteral("duplicate ticket")));
+        QVERIFY2(rejected.ok(), qPrintable(rejected.error.userText()));
+        QCOMPARE(rejected.object().value(QLatin1String("action")).toObject().value(QLatin1String("state")).toString(), QStringLiteral("REJECTED"));
+
+        auto supervisor = client(QStringLiteral("sue"));
+        const ApiResponse lookup = wait(supervisor->lookUp(id, rejected.etag));
+        QVERIFY2(lookup.ok(), qPrintable(lookup.error.userText()));
+        QCOMPARE(lookup.object().value(QLatin1String("lookup")).toObject().value(QLatin1String("result")).toString(), QStringLiteral("NOT_FOUND"));
+        QCOMPARE(lookup.object().value(QLatin1String("lookup")).toObject().value(QLatin1String("asked_by")).toString(), QStringLiteral("sue"));
+    }
+
+    void reconcileWithEvidenceAndFollowUp()
+    {
+        // A changed resubmission puts the action in REQUIRES_REVIEW; the refund the first
+        // request "already" made is found by a lookup; the supervisor reconciles it as
+        // committed and proposes a follow-up for the remainder.
+        const QString charge = m_charges.at(m_nextCharge++ % m_charges.size());
+        const QString ref = QStringLiteral("recon-%1").arg(++m_nextRef);
+        const QString id = m_backend.propose(charge, 4000, ref).value(QLatin1String("id")).toString();
+        QCOMPARE(m_backend.resubmitChanged(charge, 4500, ref).status, 409);
+        QVERIFY(m_backend.plantProviderRefund(charge, 4000, id));
+        auto c = client(QStringLiteral("sue"));
+        ApiResponse r = wait(c->action(id));
+        QCOMPARE(r.object().value(QLatin1String("state")).toString(), QStringLiteral("REQUIRES_REVIEW"));
+        const qint64 version = r.etag;
+
+        const ApiResponse noEvidence = wait(c->reconcile(id, version, true, 0, QStringLiteral("trust me")));
+        QCOMPARE(noEvidence.httpStatus, 422);
+        QCOMPARE(noEvidence.error.code, QStringLiteral("no_evidence"));
+
+        const ApiResponse lookup = wait(c->lookUp(id, version));
+        QVERIFY2(lookup.ok(), qPrintable(lookup.error.userText()));
+        const QJsonObject found = lookup.object().value(QLatin1String("lookup")).toObject();
+        QCOMPARE(found.value(QLatin1String("result")).toString(), QStringLiteral("FOUND"));
+        const ApiResponse reconciled = wait(c->reconcile(id, lookup.etag, true, found.value(QLatin1String("seq")).toInt(),
+                                                         QStringLiteral("re_ found succeeded for 40.00")));
+        QVERIFY2(reconciled.ok(), qPrintable(reconciled.error.userText()));
+        QCOMPARE(reconciled.object().value(QLatin1String("action")).toObject().value(QLatin1String("state")).toString(), QStringLiteral("COMPLETED"));
+
+        const ApiResponse followUp = wait(c->followUp(id, reconciled.etag, 4500, QStringLiteral("owed 45.00 in total")));
+        QVERIFY2(followUp.ok(), qPrintable(followUp.error.userText()));
+        QCOMPARE(followUp.httpStatus, 201);
+        QCOMPARE(followUp.object().value(QLatin1String("amount")).toInteger(), 500);
+        QCOMPARE(followUp.object().value(QLatin1String("parent_id")).toString(), id);
+    }
+
+    // The backend acts, the answer is lost on the wire — several times: every copy of the
+    // request carries the same key and If-Match, the first answer comes back replayed, and the
+    // backend holds one approval. (Qt's HTTP layer itself resends a POST once when a kept-alive
+    // connection closes before any answer; the key makes that safe too, and the proxy counts it.)
+    void lostResponseIsResentWithTheSameKey()
+    {
+        const QString id = proposeOne().value(QLatin1String("id")).toString();
+        FaultProxy proxy(m_backend.port());
+        QVERIFY(proxy.listen());
+        auto c = client(QStringLiteral("ana"), proxy.url());
+        proxy.dropNextPostResponse(4);
+        ApiCall *call = c->approve(id, 1, QStringLiteral("lost four times"));
+        QSignalSpy resending(call, &ApiCall::resending);
+        QVERIFY(resending.isValid());
+        const QString key = call->idempotencyKey();
+        const ApiResponse r = wait(call);
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QCOMPARE(proxy.droppedResponses(), 4);
+        QCOMPARE(proxy.postsSeen(), 5);
+        QVERIFY(call->sendCount() >= 2);
+        QCOMPARE(resending.count(), call->sendCount() - 1);
+        QCOMPARE(proxy.postKeys(), QStringList(5, key));
+        QCOMPARE(proxy.postIfMatches(), QStringList(5, QStringLiteral("\"1\"")));
+        QVERIFY(r.replayed);
+        QCOMPARE(r.object().value(QLatin1String("approval")).toObject().value(QLatin1String("version")).toInt(), 1);
+        const QJsonObject action = m_backend.action(id);
+        QCOMPARE(action.value(QLatin1String("approvals")).toArray().size(), 1);
+        QCOMPARE(action.value(QLatin1String("approval_version")).toInt(), 1);
+    }
+
+    // The answer comes after the client's deadline: a timeout, a resend, a replay.
+    void deadlinePassesThenReplay()
+    {
+        const QString id = proposeOne().value(QLatin1String("id")).toString();
+        FaultProxy proxy(m_backend.port());
+        QVERIFY(proxy.listen());
+        auto c = client(QStringLiteral("ana"), proxy.url());
+        c->setDeadline(700ms);
+        proxy.holdNextPostResponse();
+        ApiCall *call = c->reject(id, 1, QStringLiteral("slow backend"));
+        QSignalSpy resending(call, &ApiCall::resending);
+        QVERIFY(resending.isValid());
+        const ApiResponse r = wait(call);
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QCOMPARE(resending.count(), 1);
+        QCOMPARE(resending.first().at(1).value<ApiError>().kind, ApiError::Kind::Timeout);
+        QVERIFY(r.replayed);
+        QCOMPARE(m_backend.action(id).value(QLatin1String("approvals")).toArray().size(), 1);
+    }
+
+    void readsTimeOutWithoutResending()
+    {
+        FaultProxy proxy(m_backend.port());
+        QVERIFY(proxy.listen());
+        proxy.setBlackhole(true);
+        auto c = client(QStringLiteral("ana"), proxy.url());
+        c->setDeadline(400ms);
+        ApiCall *call = c->me();
+        const ApiResponse r = wait(call);
+        QCOMPARE(r.error.kind, ApiError::Kind::Timeout); // 6.4 reports OperationCanceledError: mapped
+        QCOMPARE(call->sendCount(), 1);
+        QCOMPARE(c->connectionState(), ApiClient::ConnectionState::Offline);
+    }
+
+    // The backend goes away; a decision is made meanwhile; it comes back: the decision is
+    // delivered once, with its key, and the client is online again.
+    void offlineAndBack()
+    {
+        const QString id = proposeOne().value(QLatin1String("id")).toString();
+        FaultProxy proxy(m_backend.port());
+        QVERIFY(proxy.listen());
+        auto c = client(QStringLiteral("ana"), proxy.url());
+        QSignalSpy states(c.get(), &ApiClient::connectionStateChanged);
+        QVERIFY(states.isValid());
+        QVERIFY(wait(c->me()).ok());
+
+        proxy.goDown();
+        const ApiResponse offline = wait(c->me());
+        QCOMPARE(offline.error.kind, ApiError::Kind::Transport);
+        QCOMPARE(c->connectionState(), ApiClient::ConnectionState::Offline);
+
+        ApiCall *call = c->approve(id, 1, QStringLiteral("made while offline"));
+        QSignalSpy resending(call, &ApiCall::resending);
+        QVERIFY(resending.isValid());
+        QTRY_VERIFY_WITH_TIMEOUT(resending.count() >= 2, 5000);
+        QVERIFY(!call->isFinished());
+
+        QVERIFY(proxy.comeBack());
+        const ApiResponse r = wait(call);
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QTRY_COMPARE(c->connectionState(), ApiClient::ConnectionState::Online);
+        QCOMPARE(states.last().at(0).value<ApiClient::ConnectionState>(), ApiClient::ConnectionState::Online);
+        QCOMPARE(m_backend.action(id).value(QLatin1String("approvals")).toArray().size(), 1);
+    }
+
+    void abandonStopsResending()
+    {
+        FaultProxy proxy(m_backend.port());
+        QVERIFY(proxy.listen());
+        proxy.goDown();
+        auto c = client(QStringLiteral("ana"), proxy.url());
+        ApiCall *call = c->approve(QStringLiteral("act_aaaaaaaaaaaaaaaaaaaaaaaa"), 1, QString());
+        QSignalSpy resending(call, &ApiCall::resending);
+        QVERIFY(resending.isValid());
+        QVERIFY(resending.wait(3000));
+        call->abandon();
+        QVERIFY(call->isFinished());
+        QCOMPARE(call->response().error.kind, ApiError::Kind::Cancelled);
+    }
+
+    void resendLimitEndsWithTheTransportError()
+    {
+        FaultProxy proxy(m_backend.port());
+        QVERIFY(proxy.listen());
+        proxy.goDown();
+        auto c = client(QStringLiteral("ana"), proxy.url());
+        c->setResendPolicy(50ms, 100ms, 3);
+        ApiCall *call = c->approve(QStringLiteral("act_aaaaaaaaaaaaaaaaaaaaaaaa"), 1, QString());
+        const ApiResponse r = wait(call);
+        QCOMPARE(r.error.kind, ApiError::Kind::Transport);
+        QCOMPARE(call->sendCount(), 3);
+    }
+
+    // The queue model paging through the real backend (ApiPageSource), under the model tester.
+    void queueModelPagesThroughTheBackend()
+    {
+        const QString tag = QStringLiteral("model-%1").arg(++m_nextRef);
+        for (int i = 0; i < 5; ++i)
+            m_backend.propose(m_charges.at(m_nextCharge++ % m_charges.size()), 700 + i, tag + QLatin1Char('-') + QString::number(i), tag);
+        auto c = client(QStringLiteral("ana"));
+        ApiPageSource source(c.get());
+        ActionQueueModel model(&source);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setPageSize(2);
+        ActionQuery query = ActionQuery::queue();
+        query.search = tag;
+        QSignalSpy loaded(&model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        model.setQuery(query);
+        QTRY_VERIFY_WITH_TIMEOUT(!model.isLoading() && !model.canFetchMore(QModelIndex()), 10000);
+        QCOMPARE(model.rowCount(), 5);
+        QCOMPARE(loaded.count(), 3); // 2 + 2 + 1
+        QCOMPARE(model.index(0, ActionQueueModel::AmountColumn).data().toString(), QStringLiteral("7.04 USD"));
+        QVERIFY(model.counts().count(ActionState::Pending) >= 5);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestApiClient)
+#include "tst_apiclient.moc"

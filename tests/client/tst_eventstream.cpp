@@ -1,0 +1,161 @@
+// The event-stream client against a real countersignd: live events, heartbeats, reconnect with
+// backoff when the backend goes away, and Last-Event-ID resume so nothing is missed.
+
+#include "apiclient.h"
+#include "backendprocess.h"
+#include "eventstreamclient.h"
+#include "faultproxy.h"
+
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace cs;
+using namespace std::chrono_literals;
+
+class TestEventStream : public QObject
+{
+    Q_OBJECT
+
+private:
+    BackendProcess m_backend;
+    QStringList m_charges;
+    int m_next = 0;
+
+    QString proposeOne()
+    {
+        ++m_next;
+        return m_backend.propose(m_charges.at(m_next % m_charges.size()), 1000 + m_next, QStringLiteral("ev-%1").arg(m_next))
+            .value(QLatin1String("id")).toString();
+    }
+
+    static bool waitForEvent(QSignalSpy &spy, const QString &actionId, const QString &event, int timeoutMs = 8000)
+    {
+        QElapsedTimer timer;
+        timer.start();
+        int seen = 0;
+        while (timer.elapsed() < timeoutMs) {
+            for (; seen < spy.count(); ++seen) {
+                const auto change = spy.at(seen).at(0).value<ActionChange>();
+                if (change.actionId == actionId && (event.isEmpty() || change.event == event))
+                    return true;
+            }
+            spy.wait(200);
+        }
+        return false;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        qRegisterMetaType<ActionChange>();
+        QVERIFY2(m_backend.start(10, { QStringLiteral("--sse-heartbeat-ms"), QStringLiteral("300"),
+                                       QStringLiteral("--sse-poll-ms"), QStringLiteral("50") }),
+                 qPrintable(m_backend.error()));
+        m_charges = m_backend.charges();
+    }
+
+    void cleanupTestCase()
+    {
+        m_backend.stop();
+    }
+
+    void liveEvents()
+    {
+        EventStreamClient events;
+        events.setBaseUrl(m_backend.url());
+        events.setToken(m_backend.token(QStringLiteral("ana")));
+        QSignalSpy changed(&events, &EventStreamClient::actionChanged);
+        QSignalSpy states(&events, &EventStreamClient::stateChanged);
+        QVERIFY(changed.isValid() && states.isValid());
+        events.start();
+        QTRY_COMPARE_WITH_TIMEOUT(events.state(), EventStreamClient::State::Live, 5000);
+
+        const QString id = proposeOne();
+        QVERIFY(waitForEvent(changed, id, QStringLiteral("proposed")));
+        const auto change = changed.last().at(0).value<ActionChange>();
+        QCOMPARE(change.state, ActionState::Pending);
+        QCOMPARE(change.stateVersion, 1);
+        QVERIFY(change.seq > 0);
+        QCOMPARE(events.lastEventId(), QString::number(change.seq));
+
+        QCOMPARE(m_backend.post(QStringLiteral("ana"), QStringLiteral("/actions/%1/approvals").arg(id),
+                                QJsonObject{ { QStringLiteral("note"), QStringLiteral("ok") } }, 1).status, 200);
+        QVERIFY(waitForEvent(changed, id, QStringLiteral("approved")));
+        // The state as it is when the event is sent: the executor may already have moved on.
+        QVERIFY(changed.last().at(0).value<ActionChange>().stateVersion >= 2);
+        events.stop();
+        QCOMPARE(events.state(), EventStreamClient::State::Stopped);
+    }
+
+    void heartbeatsKeepASilentStreamAlive()
+    {
+        EventStreamClient events;
+        events.setBaseUrl(m_backend.url());
+        events.setToken(m_backend.token(QStringLiteral("ana")));
+        events.setHeartbeatTimeout(1500ms); // the server beats every 300 ms
+        events.start();
+        QTRY_COMPARE_WITH_TIMEOUT(events.state(), EventStreamClient::State::Live, 5000);
+        QTest::qWait(3500);
+        QCOMPARE(events.state(), EventStreamClient::State::Live);
+        QCOMPARE(events.reconnectCount(), 0);
+    }
+
+    // Gone, events happen meanwhile, back: the stream reconnects with Last-Event-ID and the
+    // missed events arrive.
+    void reconnectsAndResumes()
+    {
+        FaultProxy proxy(m_backend.port());
+        QVERIFY(proxy.listen());
+        EventStreamClient events;
+        events.setBaseUrl(proxy.url());
+        events.setToken(m_backend.token(QStringLiteral("sue")));
+        events.setBackoff(100ms, 400ms);
+        events.setHeartbeatTimeout(2s);
+        QSignalSpy changed(&events, &EventStreamClient::actionChanged);
+        QVERIFY(changed.isValid());
+        events.start();
+        QTRY_COMPARE_WITH_TIMEOUT(events.state(), EventStreamClient::State::Live, 5000);
+        const QString before = proposeOne();
+        QVERIFY(waitForEvent(changed, before, QString()));
+        const qint64 lastSeen = events.lastEventId().toLongLong();
+
+        proxy.goDown();
+        QTRY_COMPARE_WITH_TIMEOUT(events.state(), EventStreamClient::State::Reconnecting, 5000);
+        const QString missed = proposeOne(); // while the console cannot hear
+        QTest::qWait(300);
+        QVERIFY(proxy.comeBack());
+        QTRY_COMPARE_WITH_TIMEOUT(events.state(), EventStreamClient::State::Live, 8000);
+        QVERIFY(waitForEvent(changed, missed, QStringLiteral("proposed")));
+        QVERIFY(events.reconnectCount() >= 1);
+        // Resumed, not replayed from the start: nothing at or before the last seen id again.
+        int duplicates = 0;
+        for (const QList<QVariant> &args : changed) {
+            const auto change = args.at(0).value<ActionChange>();
+            if (change.actionId == before && change.seq <= lastSeen)
+                ++duplicates;
+        }
+        QCOMPARE(duplicates, 1);
+    }
+
+    void backendRestartIsSurvived()
+    {
+        EventStreamClient events;
+        events.setBaseUrl(m_backend.url());
+        events.setToken(m_backend.token(QStringLiteral("ana")));
+        events.setBackoff(100ms, 500ms);
+        QSignalSpy changed(&events, &EventStreamClient::actionChanged);
+        QVERIFY(changed.isValid());
+        events.start();
+        QTRY_COMPARE_WITH_TIMEOUT(events.state(), EventStreamClient::State::Live, 5000);
+        QSignalSpy states(&events, &EventStreamClient::stateChanged);
+        QVERIFY(states.isValid());
+        QVERIFY(m_backend.restartBackend());
+        QTRY_VERIFY_WITH_TIMEOUT(events.reconnectCount() >= 1, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(events.state(), EventStreamClient::State::Live, 10000);
+        const QString id = proposeOne();
+        QVERIFY(waitForEvent(changed, id, QStringLiteral("proposed")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEventStream)
+#include "tst_eventstream.moc"

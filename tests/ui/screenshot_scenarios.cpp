@@ -1,0 +1,233 @@
+// Populates a real countersignd (with paysim behind it) with the scenarios the README shows,
+// through the API only, then runs the console three times with --screenshot under the current
+// display (scripts/screenshots.sh runs this under Xvfb):
+//   screenshot-queue.png   the pending queue, an approver's view
+//   screenshot-review.png  a REQUIRES_REVIEW refund: attempts, lookups and the timeline
+//   screenshot-diff.png    the same refund's changed resubmission, side by side
+//
+// The review scenario is DESIGN.md's failure pattern: the first request commits at the provider
+// but its connection is reset before the answer; lookups fail and same-key retries meet an
+// outage until the reconciler gives up and asks for review; then the provider recovers, a
+// supervisor's lookup finds the 40.00 refund, and the agent "re-reasons" 45.00 under the same
+// reference — caught as a changed resubmission.
+
+#include "backendprocess.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QProcess>
+#include <QTextStream>
+#include <QThread>
+
+namespace {
+
+QTextStream &out()
+{
+    static QTextStream stream(stdout);
+    return stream;
+}
+
+[[noreturn]] void fail(const QString &message)
+{
+    QTextStream(stderr) << "screenshot_scenarios: " << message << Qt::endl;
+    std::exit(1);
+}
+
+struct Charge
+{
+    QString id;
+    qint64 amount;
+    QString currency;
+};
+
+QList<Charge> allCharges(const BackendProcess &backend)
+{
+    QList<Charge> charges;
+    const QJsonArray data = backend.paysimAdmin("GET", QStringLiteral("/_sim/charges")).body.value(QLatin1String("data")).toArray();
+    for (const QJsonValue &v : data) {
+        const QJsonObject c = v.toObject();
+        charges.append({ c.value(QLatin1String("id")).toString(), c.value(QLatin1String("amount")).toInteger(),
+                         c.value(QLatin1String("currency")).toString() });
+    }
+    return charges;
+}
+
+qint64 version(const BackendProcess &backend, const QString &id)
+{
+    return backend.action(id).value(QLatin1String("state_version")).toInteger();
+}
+
+bool waitForState(const BackendProcess &backend, const QString &id, const QString &state, int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < timeoutMs) {
+        if (backend.action(id).value(QLatin1String("state")).toString() == state)
+            return true;
+        QThread::msleep(200);
+    }
+    return false;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.addHelpOption();
+    const QCommandLineOption consoleOption(QStringLiteral("console"), QStringLiteral("The countersign executable."),
+                                           QStringLiteral("PATH"));
+    const QCommandLineOption outOption(QStringLiteral("out"), QStringLiteral("Folder for the PNG files."), QStringLiteral("DIR"));
+    const QCommandLineOption sizeOption(QStringLiteral("window-size"), QStringLiteral("Window size."), QStringLiteral("WxH"),
+                                        QStringLiteral("1440x900"));
+    parser.addOptions({ consoleOption, outOption, sizeOption });
+    parser.process(app);
+    if (!parser.isSet(consoleOption) || !parser.isSet(outOption))
+        fail(QStringLiteral("--console and --out are required"));
+    const QString outDir = QDir(parser.value(outOption)).absolutePath();
+    QDir().mkpath(outDir);
+
+    BackendProcess backend;
+    QTemporaryDir work;
+    const QString config = work.filePath(QStringLiteral("execution.json"));
+    {
+        QFile file(config);
+        if (!file.open(QIODevice::WriteOnly))
+            fail(QStringLiteral("cannot write the execution config"));
+        file.write(R"({"workers": 2, "request_timeout_ms": 3000, "lease_duration_ms": 8000, "idle_poll_ms": 100,
+                       "recovery_sweep_ms": 1000, "backoff_base_ms": 500, "backoff_max_ms": 1500,
+                       "max_reconcile_tries": 3})");
+    }
+    if (!backend.start(0, { QStringLiteral("--execution-config"), config, QStringLiteral("--sse-poll-ms"), QStringLiteral("100") },
+                       { QStringLiteral("returns-agent:agent"), QStringLiteral("billing-agent:agent"),
+                         QStringLiteral("support-agent:agent") }))
+        fail(backend.error());
+    out() << "backend " << backend.url().toString() << "  paysim " << backend.paysimUrl().toString() << Qt::endl;
+
+    // Charges in a few currencies.
+    backend.paysimAdmin("POST", QStringLiteral("/_sim/charges"),
+                        QJsonObject{ { QStringLiteral("amounts"), QJsonArray{ 4000, 8900, 12500, 2599, 15000, 7450, 3999, 6000, 1899, 21000, 5000, 3250 } } });
+    backend.paysimAdmin("POST", QStringLiteral("/_sim/charges"),
+                        QJsonObject{ { QStringLiteral("amounts"), QJsonArray{ 5600, 9900 } }, { QStringLiteral("currency"), QStringLiteral("eur") } });
+    backend.paysimAdmin("POST", QStringLiteral("/_sim/charges"),
+                        QJsonObject{ { QStringLiteral("amounts"), QJsonArray{ 4200 } }, { QStringLiteral("currency"), QStringLiteral("gbp") } });
+    backend.paysimAdmin("POST", QStringLiteral("/_sim/charges"),
+                        QJsonObject{ { QStringLiteral("amounts"), QJsonArray{ 12000 } }, { QStringLiteral("currency"), QStringLiteral("jpy") } });
+    const QList<Charge> charges = allCharges(backend);
+    if (charges.size() < 16)
+        fail(QStringLiteral("paysim made %1 charges").arg(charges.size()));
+    int next = 0;
+    const auto charge = [&](qint64 amount, const QString &currency = QStringLiteral("usd")) {
+        for (int i = 0; i < charges.size(); ++i) {
+            const Charge &c = charges.at((next + i) % charges.size());
+            if (c.amount == amount && c.currency == currency) {
+                next = (next + i + 1) % int(charges.size());
+                return c.id;
+            }
+        }
+        fail(QStringLiteral("no charge of %1 %2").arg(amount).arg(currency));
+    };
+
+    // ---- the review scenario (first, alone, while the faults apply) ----
+    const QString reviewCharge = charge(4000);
+    backend.paysimAdmin("POST", QStringLiteral("/_sim/faults"), QJsonObject{ { QStringLiteral("rules"), QJsonArray{
+        QJsonObject{ { QStringLiteral("method"), QStringLiteral("POST") }, { QStringLiteral("path"), QStringLiteral("/v1/refunds") },
+                     { QStringLiteral("nth"), 1 }, { QStringLiteral("times"), 1 }, { QStringLiteral("fault"), QStringLiteral("reset_connection") },
+                     { QStringLiteral("after_commit"), true } },
+        QJsonObject{ { QStringLiteral("method"), QStringLiteral("POST") }, { QStringLiteral("path"), QStringLiteral("/v1/refunds") },
+                     { QStringLiteral("nth"), 2 }, { QStringLiteral("times"), 0 }, { QStringLiteral("fault"), QStringLiteral("outage_503") } },
+        QJsonObject{ { QStringLiteral("method"), QStringLiteral("GET") }, { QStringLiteral("path"), QStringLiteral("/v1/refunds*") },
+                     { QStringLiteral("times"), 0 }, { QStringLiteral("fault"), QStringLiteral("forced_error") },
+                     { QStringLiteral("status"), 500 }, { QStringLiteral("type"), QStringLiteral("api_error") },
+                     { QStringLiteral("code"), QString() }, { QStringLiteral("message"), QStringLiteral("An error occurred with our connection to the bank.") } },
+    } } });
+    const QString reviewId = backend.propose(reviewCharge, 4000, QStringLiteral("order-1042-refund"), QStringLiteral("order-1042"),
+                                             QStringLiteral("returns-agent")).value(QLatin1String("id")).toString();
+    if (backend.post(QStringLiteral("ana"), QStringLiteral("/actions/%1/approvals").arg(reviewId),
+                     QJsonObject{ { QStringLiteral("note"), QStringLiteral("customer ticket #5512: damaged item") } }, 1).status != 200)
+        fail(QStringLiteral("approval of the review scenario failed"));
+    if (!waitForState(backend, reviewId, QStringLiteral("REQUIRES_REVIEW"), 60000))
+        fail(QStringLiteral("the review scenario never reached REQUIRES_REVIEW: ") + backend.action(reviewId).value(QLatin1String("state")).toString());
+    backend.paysimAdmin("DELETE", QStringLiteral("/_sim/faults"));
+    QThread::msleep(1200);
+    if (backend.post(QStringLiteral("sue"), QStringLiteral("/actions/%1/lookups").arg(reviewId), {}, version(backend, reviewId)).status != 200)
+        fail(QStringLiteral("the supervisor's lookup failed"));
+    QThread::msleep(700);
+    backend.resubmitChanged(reviewCharge, 4500, QStringLiteral("order-1042-refund"), QStringLiteral("order-1042"),
+                            QStringLiteral("returns-agent"));
+    out() << "review scenario " << reviewId << " " << backend.action(reviewId).value(QLatin1String("state")).toString() << Qt::endl;
+
+    // ---- history: completed and rejected actions ----
+    const QString done1 = backend.propose(charge(21000), 21000, QStringLiteral("order-0981-refund"), QStringLiteral("order-0981"),
+                                          QStringLiteral("billing-agent")).value(QLatin1String("id")).toString();
+    backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/approvals").arg(done1), QJsonObject{ { QStringLiteral("note"), QStringLiteral("ok") } }, 1);
+    const QString rejected = backend.propose(charge(3250), 3250, QStringLiteral("order-0990-refund"), QStringLiteral("order-0990"),
+                                             QStringLiteral("support-agent")).value(QLatin1String("id")).toString();
+    backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/rejections").arg(rejected),
+                 QJsonObject{ { QStringLiteral("reason"), QStringLiteral("already refunded as store credit") } }, 1);
+    waitForState(backend, done1, QStringLiteral("COMPLETED"), 20000);
+
+    // ---- a plain changed resubmission while pending ----
+    const QString mismatchCharge = charge(5000);
+    const QString mismatch = backend.propose(mismatchCharge, 2500, QStringLiteral("order-1107-partial"), QStringLiteral("order-1107"),
+                                             QStringLiteral("support-agent")).value(QLatin1String("id")).toString();
+    QThread::msleep(300);
+    backend.resubmitChanged(mismatchCharge, 5000, QStringLiteral("order-1107-partial"), QStringLiteral("order-1107"),
+                            QStringLiteral("support-agent"));
+
+    // ---- the pending queue ----
+    struct Proposal { qint64 chargeAmount; qint64 amount; const char *currency; const char *order; const char *agent; };
+    const Proposal pending[] = {
+        { 8900, 8900, "usd", "order-1121", "returns-agent" },
+        { 5600, 5600, "eur", "order-1122", "billing-agent" },
+        { 12500, 2500, "usd", "order-1123", "support-agent" },
+        { 4200, 4200, "gbp", "order-1124", "returns-agent" },
+        { 2599, 2599, "usd", "order-1125", "returns-agent" },
+        { 12000, 12000, "jpy", "order-1126", "billing-agent" },
+        { 15000, 7500, "usd", "order-1127", "support-agent" },
+        { 9900, 1990, "eur", "order-1128", "billing-agent" },
+        { 7450, 7450, "usd", "order-1129", "returns-agent" },
+        { 3999, 3999, "usd", "order-1130", "support-agent" },
+        { 6000, 1500, "usd", "order-1131", "returns-agent" },
+        { 1899, 1899, "usd", "order-1132", "billing-agent" },
+    };
+    QString queueSelection;
+    for (const Proposal &p : pending) {
+        const QString currency = QString::fromLatin1(p.currency);
+        const QJsonObject action = backend.propose(charge(p.chargeAmount, currency), p.amount,
+                                                   QString::fromLatin1(p.order) + QStringLiteral("-refund"), QString::fromLatin1(p.order),
+                                                   QString::fromLatin1(p.agent), currency);
+        if (QString::fromLatin1(p.order) == QLatin1String("order-1127"))
+            queueSelection = action.value(QLatin1String("id")).toString();
+        QThread::msleep(150);
+    }
+    out() << "populated; mismatch " << mismatch << Qt::endl;
+
+    // ---- the pictures ----
+    const QString console = parser.value(consoleOption);
+    const auto shoot = [&](const QString &user, const QString &select, const QString &tab, const QString &filter, const QString &file) {
+        QProcess process;
+        process.setProcessChannelMode(QProcess::ForwardedChannels);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove(QStringLiteral("QT_QPA_PLATFORM")); // a real X display (Xvfb), not offscreen
+        process.setProcessEnvironment(env);
+        process.start(console, { QStringLiteral("--backend"), backend.url().toString(), QStringLiteral("--token-file"),
+                                 backend.tokenFile(user), QStringLiteral("--settings"), work.filePath(file + QStringLiteral(".ini")),
+                                 QStringLiteral("--window-size"), parser.value(sizeOption), QStringLiteral("--filter"), filter,
+                                 QStringLiteral("--select"), select, QStringLiteral("--tab"), tab, QStringLiteral("--screenshot"),
+                                 outDir + QLatin1Char('/') + file });
+        if (!process.waitForFinished(90000) || process.exitCode() != 0)
+            fail(QStringLiteral("the console did not save %1").arg(file));
+        out() << "saved " << outDir << '/' << file << Qt::endl;
+    };
+    shoot(QStringLiteral("ana"), queueSelection, QStringLiteral("overview"), QStringLiteral("queue"), QStringLiteral("screenshot-queue.png"));
+    shoot(QStringLiteral("sue"), reviewId, QStringLiteral("evidence"), QStringLiteral("queue"), QStringLiteral("screenshot-review.png"));
+    shoot(QStringLiteral("sue"), reviewId, QStringLiteral("diff"), QStringLiteral("review"), QStringLiteral("screenshot-diff.png"));
+    backend.stop();
+    return 0;
+}

@@ -1,0 +1,377 @@
+// The queue model and its sort proxy under QAbstractItemModelTester, against an in-process
+// page source: paging, counts, live updates in place, stale pages, failures.
+
+#include "actionqueuemodel.h"
+#include "actionqueuesortmodel.h"
+#include "fakepagesource.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace cs;
+
+class TestActionQueueModel : public QObject
+{
+    Q_OBJECT
+
+private:
+    FakePageSource *m_source = nullptr;
+    ActionQueueModel *m_model = nullptr;
+    QAbstractItemModelTester *m_tester = nullptr;
+
+    void loadFirstPage()
+    {
+        QSignalSpy loaded(m_model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        m_model->setQuery(ActionQuery::queue());
+        QVERIFY(loaded.wait(2000));
+    }
+
+private slots:
+    void init()
+    {
+        m_source = new FakePageSource(this);
+        m_model = new ActionQueueModel(m_source, this);
+        m_model->setPageSize(10);
+        m_model->setClock([] { return QDateTime(QDate(2026, 1, 2), QTime(0, 0), Qt::UTC); });
+        m_tester = new QAbstractItemModelTester(m_model, QAbstractItemModelTester::FailureReportingMode::QtTest, this);
+    }
+
+    void cleanup()
+    {
+        delete m_tester;
+        delete m_model;
+        delete m_source;
+        m_tester = nullptr;
+        m_model = nullptr;
+        m_source = nullptr;
+    }
+
+    void firstPageArrivesWithoutWaitingForAView()
+    {
+        m_source->fill(25);
+        QSignalSpy inserted(m_model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy loading(m_model, &ActionQueueModel::loadingChanged);
+        QVERIFY(inserted.isValid());
+        QVERIFY(loading.isValid());
+        loadFirstPage();
+        QVERIFY(inserted.count() >= 1);
+        QCOMPARE(inserted.at(0).at(1).toInt(), 0);
+        QCOMPARE(inserted.at(0).at(2).toInt(), 9);
+        QCOMPARE(m_source->limits.first(), 10);
+        QCOMPARE(loading.first().at(0).toBool(), true);
+        // newest first
+        QCOMPARE(m_model->index(0, ActionQueueModel::IdColumn).data().toString(), FakePageSource::make(25).record.id);
+    }
+
+    // The model tester behaves like a greedy view: it calls fetchMore() whenever rows arrive.
+    // Pages must still come one at a time, in order, each exactly once.
+    void fetchMorePagesUntilTheLastOne()
+    {
+        m_source->fill(25);
+        QSignalSpy inserted(m_model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy loaded(m_model, &ActionQueueModel::pageLoaded);
+        QVERIFY(inserted.isValid());
+        QVERIFY(loaded.isValid());
+        m_model->setQuery(ActionQuery::queue());
+        QVERIFY(m_model->isLoading());
+        QVERIFY(!m_model->canFetchMore(QModelIndex())); // one page at a time
+        m_model->fetchMore(QModelIndex());             // ignored while one is on its way
+        QTRY_VERIFY(!m_model->isLoading() && !m_model->canFetchMore(QModelIndex()));
+        QCOMPARE(m_model->rowCount(), 25);
+        QCOMPARE(m_source->pageRequests, 3);
+        QCOMPARE(m_source->limits, (QList<int>{ 10, 10, 10 }));
+        QCOMPARE(inserted.count(), 3);
+        const QList<QPair<int, int>> ranges{ { 0, 9 }, { 10, 19 }, { 20, 24 } };
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(inserted.at(i).at(1).toInt(), ranges.at(i).first);
+            QCOMPARE(inserted.at(i).at(2).toInt(), ranges.at(i).second);
+        }
+        QCOMPARE(loaded.count(), 3);
+        QCOMPARE(loaded.last().at(0).toInt(), 5);
+        QCOMPARE(loaded.last().at(1).toBool(), false);
+        for (int r = 0; r < 25; ++r)
+            QCOMPARE(m_model->index(r, ActionQueueModel::IdColumn).data().toString(), FakePageSource::make(25 - r).record.id);
+    }
+
+    void withoutAViewOnlyTheFirstPageIsLoaded()
+    {
+        // No tester, no view: nothing asks for more, so only one page is fetched.
+        FakePageSource source;
+        source.fill(1000);
+        ActionQueueModel model(&source);
+        model.setPageSize(50);
+        QSignalSpy loaded(&model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        model.setQuery(ActionQuery::queue());
+        QVERIFY(loaded.wait(2000));
+        QTest::qWait(20);
+        QCOMPARE(model.rowCount(), 50);
+        QCOMPARE(source.pageRequests, 1);
+        QVERIFY(model.canFetchMore(QModelIndex()));
+        model.fetchMore(QModelIndex());
+        QVERIFY(loaded.wait(2000));
+        QCOMPARE(model.rowCount(), 100);
+        QCOMPARE(source.pageRequests, 2);
+    }
+
+    void countsComeWithEveryPage()
+    {
+        m_source->fill(3);
+        m_source->ledger.append(FakePageSource::make(0, ActionState::Completed));
+        QSignalSpy counts(m_model, &ActionQueueModel::countsChanged);
+        QVERIFY(counts.isValid());
+        loadFirstPage();
+        QCOMPARE(counts.count(), 1);
+        QCOMPARE(m_model->counts().count(ActionState::Pending), 3);
+        QCOMPARE(m_model->counts().count(ActionState::Completed), 1);
+        QCOMPARE(m_model->counts().queueTotal(), 3);
+        QCOMPARE(m_model->rowCount(), 3); // COMPLETED is not in the queue
+    }
+
+    void displayedValues_data()
+    {
+        QTest::addColumn<qint64>("amount");
+        QTest::addColumn<QString>("currency");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("dollars with cents") << qint64(4000) << QStringLiteral("usd") << QStringLiteral("40.00 USD");
+        QTest::newRow("yen has no minor unit") << qint64(5000) << QStringLiteral("jpy") << QStringLiteral("5000 JPY");
+        QTest::newRow("dinar has three digits") << qint64(1250) << QStringLiteral("kwd") << QStringLiteral("1.250 KWD");
+        QTest::newRow("a cent") << qint64(1) << QStringLiteral("eur") << QStringLiteral("0.01 EUR");
+    }
+
+    void displayedValues()
+    {
+        QFETCH(qint64, amount);
+        QFETCH(QString, currency);
+        QFETCH(QString, text);
+        m_source->ledger = { FakePageSource::make(1, ActionState::Pending, amount, currency) };
+        loadFirstPage();
+        const QModelIndex cell = m_model->index(0, ActionQueueModel::AmountColumn);
+        QCOMPARE(cell.data().toString(), text);
+        QCOMPARE(cell.data(Qt::TextAlignmentRole).value<Qt::Alignment>(), Qt::AlignRight | Qt::AlignVCenter);
+        QCOMPARE(m_model->index(0, ActionQueueModel::StateColumn).data().toString(), QStringLiteral("Pending"));
+        // created 2026-01-01 00:01, the clock says 2026-01-02 00:00
+        QCOMPARE(m_model->index(0, ActionQueueModel::AgeColumn).data().toString(), QStringLiteral("23 h"));
+        const auto summary = m_model->index(0, 0).data(ActionQueueModel::ActionRole).value<ActionSummary>();
+        QCOMPARE(summary.record.amount, amount);
+    }
+
+    void liveChangeUpdatesTheRowInPlace()
+    {
+        m_source->fill(5);
+        loadFirstPage();
+        const QString id = FakePageSource::make(3).record.id;
+        const int row = m_model->rowOf(id);
+        QVERIFY(row >= 0);
+
+        QSignalSpy changed(m_model, &QAbstractItemModel::dataChanged);
+        QSignalSpy inserted(m_model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(m_model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy reset(m_model, &QAbstractItemModel::modelReset);
+        QVERIFY(changed.isValid() && inserted.isValid() && removed.isValid() && reset.isValid());
+
+        cs::ActionSummary *stored = m_source->find(id);
+        stored->record.state = ActionState::ConfirmationUnknown;
+        stored->record.stateVersion = 4;
+        stored->attemptCount = 1;
+        ActionChange change;
+        change.actionId = id;
+        change.state = ActionState::ConfirmationUnknown;
+        change.stateVersion = 4;
+        change.event = QStringLiteral("attempt_finished");
+        m_model->applyChange(change);
+
+        // The state shows at once; the full row (attempts) follows from the source.
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).toModelIndex().row(), row);
+        QCOMPARE(m_model->index(row, ActionQueueModel::StateColumn).data().toString(), QStringLiteral("Confirmation unknown"));
+        QTRY_COMPARE(m_model->index(row, ActionQueueModel::AttemptsColumn).data().toInt(), 1);
+        QCOMPARE(m_model->rowOf(id), row);
+        QCOMPARE(inserted.count(), 0);
+        QCOMPARE(removed.count(), 0);
+        QCOMPARE(reset.count(), 0);
+    }
+
+    void olderVersionsAreIgnored()
+    {
+        m_source->fill(2);
+        m_source->ledger[0].record.stateVersion = 5;
+        loadFirstPage();
+        const QString id = m_source->ledger[0].record.id;
+        ActionSummary older = m_source->ledger[0];
+        older.record.stateVersion = 3;
+        older.record.state = ActionState::Rejected;
+        QSignalSpy changed(m_model, &QAbstractItemModel::dataChanged);
+        QVERIFY(changed.isValid());
+        m_model->updateSummary(older);
+        QCOMPARE(changed.count(), 0);
+        QCOMPARE(m_model->index(m_model->rowOf(id), 0).data(ActionQueueModel::StateRole).toInt(), int(ActionState::Pending));
+    }
+
+    void newMatchingActionIsInsertedAtItsPlace()
+    {
+        m_source->fill(5);
+        loadFirstPage();
+        QSignalSpy inserted(m_model, &QAbstractItemModel::rowsInserted);
+        QVERIFY(inserted.isValid());
+        m_source->ledger.prepend(FakePageSource::make(6));
+        ActionChange change;
+        change.actionId = m_source->ledger.first().record.id;
+        change.state = ActionState::Pending;
+        change.stateVersion = 1;
+        change.event = QStringLiteral("proposed");
+        m_model->applyChange(change);
+        QVERIFY(inserted.wait(2000));
+        QCOMPARE(inserted.at(0).at(1).toInt(), 0);
+        QCOMPARE(m_model->rowCount(), 6);
+        QCOMPARE(m_model->rowOf(change.actionId), 0);
+        QCOMPARE(m_model->rowOf(FakePageSource::make(5).record.id), 1);
+    }
+
+    void actionOutsideTheFilterIsNotInserted()
+    {
+        m_source->fill(3);
+        loadFirstPage();
+        QSignalSpy inserted(m_model, &QAbstractItemModel::rowsInserted);
+        QVERIFY(inserted.isValid());
+        m_source->ledger.prepend(FakePageSource::make(9, ActionState::Completed));
+        ActionChange change;
+        change.actionId = m_source->ledger.first().record.id;
+        change.state = ActionState::Completed;
+        change.stateVersion = 3;
+        m_model->applyChange(change);
+        QTest::qWait(50);
+        QCOMPARE(inserted.count(), 0);
+        QCOMPARE(m_source->summaryRequests, 0); // not even asked for
+    }
+
+    void rowBeyondTheLoadedPagesWaitsForItsPage()
+    {
+        m_source->fill(30);
+        loadFirstPage(); // rows 30..21
+        ActionSummary old = FakePageSource::make(0); // older than everything loaded
+        m_source->ledger.append(old);
+        QSignalSpy inserted(m_model, &QAbstractItemModel::rowsInserted);
+        QVERIFY(inserted.isValid());
+        m_model->updateSummary(old);
+        QCOMPARE(inserted.count(), 0);
+    }
+
+    void liveRowIsNotDuplicatedByALaterPage()
+    {
+        m_source->fill(15);
+        loadFirstPage(); // 15..6
+        // A new action arrives live at the top; the source's next page overlaps what is loaded
+        // (an offset cursor shifted by the insert): the overlapping row must not appear twice.
+        m_source->ledger.prepend(FakePageSource::make(16));
+        m_model->updateSummary(m_source->ledger.first());
+        QCOMPARE(m_model->rowCount(), 11);
+        QSignalSpy loaded(m_model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        m_model->fetchMore(QModelIndex());
+        QVERIFY(loaded.wait(2000));
+        m_model->fetchMore(QModelIndex());
+        QTRY_VERIFY(!m_model->isLoading());
+        QCOMPARE(m_model->rowCount(), 16);
+        QSet<QString> ids;
+        for (int r = 0; r < m_model->rowCount(); ++r)
+            ids.insert(m_model->index(r, ActionQueueModel::IdColumn).data().toString());
+        QCOMPARE(ids.size(), 16);
+    }
+
+    void pageOfAPreviousQueryIsIgnored()
+    {
+        m_source->fill(5);
+        m_source->ledger.append(FakePageSource::make(0, ActionState::RequiresReview));
+        QSignalSpy loaded(m_model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        m_model->setQuery(ActionQuery::queue());
+        ActionQuery review;
+        review.states = { ActionState::RequiresReview };
+        m_model->setQuery(review); // before the first answer arrived
+        QVERIFY(loaded.wait(2000));
+        QTest::qWait(20);
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(m_model->rowCount(), 1);
+        QCOMPARE(m_model->index(0, 0).data(ActionQueueModel::StateRole).toInt(), int(ActionState::RequiresReview));
+    }
+
+    void searchGoesToTheSource()
+    {
+        m_source->fill(12);
+        ActionQuery query = ActionQuery::queue();
+        query.search = QStringLiteral("ORDER-7");
+        QSignalSpy loaded(m_model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        m_model->setQuery(query);
+        QVERIFY(loaded.wait(2000));
+        QCOMPARE(m_model->rowCount(), 1);
+        QCOMPARE(m_model->index(0, ActionQueueModel::OrderColumn).data().toString(), QStringLiteral("order-7"));
+    }
+
+    void failureStopsFetchingUntilRetry()
+    {
+        m_source->fill(5);
+        m_source->failing = true;
+        QSignalSpy failed(m_model, &ActionQueueModel::loadFailed);
+        QVERIFY(failed.isValid());
+        m_model->setQuery(ActionQuery::queue());
+        QVERIFY(failed.wait(2000));
+        QVERIFY(m_model->hasFailed());
+        QVERIFY(!m_model->canFetchMore(QModelIndex())); // a scrolling view must not hammer it
+        m_source->failing = false;
+        QSignalSpy loaded(m_model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        m_model->retry();
+        QVERIFY(loaded.wait(2000));
+        QCOMPARE(m_model->rowCount(), 5);
+        QVERIFY(!m_model->hasFailed());
+    }
+
+    void liveChangesRefreshTheCountsOnce()
+    {
+        m_source->fill(4);
+        loadFirstPage();
+        const int before = m_source->pageRequests;
+        for (int i = 1; i <= 4; ++i) {
+            ActionChange change;
+            change.actionId = FakePageSource::make(i).record.id;
+            change.state = ActionState::Pending;
+            change.stateVersion = 1;
+            m_model->applyChange(change);
+        }
+        QTRY_COMPARE(m_source->pageRequests, before + 1);
+        QCOMPARE(m_source->limits.last(), 1);
+        QTest::qWait(500);
+        QCOMPARE(m_source->pageRequests, before + 1);
+    }
+
+    void sortProxySortsAmountsAcrossCurrencies()
+    {
+        m_source->ledger = {
+            FakePageSource::make(4, ActionState::Pending, 1000, QStringLiteral("jpy")),  // 1000 JPY
+            FakePageSource::make(3, ActionState::Pending, 999, QStringLiteral("usd")),   // 9.99
+            FakePageSource::make(2, ActionState::Pending, 12500, QStringLiteral("kwd")), // 12.500
+            FakePageSource::make(1, ActionState::Pending, 4000, QStringLiteral("usd")),  // 40.00
+        };
+        ActionQueueSortModel proxy;
+        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.setSourceModel(m_model);
+        loadFirstPage();
+        proxy.sort(ActionQueueModel::AmountColumn, Qt::AscendingOrder);
+        QStringList order;
+        for (int r = 0; r < proxy.rowCount(); ++r)
+            order << proxy.index(r, ActionQueueModel::AmountColumn).data().toString();
+        QCOMPARE(order, (QStringList{ QStringLiteral("9.99 USD"), QStringLiteral("12.500 KWD"),
+                                      QStringLiteral("40.00 USD"), QStringLiteral("1000 JPY") }));
+        proxy.sort(ActionQueueModel::AgeColumn, Qt::AscendingOrder); // youngest first
+        QCOMPARE(proxy.index(0, ActionQueueModel::IdColumn).data().toString(), FakePageSource::make(4).record.id);
+        // The proxy forwards paging to the queue model.
+        QCOMPARE(proxy.canFetchMore(QModelIndex()), m_model->canFetchMore(QModelIndex()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestActionQueueModel)
+#include "tst_actionqueuemodel.moc"

@@ -1,0 +1,292 @@
+// The detail pane's models (attempts, lookups, approvals, reconciliations, audit, related,
+// payload diff) under QAbstractItemModelTester, the ActionDetail wire format and the follow-up
+// remainder.
+
+#include "actiondetail.h"
+#include "approvaltablemodel.h"
+#include "attempttablemodel.h"
+#include "audittablemodel.h"
+#include "followupplan.h"
+#include "lookuptablemodel.h"
+#include "payloaddiffmodel.h"
+#include "reconciliationtablemodel.h"
+#include "relatedactionmodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace cs;
+
+namespace {
+
+const QString Fingerprint = QString(64, QLatin1Char('a'));
+
+QJsonObject detailJson(const char *state = "REQUIRES_REVIEW")
+{
+    const QByteArray json = R"({
+      "id": "act_aaaaaaaaaaaaaaaaaaaaaaaa", "kind": "refund", "state": "%STATE%", "state_version": 6,
+      "target": {"charge": "ch_1"}, "amount": 4000, "currency": "usd", "reason": "requested_by_customer",
+      "business_reference": "order-1042", "provider": "paysim", "provider_account": "",
+      "idempotency_key": "csk_x_v1", "request_fingerprint": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+      "approval_version": 1, "requested_by": "agent-7", "client_reference": "order-1042-refund",
+      "parent_id": "", "review_reason": "key window passed", "key_window_ends_at": "2026-11-30T22:00:00.000Z",
+      "created_at": "2026-11-29T22:00:00.000Z", "updated_at": "2026-11-29T22:05:00.000Z",
+      "attempts": [{"action_id": "act_aaaaaaaaaaaaaaaaaaaaaaaa", "seq": 1, "idempotency_key": "csk_x_v1",
+        "request_fingerprint": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "executor": "w1", "started_at": "2026-11-29T22:01:00.000Z", "finished_at": "2026-11-29T22:01:10.000Z",
+        "outcome": "unknown", "http_status": 0, "error_code": "", "provider_request_id": "", "provider_object_id": "",
+        "replayed": false, "error_excerpt": "timeout"}],
+      "lookups": [
+        {"action_id": "act_aaaaaaaaaaaaaaaaaaaaaaaa", "seq": 1, "method": "list_by_metadata", "asked_by": "reconciler",
+         "at": "2026-11-29T22:02:00.000Z", "result": "NOT_FOUND", "provider_object_id": "", "status": "", "amount": 0,
+         "currency": "", "http_status": 200, "excerpt": ""},
+        {"action_id": "act_aaaaaaaaaaaaaaaaaaaaaaaa", "seq": 2, "method": "list_by_metadata", "asked_by": "sue",
+         "at": "2026-11-29T22:04:00.000Z", "result": "FOUND", "provider_object_id": "re_1", "status": "succeeded", "amount": 4000,
+         "currency": "usd", "http_status": 200, "excerpt": ""}],
+      "approvals": [{"action_id": "act_aaaaaaaaaaaaaaaaaaaaaaaa", "version": 1, "decided_by": "ana", "decision": "approved",
+        "note": "ok", "idempotency_key": "csk_x_v1", "approved_fingerprint": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "decided_at": "2026-11-29T22:00:30.000Z"}],
+      "reconciliations": [],
+      "audit": [{"seq": 10, "action_id": "act_aaaaaaaaaaaaaaaaaaaaaaaa", "at": "2026-11-29T22:05:00.000Z", "actor": "reconciler",
+        "event": "state_changed", "reason": "window", "before": {"state": "CONFIRMATION_UNKNOWN"}, "after": {"state": "REQUIRES_REVIEW"},
+        "prev_hash": "", "hash": ""}],
+      "conflicts": [{"seq": 1, "submitted_by": "agent-7", "at": "2026-11-29T22:03:00.000Z",
+        "stored_payload": {"kind": "refund", "target": {"charge": "ch_1"}, "amount": 4000, "currency": "usd", "reason": "", "business_reference": "order-1042"},
+        "conflicting_payload": {"kind": "refund", "target": {"charge": "ch_1"}, "amount": 4500, "currency": "usd", "reason": "", "business_reference": "order-1042"}}],
+      "related": {"parent": null, "follow_ups": []},
+      "permissions": {"approve": {"allowed": false, "reason": "not PENDING"}, "reject": {"allowed": false, "reason": "not PENDING"},
+        "lookup": {"allowed": true, "reason": ""}, "reconcile": {"allowed": true, "reason": ""},
+        "follow_up": {"allowed": false, "reason": "outcome unknown"}}
+    })";
+    QByteArray text = json;
+    text.replace("%STATE%", state);
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(text, &error);
+    Q_ASSERT_X(error.error == QJsonParseError::NoError, "detailJson", qPrintable(error.errorString()));
+    return doc.object();
+}
+
+ActionDetail detail(const char *state = "REQUIRES_REVIEW")
+{
+    QString error;
+    const std::optional<ActionDetail> d = ActionDetail::fromJson(detailJson(state), &error);
+    if (!d)
+        qFatal("detail: %s", qPrintable(error));
+    return *d;
+}
+
+} // namespace
+
+class TestDetailModels : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void detailWireFormat()
+    {
+        const ActionDetail d = detail();
+        QCOMPARE(d.record.state, ActionState::RequiresReview);
+        QCOMPARE(d.record.stateVersion, 6);
+        QCOMPARE(d.attempts.size(), 1);
+        QCOMPARE(d.lookups.size(), 2);
+        QCOMPARE(d.approvals.size(), 1);
+        QCOMPARE(d.audit.size(), 1);
+        QCOMPARE(d.conflicts.size(), 1);
+        QVERIFY(!d.parent);
+        QVERIFY(d.keyWindowEndsAt.isValid());
+        QVERIFY(!d.permissions.approve.allowed);
+        QCOMPARE(d.permissions.approve.reason, QStringLiteral("not PENDING"));
+        QVERIFY(d.permissions.reconcile.allowed);
+        const ActionSummary summary = d.summary();
+        QCOMPARE(summary.attemptCount, 1);
+        QCOMPARE(summary.lastEventAt, d.audit.last().at);
+        QCOMPARE(d.lookup(2)->providerObjectId, QStringLiteral("re_1"));
+        QVERIFY(!d.lookup(3));
+    }
+
+    void attemptModel()
+    {
+        AttemptTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const ActionDetail d = detail();
+        model.setRecords(d.attempts);
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.index(0, AttemptTableModel::OutcomeColumn).data().toString(), QStringLiteral("unknown"));
+        QCOMPARE(model.index(0, AttemptTableModel::HttpStatusColumn).data().toString(), QStringLiteral("none"));
+        QCOMPARE(model.index(0, AttemptTableModel::LatencyColumn).data().toString(), QStringLiteral("10.0 s"));
+        QCOMPARE(model.index(0, AttemptTableModel::KeyColumn).data().toString(), QStringLiteral("csk_x_v1"));
+        QCOMPARE(model.index(0, AttemptTableModel::FingerprintColumn).data(Qt::ToolTipRole).toString(), Fingerprint);
+
+        // A live refresh that appends an attempt inserts one row; nothing is reset.
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QVERIFY(inserted.isValid() && reset.isValid() && changed.isValid());
+        QList<Attempt> more = d.attempts;
+        Attempt second = more.first();
+        second.seq = 2;
+        second.outcome = Attempt::Outcome::Succeeded;
+        second.httpStatus = 200;
+        second.replayed = true;
+        more.append(second);
+        model.setRecords(more);
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(changed.count(), 0);
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(model.index(1, AttemptTableModel::ReplayedColumn).data().toString(), QStringLiteral("yes"));
+
+        // A changed row is announced as changed.
+        more[0].finishedAt = more[0].finishedAt.addSecs(1);
+        model.setRecords(more);
+        QCOMPARE(changed.count(), 1);
+        model.setRecords({});
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void lookupModel()
+    {
+        LookupTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRecords(detail().lookups);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(1, LookupTableModel::ResultColumn).data().toString(), QStringLiteral("FOUND"));
+        QCOMPARE(model.index(1, LookupTableModel::AmountColumn).data().toString(), QStringLiteral("40.00 USD"));
+        QCOMPARE(model.index(0, LookupTableModel::AmountColumn).data().toString(), QString());
+        QCOMPARE(model.index(1, 0).data(LookupTableModel::SeqRole).toInt(), 2);
+        QVERIFY(LookupTableModel::describe(model.record(1)).startsWith(QStringLiteral("#2 FOUND re_1 succeeded 40.00 USD")));
+    }
+
+    void approvalReconciliationAuditModels()
+    {
+        const ActionDetail d = detail();
+        ApprovalTableModel approvals;
+        QAbstractItemModelTester t1(&approvals, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        approvals.setRecords(d.approvals);
+        QCOMPARE(approvals.index(0, ApprovalTableModel::DecisionColumn).data().toString(), QStringLiteral("approved"));
+
+        ReconciliationTableModel reconciliations;
+        QAbstractItemModelTester t2(&reconciliations, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        Reconciliation r;
+        r.actionId = d.record.id;
+        r.seq = 1;
+        r.outcome = Reconciliation::Outcome::NotCommitted;
+        r.evidenceLookupSeq = 1;
+        reconciliations.setRecords({ r });
+        QCOMPARE(reconciliations.index(0, ReconciliationTableModel::OutcomeColumn).data().toString(), QStringLiteral("not committed"));
+        QCOMPARE(reconciliations.index(0, ReconciliationTableModel::EvidenceColumn).data().toString(), QStringLiteral("lookup #1"));
+
+        AuditTableModel audit;
+        QAbstractItemModelTester t3(&audit, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        audit.setRecords(d.audit);
+        QCOMPARE(audit.index(0, AuditTableModel::ChangeColumn).data().toString(),
+                 QStringLiteral("state: CONFIRMATION_UNKNOWN \u2192 REQUIRES_REVIEW"));
+    }
+
+    void relatedModel()
+    {
+        ActionDetail d = detail("COMPLETED");
+        ActionSummary followUp = d.summary();
+        followUp.record.id = QStringLiteral("act_bbbbbbbbbbbbbbbbbbbbbbbb");
+        followUp.record.amount = 500;
+        followUp.record.state = ActionState::Pending;
+        d.followUps = { followUp };
+        RelatedActionModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setDetail(d);
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.index(0, RelatedActionModel::RelationColumn).data().toString(), QStringLiteral("follow-up"));
+        QCOMPARE(model.index(0, RelatedActionModel::AmountColumn).data().toString(), QStringLiteral("5.00 USD"));
+        QCOMPARE(model.index(0, 0).data(RelatedActionModel::ActionIdRole).toString(), followUp.record.id);
+    }
+
+    void payloadDiff()
+    {
+        const ActionDetail d = detail();
+        PayloadDiffModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setPayloads(d.conflicts.first().storedPayload, d.conflicts.first().conflictingPayload);
+        QCOMPARE(model.changedCount(), 1);
+        QStringList fields;
+        for (const PayloadDiffModel::Row &row : model.rows())
+            fields << row.field;
+        // Reading order; "reason" is empty on both sides and says nothing, so it is left out.
+        QCOMPARE(fields, (QStringList{ QStringLiteral("kind"), QStringLiteral("target.charge"), QStringLiteral("amount"),
+                                       QStringLiteral("currency"), QStringLiteral("business_reference") }));
+        const int amountRow = int(fields.indexOf(QStringLiteral("amount")));
+        QVERIFY(model.index(amountRow, 0).data(PayloadDiffModel::ChangedRole).toBool());
+        QCOMPARE(model.index(amountRow, PayloadDiffModel::StoredColumn).data().toString(), QStringLiteral("4000  (40.00 USD)"));
+        QCOMPARE(model.index(amountRow, PayloadDiffModel::ConflictingColumn).data().toString(), QStringLiteral("4500  (45.00 USD)"));
+        QVERIFY(!model.index(0, 0).data(PayloadDiffModel::ChangedRole).toBool());
+    }
+
+    void payloadDiffFieldOnOneSideOnly()
+    {
+        PayloadDiffModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QJsonObject stored{ { QStringLiteral("target"), QJsonObject{ { QStringLiteral("charge"), QStringLiteral("ch_1") } } } };
+        QJsonObject conflicting{ { QStringLiteral("target"), QJsonObject{ { QStringLiteral("payment_intent"), QStringLiteral("pi_1") } } } };
+        model.setPayloads(stored, conflicting);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.changedCount(), 2);
+        QCOMPARE(model.index(0, PayloadDiffModel::ConflictingColumn).data().toString(), QStringLiteral("(absent)"));
+    }
+
+    void followUpRemainder_data()
+    {
+        QTest::addColumn<QByteArray>("state");
+        QTest::addColumn<bool>("foundLookup");
+        QTest::addColumn<qint64>("desired");
+        QTest::addColumn<bool>("possible");
+        QTest::addColumn<qint64>("remainder");
+        QTest::newRow("completed, provider found 40.00: 45.00 leaves 5.00") << QByteArray("COMPLETED") << true << qint64(4500) << true << qint64(500);
+        QTest::newRow("completed, nothing remains") << QByteArray("COMPLETED") << true << qint64(4000) << true << qint64(0);
+        QTest::newRow("rejected: the whole total remains") << QByteArray("REJECTED") << false << qint64(4500) << true << qint64(4500);
+        QTest::newRow("requires review: refused") << QByteArray("REQUIRES_REVIEW") << true << qint64(4500) << false << qint64(0);
+        QTest::newRow("confirmation unknown: refused") << QByteArray("CONFIRMATION_UNKNOWN") << false << qint64(4500) << false << qint64(0);
+        QTest::newRow("pending: refused") << QByteArray("PENDING") << false << qint64(4500) << false << qint64(0);
+    }
+
+    void followUpRemainder()
+    {
+        QFETCH(QByteArray, state);
+        QFETCH(bool, foundLookup);
+        QFETCH(qint64, desired);
+        QFETCH(bool, possible);
+        QFETCH(qint64, remainder);
+        ActionDetail d = detail(state.constData());
+        if (!foundLookup)
+            d.lookups.removeLast();
+        const FollowUpPlan plan = FollowUpPlan::compute(d);
+        QCOMPARE(plan.possible, possible);
+        QCOMPARE(plan.remainder(desired).has_value(), possible);
+        if (possible)
+            QCOMPARE(*plan.remainder(desired), remainder);
+        else
+            QVERIFY(!plan.blockedReason.isEmpty());
+    }
+
+    void followUpCountsEarlierFollowUps()
+    {
+        ActionDetail d = detail("COMPLETED");
+        ActionSummary earlier = d.summary();
+        earlier.record.id = QStringLiteral("act_bbbbbbbbbbbbbbbbbbbbbbbb");
+        earlier.record.parentId = d.record.id;
+        earlier.record.amount = 300;
+        earlier.record.state = ActionState::Completed;
+        d.followUps = { earlier };
+        FollowUpPlan plan = FollowUpPlan::compute(d);
+        QVERIFY(plan.possible);
+        QCOMPARE(plan.committed, 4300);
+        QCOMPARE(*plan.remainder(4500), 200);
+        d.followUps[0].record.state = ActionState::Executing;
+        plan = FollowUpPlan::compute(d);
+        QVERIFY(!plan.possible);
+        QVERIFY(plan.blockedReason.contains(earlier.record.id));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDetailModels)
+#include "tst_detailmodels.moc"

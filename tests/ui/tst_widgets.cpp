@@ -1,0 +1,255 @@
+// Widgets without a backend (offscreen): the queue view keeps the selection and what is on
+// screen when rows arrive above it; state colours stay readable in light and dark palettes;
+// the timeline maps every mark inside its width.
+
+#include "actiondetailpane.h"
+#include "actionqueuemodel.h"
+#include "draftstore.h"
+#include "fakepagesource.h"
+#include "queueview.h"
+#include "statepalette.h"
+#include "timelinewidget.h"
+
+#include <QApplication>
+#include <QHBoxLayout>
+#include <QScrollBar>
+#include <QStyleFactory>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTableView>
+
+using namespace cs;
+
+namespace {
+
+double luminance(const QColor &c)
+{
+    const auto channel = [](double v) {
+        v /= 255.0;
+        return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * channel(c.red()) + 0.7152 * channel(c.green()) + 0.0722 * channel(c.blue());
+}
+
+double contrast(const QColor &a, const QColor &b)
+{
+    const double la = luminance(a);
+    const double lb = luminance(b);
+    return (qMax(la, lb) + 0.05) / (qMin(la, lb) + 0.05);
+}
+
+QPalette darkPalette()
+{
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(37, 37, 40));
+    p.setColor(QPalette::Base, QColor(30, 30, 33));
+    p.setColor(QPalette::AlternateBase, QColor(42, 42, 46));
+    p.setColor(QPalette::Text, QColor(225, 225, 228));
+    p.setColor(QPalette::WindowText, QColor(225, 225, 228));
+    return p;
+}
+
+} // namespace
+
+class TestWidgets : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void newRowsAboveKeepTheViewAndTheSelection()
+    {
+        FakePageSource source;
+        source.fill(150);
+        ActionQueueModel model(&source);
+        model.setPageSize(150);
+        QueueView view(&model);
+        view.resize(900, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy loaded(&model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        view.apply(QueueView::Filter::Queue, QString());
+        QVERIFY(loaded.wait(2000));
+
+        const QString selected = FakePageSource::make(100).record.id;
+        QVERIFY(view.selectAction(selected));
+        QTableView *table = view.table();
+        table->scrollTo(table->currentIndex(), QAbstractItemView::PositionAtTop);
+        QTest::qWait(50);
+        const QString topBefore = table->indexAt(QPoint(5, 5)).data(ActionQueueModel::ActionIdRole).toString();
+        QVERIFY(!topBefore.isEmpty());
+
+        // Three actions arrive live, newer than everything: inserted at the top.
+        for (int n = 151; n <= 153; ++n)
+            model.updateSummary(FakePageSource::make(n));
+        QCOMPARE(model.rowCount(), 153);
+        QTRY_COMPARE(table->indexAt(QPoint(5, 5)).data(ActionQueueModel::ActionIdRole).toString(), topBefore);
+        QCOMPARE(view.currentActionId(), selected);
+        QCOMPARE(table->currentIndex().data(ActionQueueModel::ActionIdRole).toString(), selected);
+    }
+
+    // A million-row ledger must open like a ten-row one: the view asks for a page only when the
+    // last loaded row comes into sight (QTreeView would page through everything).
+    void theViewFetchesOnlyWhatItShows()
+    {
+        FakePageSource source;
+        source.fill(5000);
+        ActionQueueModel model(&source);
+        QueueView view(&model);
+        view.resize(900, 500);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy loaded(&model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        view.apply(QueueView::Filter::Queue, QString());
+        QVERIFY(loaded.wait(2000));
+        QTest::qWait(300);
+        QCOMPARE(source.pageRequests, 1);
+        QCOMPARE(model.rowCount(), ActionQueueModel::DefaultPageSize);
+        // Scrolling to the end asks for the next page, once.
+        view.table()->scrollToBottom();
+        QTRY_COMPARE(source.pageRequests, 2);
+        QTRY_COMPARE(model.rowCount(), 2 * ActionQueueModel::DefaultPageSize);
+        QTest::qWait(300);
+        QCOMPARE(source.pageRequests, 2);
+    }
+
+    // One human intent, one Idempotency-Key: the same unresolved request reuses its key (the
+    // backend replays the first answer); another request, or an answered one, gets a fresh key.
+    void draftKeysFollowTheRequest()
+    {
+        DraftStore drafts;
+        int minted = 0;
+        const auto mint = [&minted] { return QStringLiteral("key-%1").arg(++minted); };
+        const QString draft = DraftStore::keyFor(QStringLiteral("approve"), QStringLiteral("act_1"));
+        const QString first = drafts.keyForRequest(draft, "POST /a\n1\n{\"note\":\"x\"}", mint);
+        QCOMPARE(drafts.keyForRequest(draft, "POST /a\n1\n{\"note\":\"x\"}", mint), first);
+        const QString edited = drafts.keyForRequest(draft, "POST /a\n1\n{\"note\":\"y\"}", mint);
+        QVERIFY(edited != first);
+        drafts.resolve(draft);
+        QVERIFY(drafts.keyForRequest(draft, "POST /a\n1\n{\"note\":\"y\"}", mint) != edited);
+        drafts.saveFields(draft, { { QStringLiteral("note"), QStringLiteral("y") } });
+        QCOMPARE(drafts.draft(draft).fields.value(QStringLiteral("note")).toString(), QStringLiteral("y"));
+        QCOMPARE(minted, 3);
+    }
+
+    void stateColoursAreReadable_data()
+    {
+        QTest::addColumn<bool>("dark");
+        QTest::newRow("light palette") << false;
+        QTest::newRow("dark palette") << true;
+    }
+
+    void stateColoursAreReadable()
+    {
+        QFETCH(bool, dark);
+        const QPalette palette = dark ? darkPalette() : QApplication::palette();
+        QCOMPARE(StatePalette::isDark(palette), dark);
+        for (ActionState state : { ActionState::Pending, ActionState::Executing, ActionState::ConfirmationUnknown,
+                                   ActionState::Completed, ActionState::Rejected, ActionState::RequiresReview }) {
+            const StatePalette::Chip chip = StatePalette::stateChip(state, palette);
+            // WCAG AA for normal text: 4.5:1 between the chip's text and its fill.
+            QVERIFY2(contrast(chip.text, chip.fill) >= 4.5,
+                     qPrintable(QStringLiteral("%1: %2").arg(int(state)).arg(contrast(chip.text, chip.fill))));
+        }
+    }
+
+    // The queue and the detail pane follow a dark palette (the system's, in real life): the
+    // background is dark, and nothing stays in light-theme colours. Set CS_WIDGET_PICTURES to a
+    // folder to keep the rendering for a look.
+    void followsADarkPalette()
+    {
+        const QPalette previous = QApplication::palette();
+        QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+        QPalette dark = darkPalette();
+        dark.setColor(QPalette::Button, QColor(50, 50, 54));
+        dark.setColor(QPalette::ButtonText, QColor(225, 225, 228));
+        dark.setColor(QPalette::Highlight, QColor(42, 110, 190));
+        dark.setColor(QPalette::HighlightedText, Qt::white);
+        QApplication::setPalette(dark);
+
+        FakePageSource source;
+        source.fill(12);
+        source.ledger[2].record.state = ActionState::RequiresReview;
+        source.ledger[4].record.state = ActionState::ConfirmationUnknown;
+        ActionQueueModel model(&source);
+        QWidget window;
+        auto *layout = new QHBoxLayout(&window);
+        auto *queue = new QueueView(&model, &window);
+        auto *pane = new ActionDetailPane(&window);
+        layout->addWidget(queue, 1);
+        layout->addWidget(pane, 1);
+        window.resize(1300, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy loaded(&model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        queue->apply(QueueView::Filter::Queue, QString());
+        QVERIFY(loaded.wait(2000));
+        ActionDetail detail;
+        detail.record = source.ledger[2].record;
+        detail.record.reviewReason = QStringLiteral("key window passed");
+        Attempt a;
+        a.seq = 1;
+        a.startedAt = detail.record.createdAt.addSecs(30);
+        a.finishedAt = a.startedAt.addSecs(10);
+        a.outcome = Attempt::Outcome::Unknown;
+        detail.attempts = { a };
+        AuditEvent e;
+        e.seq = 1;
+        e.at = detail.record.createdAt;
+        e.event = QStringLiteral("proposed");
+        e.after = QJsonObject{ { QStringLiteral("state"), QStringLiteral("PENDING") } };
+        detail.audit = { e };
+        pane->setDetail(detail);
+        queue->selectAction(detail.record.id);
+        QTest::qWait(50);
+        const QImage picture = window.grab().toImage();
+        if (const QByteArray folder = qgetenv("CS_WIDGET_PICTURES"); !folder.isEmpty())
+            picture.save(QString::fromLocal8Bit(folder) + QStringLiteral("/dark.png"));
+        // The table's empty area and the timeline are dark.
+        const QPoint queueBlank = queue->table()->viewport()->mapTo(&window, QPoint(20, queue->table()->viewport()->height() - 10));
+        QVERIFY(picture.pixelColor(queueBlank).lightness() < 80);
+        QVERIFY(StatePalette::isDark(pane->timeline()->palette()));
+        QApplication::setPalette(previous);
+    }
+
+    void timelineMapsEveryMarkInside()
+    {
+        ActionDetail detail;
+        detail.record.id = QStringLiteral("act_x");
+        detail.record.state = ActionState::RequiresReview;
+        detail.record.createdAt = QDateTime::currentDateTimeUtc().addSecs(-120);
+        Attempt a;
+        a.seq = 1;
+        a.startedAt = detail.record.createdAt.addSecs(5);
+        a.finishedAt = a.startedAt.addSecs(30);
+        a.outcome = Attempt::Outcome::Unknown;
+        detail.attempts = { a };
+        ProviderLookup l;
+        l.seq = 1;
+        l.at = a.finishedAt.addSecs(10);
+        l.result = ProviderLookup::Result::NotFound;
+        detail.lookups = { l };
+        detail.keyWindowEndsAt = a.startedAt.addSecs(23 * 3600);
+        TimelineWidget timeline;
+        timeline.resize(800, timeline.sizeHint().height());
+        timeline.setDetail(detail);
+        timeline.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+        double previous = -1;
+        for (const QDateTime &t : { detail.record.createdAt, a.startedAt, a.finishedAt, l.at, detail.keyWindowEndsAt }) {
+            const double x = timeline.xFor(t);
+            QVERIFY(x > 0 && x < timeline.width());
+            QVERIFY(x > previous); // in time order
+            previous = x;
+        }
+        // A 30 s attempt and a 23 h window share the axis: the attempt is still visible.
+        QVERIFY(timeline.xFor(a.finishedAt) - timeline.xFor(a.startedAt) > 20);
+        const QImage picture = timeline.grab().toImage();
+        QVERIFY(!picture.isNull());
+    }
+};
+
+QTEST_MAIN(TestWidgets)
+#include "tst_widgets.moc"

@@ -1,0 +1,475 @@
+#include "actiondetailpane.h"
+#include "approvaltablemodel.h"
+#include "attempttablemodel.h"
+#include "audittablemodel.h"
+#include "displayformat.h"
+#include "lookuptablemodel.h"
+#include "payloaddiffwidget.h"
+#include "reconciliationtablemodel.h"
+#include "relatedactionmodel.h"
+#include "statepalette.h"
+#include "timelinewidget.h"
+
+#include <QAction>
+#include <QEvent>
+#include <QFormLayout>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStackedLayout>
+#include <QStyledItemDelegate>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace cs {
+
+namespace {
+
+class MonospaceColumnsDelegate : public QStyledItemDelegate
+{
+public:
+    MonospaceColumnsDelegate(QList<int> columns, QObject *parent)
+        : QStyledItemDelegate(parent), m_columns(std::move(columns)) {}
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        if (m_columns.contains(index.column())) {
+            QFont mono = StatePalette::monospaceFont();
+            mono.setPointSizeF(option->font.pointSizeF());
+            option->font = mono;
+        }
+    }
+private:
+    QList<int> m_columns;
+};
+
+QString chipStyle(ActionState state, const QPalette &palette)
+{
+    const StatePalette::Chip chip = StatePalette::stateChip(state, palette);
+    return QStringLiteral("QLabel { background: %1; color: %2; border: 1px solid %3; border-radius: 10px; "
+                          "padding: 2px 10px; font-weight: 600; }")
+        .arg(chip.fill.name(), chip.text.name(), chip.border.name(QColor::HexArgb));
+}
+
+} // namespace
+
+ActionDetailPane::ActionDetailPane(QWidget *parent)
+    : QWidget(parent)
+    , m_attempts(new AttemptTableModel(this))
+    , m_lookups(new LookupTableModel(this))
+    , m_approvals(new ApprovalTableModel(this))
+    , m_reconciliations(new ReconciliationTableModel(this))
+    , m_audit(new AuditTableModel(this))
+    , m_related(new RelatedActionModel(this))
+{
+    setObjectName(QStringLiteral("actionDetailPane"));
+    auto *stack = new QStackedLayout(this);
+
+    m_placeholder = new QLabel(tr("Select an action in the queue."), this);
+    m_placeholder->setObjectName(QStringLiteral("detailPlaceholder"));
+    m_placeholder->setAlignment(Qt::AlignCenter);
+    m_placeholder->setWordWrap(true);
+    stack->addWidget(m_placeholder);
+
+    m_content = new QWidget(this);
+    stack->addWidget(m_content);
+    auto *layout = new QVBoxLayout(m_content);
+    layout->setContentsMargins(12, 8, 8, 4);
+    layout->setSpacing(8);
+
+    // Header.
+    auto *titleRow = new QHBoxLayout;
+    m_title = new QLabel(m_content);
+    m_title->setObjectName(QStringLiteral("detailTitle"));
+    QFont titleFont = font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.35);
+    titleFont.setWeight(QFont::DemiBold);
+    m_title->setFont(titleFont);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_stateChip = new QLabel(m_content);
+    m_stateChip->setObjectName(QStringLiteral("detailState"));
+    titleRow->addWidget(m_title);
+    titleRow->addSpacing(8);
+    titleRow->addWidget(m_stateChip);
+    titleRow->addStretch(1);
+    layout->addLayout(titleRow);
+
+    m_subtitle = new QLabel(m_content);
+    m_subtitle->setObjectName(QStringLiteral("detailSubtitle"));
+    m_subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_subtitle);
+
+    m_reviewBanner = new QFrame(m_content);
+    m_reviewBanner->setObjectName(QStringLiteral("reviewBanner"));
+    m_reviewBanner->setFrameShape(QFrame::StyledPanel);
+    auto *bannerLayout = new QHBoxLayout(m_reviewBanner);
+    bannerLayout->setContentsMargins(10, 6, 10, 6);
+    m_reviewText = new QLabel(m_reviewBanner);
+    m_reviewText->setObjectName(QStringLiteral("reviewReason"));
+    m_reviewText->setWordWrap(true);
+    m_reviewText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    bannerLayout->addWidget(m_reviewText);
+    layout->addWidget(m_reviewBanner);
+
+    m_buttonRow = new QWidget(m_content);
+    auto *buttons = new QHBoxLayout(m_buttonRow);
+    buttons->setContentsMargins(0, 0, 0, 0);
+    buttons->setSpacing(6);
+    buttons->addStretch(1);
+    layout->addWidget(m_buttonRow);
+
+    m_reasons = new QLabel(m_content);
+    m_reasons->setObjectName(QStringLiteral("permissionReasons"));
+    m_reasons->setWordWrap(true);
+    m_reasons->setTextFormat(Qt::RichText);
+    layout->addWidget(m_reasons);
+
+    // Tabs above the timeline.
+    m_splitter = new QSplitter(Qt::Vertical, m_content);
+    m_splitter->setObjectName(QStringLiteral("detailSplitter"));
+    m_splitter->setChildrenCollapsible(false);
+    m_tabs = new QTabWidget(m_splitter);
+    m_tabs->setObjectName(QStringLiteral("detailTabs"));
+    m_tabs->setDocumentMode(true);
+
+    // Overview: the record.
+    auto *overviewScroll = new QScrollArea(m_tabs);
+    overviewScroll->setWidgetResizable(true);
+    overviewScroll->setFrameShape(QFrame::NoFrame);
+    auto *overview = new QWidget(overviewScroll);
+    auto *form = new QFormLayout(overview);
+    form->setContentsMargins(8, 10, 8, 10);
+    form->setHorizontalSpacing(18);
+    form->setVerticalSpacing(7);
+    form->setLabelAlignment(Qt::AlignRight | Qt::AlignTop);
+    addField(form, QStringLiteral("fieldId"), tr("Action"), true);
+    addField(form, QStringLiteral("fieldTarget"), tr("Target"), true);
+    addField(form, QStringLiteral("fieldOrder"), tr("Order"));
+    addField(form, QStringLiteral("fieldAmount"), tr("Amount"), true);
+    addField(form, QStringLiteral("fieldReason"), tr("Refund reason"));
+    addField(form, QStringLiteral("fieldProvider"), tr("Provider"));
+    addField(form, QStringLiteral("fieldKey"), tr("Idempotency key"), true);
+    addField(form, QStringLiteral("fieldFingerprint"), tr("Request fingerprint"), true);
+    addField(form, QStringLiteral("fieldApproval"), tr("Approval version"));
+    addField(form, QStringLiteral("fieldState"), tr("State"));
+    addField(form, QStringLiteral("fieldRequestedBy"), tr("Requested by"));
+    addField(form, QStringLiteral("fieldClientReference"), tr("Client reference"), true);
+    addField(form, QStringLiteral("fieldParent"), tr("Adjusts"), true);
+    addField(form, QStringLiteral("fieldCreated"), tr("Proposed"));
+    addField(form, QStringLiteral("fieldUpdated"), tr("Last change"));
+    addField(form, QStringLiteral("fieldKeyWindow"), tr("Key window ends"));
+    overviewScroll->setWidget(overview);
+    m_tabs->addTab(overviewScroll, tr("Overview"));
+
+    // Evidence: attempts over lookups.
+    auto *evidence = new QSplitter(Qt::Vertical, m_tabs);
+    evidence->setObjectName(QStringLiteral("evidenceSplitter"));
+    auto makeSection = [&](const QString &title, QTableView *table) {
+        auto *box = new QWidget(evidence);
+        auto *v = new QVBoxLayout(box);
+        v->setContentsMargins(4, 6, 4, 2);
+        v->setSpacing(4);
+        auto *label = new QLabel(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()), box);
+        v->addWidget(label);
+        table->setParent(box);
+        v->addWidget(table);
+        evidence->addWidget(box);
+    };
+    QTableView *attemptView = makeTable(QStringLiteral("attemptTable"), tr("Attempt history"));
+    attemptView->setModel(m_attempts);
+    attemptView->setItemDelegate(new MonospaceColumnsDelegate(
+        { AttemptTableModel::KeyColumn, AttemptTableModel::FingerprintColumn, AttemptTableModel::ProviderObjectColumn },
+        attemptView));
+    const int attemptWidths[] = { 34, 96, 230, 130, 100, 56, 70, 72, 200, 160 };
+    for (int c = 0; c < AttemptTableModel::ColumnCount; ++c)
+        attemptView->setColumnWidth(c, attemptWidths[c]);
+    makeSection(tr("Attempt history \u2014 every request sent to the provider"), attemptView);
+    QTableView *lookupView = makeTable(QStringLiteral("lookupTable"), tr("Provider lookups"));
+    lookupView->setModel(m_lookups);
+    lookupView->setItemDelegate(new MonospaceColumnsDelegate(
+        { LookupTableModel::ProviderObjectColumn, LookupTableModel::AmountColumn }, lookupView));
+    const int lookupWidths[] = { 34, 96, 120, 92, 92, 220, 84, 100, 56 };
+    for (int c = 0; c < LookupTableModel::ColumnCount; ++c)
+        lookupView->setColumnWidth(c, lookupWidths[c]);
+    makeSection(tr("Provider lookups \u2014 what the provider said when asked"), lookupView);
+    m_tabs->addTab(evidence, tr("Evidence"));
+
+    QTableView *approvalView = makeTable(QStringLiteral("approvalTable"), tr("Approvals"));
+    approvalView->setModel(m_approvals);
+    approvalView->setItemDelegate(new MonospaceColumnsDelegate(
+        { ApprovalTableModel::KeyColumn, ApprovalTableModel::FingerprintColumn }, approvalView));
+    const int approvalWidths[] = { 60, 150, 110, 90, 220, 250, 140 };
+    for (int c = 0; c < ApprovalTableModel::ColumnCount; ++c)
+        approvalView->setColumnWidth(c, approvalWidths[c]);
+    m_tabs->addTab(approvalView, tr("Approvals"));
+
+    QTableView *reconciliationView = makeTable(QStringLiteral("reconciliationTable"), tr("Reconciliations"));
+    reconciliationView->setModel(m_reconciliations);
+    m_tabs->addTab(reconciliationView, tr("Reconciliations"));
+
+    QTableView *auditView = makeTable(QStringLiteral("auditTable"), tr("Audit trail"));
+    auditView->setModel(m_audit);
+    const int auditWidths[] = { 60, 150, 100, 150, 260, 300 };
+    for (int c = 0; c < AuditTableModel::ColumnCount; ++c)
+        auditView->setColumnWidth(c, auditWidths[c]);
+    m_tabs->addTab(auditView, tr("Audit"));
+
+    m_relatedView = makeTable(QStringLiteral("relatedTable"), tr("Related actions"));
+    m_relatedView->setModel(m_related);
+    m_relatedView->setItemDelegate(new MonospaceColumnsDelegate({ RelatedActionModel::IdColumn, RelatedActionModel::AmountColumn }, m_relatedView));
+    m_relatedView->setColumnWidth(RelatedActionModel::IdColumn, 250);
+    m_relatedView->setToolTip(tr("Double-click (or Enter) to open the action"));
+    connect(m_relatedView, &QTableView::activated, this, [this](const QModelIndex &index) {
+        emit relatedActionActivated(index.data(RelatedActionModel::ActionIdRole).toString());
+    });
+    m_tabs->addTab(m_relatedView, tr("Related"));
+
+    m_diffPage = m_diff = new PayloadDiffWidget(m_tabs);
+    m_tabs->addTab(m_diffPage, tr("Payload diff"));
+
+    m_splitter->addWidget(m_tabs);
+    auto *timelineBox = new QWidget(m_splitter);
+    auto *timelineLayout = new QVBoxLayout(timelineBox);
+    timelineLayout->setContentsMargins(0, 4, 0, 0);
+    timelineLayout->setSpacing(2);
+    auto *timelineTitle = new QLabel(tr("<b>Timeline</b> \u2014 attempts, lookups, state changes and the end of the key window"), timelineBox);
+    timelineLayout->addWidget(timelineTitle);
+    m_timeline = new TimelineWidget(timelineBox);
+    timelineLayout->addWidget(m_timeline);
+    m_splitter->addWidget(timelineBox);
+    m_splitter->setStretchFactor(0, 1);
+    m_splitter->setStretchFactor(1, 0);
+    layout->addWidget(m_splitter, 1);
+
+    stack->setCurrentWidget(m_placeholder);
+}
+
+QLabel *ActionDetailPane::addField(QFormLayout *form, const QString &objectName, const QString &label, bool monospace)
+{
+    auto *value = new QLabel(form->parentWidget());
+    value->setObjectName(objectName);
+    value->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
+    value->setWordWrap(true);
+    value->setAccessibleName(label);
+    if (monospace)
+        value->setFont(StatePalette::monospaceFont());
+    auto *caption = new QLabel(label + QLatin1Char(':'), form->parentWidget());
+    caption->setBuddy(value);
+    QPalette muted = caption->palette();
+    muted.setColor(QPalette::WindowText, StatePalette::mutedText(palette()));
+    caption->setPalette(muted);
+    form->addRow(caption, value);
+    m_fields.insert(objectName, value);
+    return value;
+}
+
+QTableView *ActionDetailPane::makeTable(const QString &objectName, const QString &accessibleName)
+{
+    auto *view = new QTableView(m_tabs);
+    view->setObjectName(objectName);
+    view->setAccessibleName(accessibleName);
+    view->verticalHeader()->hide();
+    view->horizontalHeader()->setStretchLastSection(true);
+    view->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(QAbstractItemView::SingleSelection);
+    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    view->setAlternatingRowColors(true);
+    view->setShowGrid(false);
+    view->setWordWrap(false);
+    view->setTextElideMode(Qt::ElideMiddle); // keys and ids keep both ends
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 10);
+    return view;
+}
+
+void ActionDetailPane::setDecisionActions(const QList<QPair<QAction *, QString>> &actions)
+{
+    m_decisionActions = actions;
+    auto *layout = static_cast<QHBoxLayout *>(m_buttonRow->layout());
+    int position = 0;
+    for (const auto &[action, key] : actions) {
+        auto *button = new QToolButton(m_buttonRow);
+        button->setDefaultAction(action);
+        button->setObjectName(action->objectName() + QStringLiteral("Button"));
+        button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        button->setAutoRaise(false);
+        button->setMinimumHeight(30);
+        layout->insertWidget(position++, button);
+    }
+    updateReasons();
+}
+
+void ActionDetailPane::showMessage(const QString &message)
+{
+    m_hasDetail = false;
+    m_placeholder->setText(message);
+    static_cast<QStackedLayout *>(layout())->setCurrentWidget(m_placeholder);
+    m_timeline->clear();
+    updateReasons();
+}
+
+void ActionDetailPane::setDetail(const ActionDetail &detail)
+{
+    const bool sameAction = m_hasDetail && detail.record.id == m_detail.record.id;
+    m_detail = detail;
+    m_hasDetail = true;
+    static_cast<QStackedLayout *>(layout())->setCurrentWidget(m_content);
+    if (!sameAction) {
+        // Another action: its tables start fresh (a reset, not a row-by-row diff).
+        m_attempts->clear();
+        m_lookups->clear();
+        m_approvals->clear();
+        m_reconciliations->clear();
+        m_audit->clear();
+        m_related->clear();
+    }
+    m_attempts->setRecords(detail.attempts);
+    m_lookups->setRecords(detail.lookups);
+    m_approvals->setRecords(detail.approvals);
+    m_reconciliations->setRecords(detail.reconciliations);
+    m_audit->setRecords(detail.audit);
+    m_related->setDetail(detail);
+    m_diff->setConflicts(detail.conflicts, detail.record.id);
+    m_timeline->setDetail(detail);
+    updateHeader();
+    updateOverview();
+    updateReasons();
+    updateTabTitles();
+}
+
+void ActionDetailPane::showTab(Tab tab)
+{
+    if (m_tabs->isTabVisible(tab))
+        m_tabs->setCurrentIndex(tab);
+}
+
+void ActionDetailPane::updateHeader()
+{
+    const ActionRecord &r = m_detail.record;
+    m_title->setText(tr("%1 refund \u00b7 %2").arg(display::money(r.amount, r.currency), r.targetId));
+    m_stateChip->setText(display::stateName(r.state));
+    m_stateChip->setStyleSheet(chipStyle(r.state, palette()));
+    m_stateChip->setAccessibleName(tr("State: %1").arg(display::stateName(r.state)));
+    QStringList bits;
+    if (!r.businessReference.isEmpty())
+        bits << tr("order %1").arg(r.businessReference);
+    bits << tr("requested by %1").arg(r.requestedBy);
+    bits << tr("proposed %1").arg(display::relative(r.createdAt, QDateTime::currentDateTimeUtc()));
+    if (!r.parentId.isEmpty())
+        bits << tr("follow-up of %1").arg(r.parentId);
+    m_subtitle->setText(bits.join(QStringLiteral("  \u00b7  ")));
+
+    const bool review = r.state == ActionState::RequiresReview || r.state == ActionState::ConfirmationUnknown;
+    m_reviewBanner->setVisible(review);
+    if (review) {
+        const QPalette pal = palette();
+        m_reviewBanner->setStyleSheet(QStringLiteral("QFrame#reviewBanner { background: %1; border: 1px solid %2; border-radius: 6px; }"
+                                                     " QLabel { color: %2; }")
+                                          .arg(StatePalette::warningFill(pal).name(), StatePalette::warningText(pal).name()));
+        if (r.state == ActionState::RequiresReview)
+        {
+            QString reason = r.reviewReason.trimmed();
+            if (!reason.isEmpty() && !reason.endsWith(QLatin1Char('.')))
+                reason += QLatin1Char('.');
+            m_reviewText->setText(tr("<b>Requires review.</b> %1 Nothing will be sent again: look up the provider, then "
+                                     "confirm what happened with a lookup as evidence.")
+                                      .arg(reason.toHtmlEscaped()));
+        }
+        else
+            m_reviewText->setText(tr("<b>Confirmation unknown.</b> A request may have reached the provider; its answer was "
+                                     "lost. The reconciler retries with the same key inside the key window and looks the "
+                                     "refund up; a lookup can settle it now."));
+    }
+}
+
+void ActionDetailPane::updateOverview()
+{
+    const ActionRecord &r = m_detail.record;
+    const auto set = [this](const char *name, const QString &text) {
+        m_fields.value(QString::fromLatin1(name))->setText(text.isEmpty() ? QStringLiteral("\u2014") : text);
+    };
+    set("fieldId", r.id);
+    set("fieldTarget", toWire(r.targetType) + QStringLiteral("  ") + r.targetId);
+    set("fieldOrder", r.businessReference);
+    set("fieldAmount", tr("%1   (%2 minor units of %3)").arg(display::money(r.amount, r.currency)).arg(r.amount).arg(r.currency));
+    set("fieldReason", r.reason);
+    set("fieldProvider", r.providerAccount.isEmpty() ? r.provider : r.provider + QStringLiteral(" / ") + r.providerAccount);
+    set("fieldKey", r.idempotencyKey.isEmpty() ? tr("none yet \u2014 minted by the approval") : r.idempotencyKey);
+    set("fieldFingerprint", r.requestFingerprint);
+    set("fieldApproval", r.approvalVersion == 0 ? tr("not approved") : tr("v%1").arg(r.approvalVersion));
+    set("fieldState", tr("%1 (state version %2)").arg(display::stateName(r.state)).arg(r.stateVersion));
+    set("fieldRequestedBy", r.requestedBy);
+    set("fieldClientReference", r.clientReference);
+    set("fieldParent", r.parentId);
+    set("fieldCreated", display::time(r.createdAt));
+    set("fieldUpdated", display::time(r.updatedAt));
+    set("fieldKeyWindow", m_detail.keyWindowEndsAt.isValid() ? display::time(m_detail.keyWindowEndsAt)
+                                                             : tr("not started (no attempt yet)"));
+}
+
+void ActionDetailPane::updateReasons()
+{
+    if (!m_hasDetail) {
+        m_reasons->clear();
+        return;
+    }
+    const Permissions &p = m_detail.permissions;
+    const QHash<QString, const PermissionEntry *> entries{
+        { QStringLiteral("approve"), &p.approve }, { QStringLiteral("reject"), &p.reject },
+        { QStringLiteral("lookup"), &p.lookup },   { QStringLiteral("reconcile"), &p.reconcile },
+        { QStringLiteral("follow_up"), &p.followUp },
+    };
+    QStringList lines;
+    for (const auto &[action, key] : std::as_const(m_decisionActions)) {
+        const PermissionEntry *entry = entries.value(key);
+        if (entry && !entry->allowed && !entry->reason.isEmpty())
+            lines << QStringLiteral("<b>%1</b>: %2").arg(action->iconText().toHtmlEscaped(), entry->reason.toHtmlEscaped());
+    }
+    const QColor muted = StatePalette::mutedText(palette());
+    m_reasons->setText(lines.isEmpty() ? QString()
+                                       : QStringLiteral("<span style=\"color:%1\">%2</span>")
+                                             .arg(muted.name(QColor::HexArgb), lines.join(QStringLiteral(" &nbsp;\u00b7&nbsp; "))));
+    m_reasons->setVisible(!lines.isEmpty());
+}
+
+void ActionDetailPane::updateTabTitles()
+{
+    const auto title = [](const QString &name, qsizetype n) {
+        return n > 0 ? QStringLiteral("%1 (%2)").arg(name).arg(n) : name;
+    };
+    m_tabs->setTabText(EvidenceTab, title(tr("Evidence"), m_detail.attempts.size() + m_detail.lookups.size()));
+    m_tabs->setTabText(ApprovalsTab, title(tr("Approvals"), m_detail.approvals.size()));
+    m_tabs->setTabText(ReconciliationsTab, title(tr("Reconciliations"), m_detail.reconciliations.size()));
+    m_tabs->setTabText(AuditTab, title(tr("Audit"), m_detail.audit.size()));
+    m_tabs->setTabText(RelatedTab, title(tr("Related"), m_detail.followUps.size() + (m_detail.parent ? 1 : 0)));
+    m_tabs->setTabText(DiffTab, title(tr("Payload diff"), m_detail.conflicts.size()));
+    m_tabs->setTabVisible(DiffTab, !m_detail.conflicts.isEmpty());
+}
+
+QByteArray ActionDetailPane::splitterState() const
+{
+    return m_splitter->saveState();
+}
+
+void ActionDetailPane::restoreSplitterState(const QByteArray &state)
+{
+    if (!state.isEmpty())
+        m_splitter->restoreState(state);
+}
+
+void ActionDetailPane::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange && m_hasDetail) {
+        updateHeader();
+        updateReasons();
+        m_timeline->setDetail(m_detail);
+    }
+    QWidget::changeEvent(event);
+}
+
+} // namespace cs

@@ -1,0 +1,105 @@
+#pragma once
+
+#include "actiondetail.h"
+
+#include <QHash>
+#include <QWidget>
+
+class QAction;
+class QFormLayout;
+class QLabel;
+class QSplitter;
+class QTabWidget;
+class QTableView;
+class QToolButton;
+class QFrame;
+
+namespace cs {
+
+class ApprovalTableModel;
+class AttemptTableModel;
+class AuditTableModel;
+class LookupTableModel;
+class PayloadDiffWidget;
+class ReconciliationTableModel;
+class RelatedActionModel;
+class TimelineWidget;
+
+// Everything about the selected action: a header (amount, target, state), the decision buttons
+// with the reason each unavailable one is unavailable, and tabs — the record, the evidence
+// (attempt history and provider lookups), approvals, reconciliations, the audit trail, related
+// actions, the payload diff when a changed resubmission was caught — above a timeline picture.
+// Refreshing with a newer detail of the same action updates the tables in place (selection and
+// scroll positions survive live updates).
+class ActionDetailPane : public QWidget
+{
+    Q_OBJECT
+
+public:
+    enum Tab { OverviewTab, EvidenceTab, ApprovalsTab, ReconciliationsTab, AuditTab, RelatedTab, DiffTab };
+    Q_ENUM(Tab)
+
+    explicit ActionDetailPane(QWidget *parent = nullptr);
+
+    // The decision actions shown as buttons (approve, reject, look up, reconcile, follow up), in
+    // order, each with the key of its entry in Permissions ("approve", "reject", ...).
+    void setDecisionActions(const QList<QPair<QAction *, QString>> &actions);
+
+    void setDetail(const ActionDetail &detail);
+    void showMessage(const QString &message); // no action: a placeholder text
+    bool hasDetail() const { return m_hasDetail; }
+    const ActionDetail &detail() const { return m_detail; }
+
+    QTabWidget *tabs() const { return m_tabs; }
+    void showTab(Tab tab);
+    TimelineWidget *timeline() const { return m_timeline; }
+    PayloadDiffWidget *diffWidget() const { return m_diff; }
+    LookupTableModel *lookupModel() const { return m_lookups; }
+    AttemptTableModel *attemptModel() const { return m_attempts; }
+    QLabel *permissionReasonsLabel() const { return m_reasons; }
+    QByteArray splitterState() const;
+    void restoreSplitterState(const QByteArray &state);
+
+signals:
+    void relatedActionActivated(const QString &actionId);
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    QLabel *addField(QFormLayout *form, const QString &objectName, const QString &label, bool monospace = false);
+    QTableView *makeTable(const QString &objectName, const QString &accessibleName);
+    void updateHeader();
+    void updateOverview();
+    void updateReasons();
+    void updateTabTitles();
+
+    ActionDetail m_detail;
+    bool m_hasDetail = false;
+    QList<QPair<QAction *, QString>> m_decisionActions;
+
+    QLabel *m_placeholder;
+    QWidget *m_content;
+    QLabel *m_title;
+    QLabel *m_stateChip;
+    QLabel *m_subtitle;
+    QFrame *m_reviewBanner;
+    QLabel *m_reviewText;
+    QWidget *m_buttonRow;
+    QLabel *m_reasons;
+    QSplitter *m_splitter;
+    QTabWidget *m_tabs;
+    QHash<QString, QLabel *> m_fields;
+    AttemptTableModel *m_attempts;
+    LookupTableModel *m_lookups;
+    ApprovalTableModel *m_approvals;
+    ReconciliationTableModel *m_reconciliations;
+    AuditTableModel *m_audit;
+    RelatedActionModel *m_related;
+    QTableView *m_relatedView;
+    TimelineWidget *m_timeline;
+    PayloadDiffWidget *m_diff;
+    QWidget *m_diffPage;
+};
+
+} // namespace cs

@@ -1,0 +1,213 @@
+#include "decisiondialog.h"
+#include "statepalette.h"
+
+#include <QDialogButtonBox>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace cs {
+
+namespace {
+const PermissionEntry *permissionFor(const Permissions &p, const QString &kind)
+{
+    if (kind == QLatin1String("approve"))
+        return &p.approve;
+    if (kind == QLatin1String("reject"))
+        return &p.reject;
+    if (kind == QLatin1String("lookup"))
+        return &p.lookup;
+    if (kind == QLatin1String("reconcile"))
+        return &p.reconcile;
+    if (kind == QLatin1String("follow_up"))
+        return &p.followUp;
+    return nullptr;
+}
+} // namespace
+
+DecisionDialog::DecisionDialog(const QString &kind, const ActionDetail &detail, QWidget *parent)
+    : QDialog(parent)
+    , m_detail(detail)
+    , m_kind(kind)
+{
+    setWindowModality(Qt::WindowModal);
+    setMinimumWidth(560);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(18, 16, 18, 14);
+    layout->setSpacing(10);
+
+    m_description = new QLabel(this);
+    m_description->setObjectName(QStringLiteral("descriptionLabel"));
+    m_description->setWordWrap(true);
+    m_description->setTextFormat(Qt::RichText);
+    m_description->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_description);
+
+    m_changes = new QLabel(this);
+    m_changes->setObjectName(QStringLiteral("changesLabel"));
+    m_changes->setWordWrap(true);
+    m_changes->setTextFormat(Qt::RichText);
+    m_changes->setVisible(false);
+    m_changes->setAutoFillBackground(true);
+    m_changes->setMargin(8);
+    QPalette warn = m_changes->palette();
+    warn.setColor(QPalette::Window, StatePalette::warningFill(palette()));
+    warn.setColor(QPalette::WindowText, StatePalette::warningText(palette()));
+    m_changes->setPalette(warn);
+    layout->addWidget(m_changes);
+
+    m_fields = new QVBoxLayout;
+    m_fields->setSpacing(6);
+    layout->addLayout(m_fields);
+
+    m_blocking = new QLabel(this);
+    m_blocking->setObjectName(QStringLiteral("blockingLabel"));
+    m_blocking->setWordWrap(true);
+    QPalette muted = m_blocking->palette();
+    muted.setColor(QPalette::WindowText, StatePalette::mutedText(palette()));
+    m_blocking->setPalette(muted);
+    layout->addWidget(m_blocking);
+
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("statusLabel"));
+    m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::RichText);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status->setVisible(false);
+    layout->addWidget(m_status);
+
+    auto *buttons = new QDialogButtonBox(this);
+    m_confirm = buttons->addButton(tr("Confirm"), QDialogButtonBox::AcceptRole);
+    m_confirm->setObjectName(QStringLiteral("confirmButton"));
+    m_confirm->setDefault(false);
+    m_confirm->setAutoDefault(false);
+    m_stop = buttons->addButton(tr("Stop resending"), QDialogButtonBox::ActionRole);
+    m_stop->setObjectName(QStringLiteral("stopResendingButton"));
+    m_stop->setVisible(false);
+    m_cancel = buttons->addButton(QDialogButtonBox::Cancel);
+    m_cancel->setObjectName(QStringLiteral("cancelButton"));
+    layout->addWidget(buttons);
+
+    connect(m_confirm, &QPushButton::clicked, this, [this] {
+        if (!m_sending && blockingReason().isEmpty())
+            emit confirmed();
+    });
+    connect(m_cancel, &QPushButton::clicked, this, &QDialog::reject);
+    connect(m_stop, &QPushButton::clicked, this, &DecisionDialog::stopResendingRequested);
+}
+
+void DecisionDialog::keyPressEvent(QKeyEvent *event)
+{
+    // Ctrl+Enter confirms from anywhere (a plain Enter belongs to the text fields).
+    if ((event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) && (event->modifiers() & Qt::ControlModifier)) {
+        if (m_confirm->isEnabled() && m_confirm->isVisible())
+            m_confirm->click();
+        return;
+    }
+    if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter)
+        return;
+    QDialog::keyPressEvent(event);
+}
+
+void DecisionDialog::setDescription(const QString &html)
+{
+    m_description->setText(html);
+}
+
+void DecisionDialog::setConfirmText(const QString &text)
+{
+    m_confirm->setText(text);
+    m_confirm->setAccessibleName(text);
+}
+
+QString DecisionDialog::blockingReason() const
+{
+    if (const PermissionEntry *entry = permissionFor(m_detail.permissions, m_kind); entry && !entry->allowed)
+        return entry->reason.isEmpty() ? tr("Not allowed now.") : entry->reason;
+    return inputProblem();
+}
+
+void DecisionDialog::updateConfirm()
+{
+    const QString reason = m_sending ? QString() : blockingReason();
+    m_confirm->setEnabled(!m_sending && reason.isEmpty());
+    m_blocking->setText(reason);
+    m_blocking->setVisible(!reason.isEmpty());
+}
+
+void DecisionDialog::updateDetail(const ActionDetail &detail, const QStringList &changes)
+{
+    m_detail = detail;
+    if (!changes.isEmpty()) {
+        QString html = tr("<b>Someone else acted on this action while you were deciding.</b> It is now at "
+                          "state version %1. What changed:").arg(detail.record.stateVersion);
+        html += QStringLiteral("<ul style=\"margin:2px 0 0 -20px\">");
+        for (const QString &change : changes)
+            html += QStringLiteral("<li>") + change.toHtmlEscaped() + QStringLiteral("</li>");
+        html += QStringLiteral("</ul>") + tr("Your input is kept. Review it and confirm again, or cancel.");
+        m_changes->setText(html);
+        m_changes->setVisible(true);
+    }
+    refresh();
+    updateConfirm();
+}
+
+void DecisionDialog::setSending()
+{
+    m_sending = true;
+    setInputReadOnly(true);
+    m_status->setText(tr("Sending\u2026"));
+    m_status->setVisible(true);
+    m_stop->setVisible(false);
+    updateConfirm();
+}
+
+void DecisionDialog::setResending(int sendCount, const QString &why, const QString &idempotencyKey)
+{
+    m_sending = true;
+    setInputReadOnly(true);
+    m_status->setText(tr("<b>No answer from the backend</b> (%1). Your decision is kept and is being sent again "
+                         "automatically with the same Idempotency-Key <code>%2</code> and If-Match, so it cannot be "
+                         "applied twice \u2014 attempt %3.")
+                          .arg(why.toHtmlEscaped(), idempotencyKey.toHtmlEscaped())
+                          .arg(sendCount + 1));
+    m_status->setVisible(true);
+    m_stop->setVisible(true);
+    updateConfirm();
+}
+
+void DecisionDialog::setFailed(const QString &message)
+{
+    m_sending = false;
+    setInputReadOnly(false);
+    m_status->setText(QStringLiteral("<span style=\"color:%1\"><b>%2</b></span> %3")
+                          .arg(StatePalette::stateChip(ActionState::RequiresReview, palette()).text.name(),
+                               tr("Not done."), message.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"))));
+    m_status->setVisible(true);
+    m_stop->setVisible(false);
+    updateConfirm();
+}
+
+void DecisionDialog::setIdle()
+{
+    m_sending = false;
+    setInputReadOnly(false);
+    m_status->setVisible(false);
+    m_stop->setVisible(false);
+    updateConfirm();
+}
+
+void DecisionDialog::showOutcome(const QString &html)
+{
+    m_sending = false;
+    m_status->setText(html);
+    m_status->setVisible(true);
+    m_stop->setVisible(false);
+    m_confirm->setVisible(false);
+    m_blocking->setVisible(false);
+    m_cancel->setText(tr("Close"));
+    m_cancel->setFocus();
+}
+
+} // namespace cs

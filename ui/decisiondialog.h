@@ -1,0 +1,84 @@
+#pragma once
+
+#include "actiondetail.h"
+
+#include <QDialog>
+#include <QVariantMap>
+
+class QLabel;
+class QPushButton;
+class QVBoxLayout;
+
+namespace cs {
+
+// The base of every dialog that changes an action through the API (approve, reject, look up,
+// reconcile, follow up). It states exactly what will happen, holds the reviewer's input, and
+// shows the submission's fate: sending, resending while the backend is away (the input stays,
+// read-only, and the same Idempotency-Key is reused), refused (the input comes back for
+// editing), or overtaken by someone else (the new state and what changed are shown, and the
+// reviewer decides again). Subclasses add their fields and say when confirming is not possible.
+class DecisionDialog : public QDialog
+{
+    Q_OBJECT
+
+public:
+    DecisionDialog(const QString &kind, const ActionDetail &detail, QWidget *parent = nullptr);
+
+    QString kind() const { return m_kind; } // "approve", "reject", "lookup", "reconcile", "follow_up"
+    QString actionId() const { return m_detail.record.id; }
+    const ActionDetail &detail() const { return m_detail; }
+    // The state_version the reviewer is looking at: sent as If-Match.
+    qint64 ifMatch() const { return m_detail.record.stateVersion; }
+
+    // The reviewer's input, to keep when the dialog closes before it was applied.
+    virtual QVariantMap draft() const = 0;
+    virtual void restoreDraft(const QVariantMap &draft) = 0;
+
+    // Adopt a newer detail of the action and say what changed (after a 412, or live).
+    void updateDetail(const ActionDetail &detail, const QStringList &changes);
+
+    void setSending();
+    void setResending(int sendCount, const QString &why, const QString &idempotencyKey);
+    void setFailed(const QString &message);
+    void setIdle();
+    bool isSending() const { return m_sending; }
+    // Why confirming is not possible now (permission, missing input); empty when it is.
+    QString blockingReason() const;
+
+    QPushButton *confirmButton() const { return m_confirm; }
+    QPushButton *cancelButton() const { return m_cancel; }
+
+signals:
+    void confirmed();
+    void stopResendingRequested();
+
+protected:
+    void setDescription(const QString &html);
+    QVBoxLayout *fieldsLayout() const { return m_fields; }
+    // Re-render from detail() (the description, lists) — called on construction and updates.
+    virtual void refresh() = 0;
+    // Input problems; empty when the input is complete.
+    virtual QString inputProblem() const { return QString(); }
+    virtual void setInputReadOnly(bool readOnly) = 0;
+    void updateConfirm();
+    void setConfirmText(const QString &text);
+    // For subclasses whose "done" state replaces confirming (look up: shows the result).
+    void showOutcome(const QString &html);
+    void keyPressEvent(QKeyEvent *event) override;
+
+    ActionDetail m_detail;
+
+private:
+    QString m_kind;
+    bool m_sending = false;
+    QLabel *m_description;
+    QLabel *m_changes;
+    QVBoxLayout *m_fields;
+    QLabel *m_blocking;
+    QLabel *m_status;
+    QPushButton *m_confirm;
+    QPushButton *m_cancel;
+    QPushButton *m_stop;
+};
+
+} // namespace cs

@@ -1,0 +1,157 @@
+#include "followupdialog.h"
+#include "displayformat.h"
+#include "statepalette.h"
+
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QVBoxLayout>
+
+namespace cs {
+
+FollowUpDialog::FollowUpDialog(const ActionDetail &detail, const FollowUpPlan &plan, QWidget *parent)
+    : DecisionDialog(QStringLiteral("follow_up"), detail, parent)
+    , m_plan(plan)
+{
+    setObjectName(QStringLiteral("followUpDialog"));
+    setWindowTitle(tr("Propose a follow-up adjustment"));
+
+    m_breakdown = new QLabel(this);
+    m_breakdown->setObjectName(QStringLiteral("committedLabel"));
+    m_breakdown->setTextFormat(Qt::RichText);
+    m_breakdown->setWordWrap(true);
+    fieldsLayout()->addWidget(m_breakdown);
+
+    auto *form = new QFormLayout;
+    m_desired = new QLineEdit(this);
+    m_desired->setObjectName(QStringLiteral("desiredTotalEdit"));
+    m_desired->setAccessibleName(tr("Desired total refund"));
+    m_desired->setPlaceholderText(tr("e.g. 45.00"));
+    m_desired->setAlignment(Qt::AlignRight);
+    m_desired->setFont(StatePalette::monospaceFont());
+    form->addRow(tr("&Desired total (%1):").arg(detail.record.currency.toUpper()), m_desired);
+    m_remainder = new QLabel(this);
+    m_remainder->setObjectName(QStringLiteral("remainderLabel"));
+    m_remainder->setFont(StatePalette::monospaceFont());
+    form->addRow(tr("Remainder to refund:"), m_remainder);
+    m_note = new QPlainTextEdit(this);
+    m_note->setObjectName(QStringLiteral("noteEdit"));
+    m_note->setAccessibleName(tr("Follow-up note"));
+    m_note->setTabChangesFocus(true);
+    m_note->setFixedHeight(64);
+    form->addRow(tr("&Note (required):"), m_note);
+    fieldsLayout()->addLayout(form);
+
+    setConfirmText(tr("Propose follow-up"));
+    refresh();
+    updateConfirm();
+    connect(m_desired, &QLineEdit::textChanged, this, [this] { refresh(); updateConfirm(); });
+    connect(m_note, &QPlainTextEdit::textChanged, this, &FollowUpDialog::updateConfirm);
+}
+
+void FollowUpDialog::setPlan(const FollowUpPlan &plan)
+{
+    m_plan = plan;
+    refresh();
+    updateConfirm();
+}
+
+std::optional<qint64> FollowUpDialog::desiredTotal() const
+{
+    return display::parseAmount(m_desired->text(), m_detail.record.currency);
+}
+
+std::optional<qint64> FollowUpDialog::remainder() const
+{
+    const std::optional<qint64> desired = desiredTotal();
+    if (!desired)
+        return std::nullopt;
+    return m_plan.remainder(*desired);
+}
+
+QString FollowUpDialog::note() const
+{
+    return m_note->toPlainText().trimmed();
+}
+
+QString FollowUpDialog::inputProblem() const
+{
+    if (!m_plan.possible)
+        return m_plan.blockedReason;
+    if (m_desired->text().trimmed().isEmpty())
+        return tr("Enter the total the customer should be refunded, across this action and its follow-ups.");
+    if (!desiredTotal())
+        return tr("\u201c%1\u201d is not an amount in %2.").arg(m_desired->text().trimmed(), m_detail.record.currency.toUpper());
+    if (const std::optional<qint64> rest = remainder(); !rest || *rest <= 0)
+        return tr("Nothing remains to refund: provider evidence shows %1 already committed.")
+            .arg(display::money(m_plan.committed, m_plan.currency));
+    if (note().isEmpty())
+        return tr("Write a note: why the customer is owed this total.");
+    return QString();
+}
+
+void FollowUpDialog::setInputReadOnly(bool readOnly)
+{
+    m_desired->setReadOnly(readOnly);
+    m_note->setReadOnly(readOnly);
+}
+
+QVariantMap FollowUpDialog::draft() const
+{
+    return { { QStringLiteral("desired"), m_desired->text() }, { QStringLiteral("note"), m_note->toPlainText() } };
+}
+
+void FollowUpDialog::restoreDraft(const QVariantMap &draft)
+{
+    m_desired->setText(draft.value(QStringLiteral("desired")).toString());
+    m_note->setPlainText(draft.value(QStringLiteral("note")).toString());
+}
+
+void FollowUpDialog::refresh()
+{
+    const ActionRecord &r = m_detail.record;
+    const QString currency = r.currency;
+    QString breakdown = tr("<b>What provider evidence says was committed</b>");
+    breakdown += QStringLiteral("<table cellspacing=\"3\" style=\"margin-top:4px\">");
+    for (const FollowUpPlan::Part &part : m_plan.parts) {
+        breakdown += QStringLiteral("<tr><td><code>%1</code></td><td>%2</td><td align=\"right\"><code>%3</code></td>"
+                                    "<td style=\"padding-left:8px\">%4</td></tr>")
+                         .arg(part.actionId.toHtmlEscaped(),
+                              part.isParent ? tr("this action") : tr("follow-up"),
+                              part.committed ? display::money(*part.committed, currency).toHtmlEscaped()
+                                             : tr("unknown"),
+                              part.basis.toHtmlEscaped());
+    }
+    breakdown += QStringLiteral("<tr><td colspan=\"2\"><b>%1</b></td><td align=\"right\"><code><b>%2</b></code></td><td></td></tr>")
+                     .arg(tr("Committed"), m_plan.possible ? display::money(m_plan.committed, currency).toHtmlEscaped()
+                                                            : tr("unknown"));
+    breakdown += QStringLiteral("</table>");
+    m_breakdown->setText(breakdown);
+
+    const std::optional<qint64> rest = remainder();
+    if (!m_plan.possible)
+        m_remainder->setText(tr("refused: outcome unknown"));
+    else if (!rest)
+        m_remainder->setText(QStringLiteral("\u2014"));
+    else if (*rest <= 0)
+        m_remainder->setText(tr("nothing (%1)").arg(display::money(0, currency)));
+    else
+        m_remainder->setText(display::money(*rest, currency));
+
+    QString html = tr("<p style=\"font-size:large\"><b>Follow-up to %1 on %2</b></p>")
+                       .arg(r.id.toHtmlEscaped(), r.targetId.toHtmlEscaped());
+    if (m_plan.possible && rest && *rest > 0)
+        html += tr("<p>Creates a <b>new PENDING action</b> refunding <b>%1</b> (%2 desired \u2212 %3 committed) on %4, "
+                   "linked to this one. It needs its own approval and gets its own idempotency key; "
+                   "<b>nothing is sent</b> until it is approved and claimed.</p>")
+                    .arg(display::money(*rest, currency).toHtmlEscaped(),
+                         display::money(*desiredTotal(), currency).toHtmlEscaped(),
+                         display::money(m_plan.committed, currency).toHtmlEscaped(), r.targetId.toHtmlEscaped());
+    else
+        html += tr("<p>A follow-up refunds the difference between the total the customer should get and what the "
+                   "provider confirms was committed. It is a new action with its own approval and key.</p>");
+    setDescription(html);
+}
+
+} // namespace cs

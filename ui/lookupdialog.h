@@ -1,0 +1,26 @@
+#pragma once
+
+#include "decisiondialog.h"
+
+namespace cs {
+
+// Ask the provider now what happened to this action. States what will be asked and that it
+// cannot refund anything; after confirming it shows the answer as it arrives.
+class LookupDialog : public DecisionDialog
+{
+    Q_OBJECT
+
+public:
+    explicit LookupDialog(const ActionDetail &detail, QWidget *parent = nullptr);
+
+    QVariantMap draft() const override { return {}; }
+    void restoreDraft(const QVariantMap &) override {}
+    // The recorded lookup and the action after it.
+    void showResult(const ProviderLookup &lookup, const ActionRecord &after);
+
+protected:
+    void refresh() override;
+    void setInputReadOnly(bool) override {}
+};
+
+} // namespace cs

@@ -1,0 +1,94 @@
+#include "offlinebanner.h"
+#include "statepalette.h"
+
+#include <QDateTime>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+
+namespace cs {
+
+OfflineBanner::OfflineBanner(QWidget *parent)
+    : QFrame(parent)
+{
+    setObjectName(QStringLiteral("offlineBanner"));
+    setAccessibleName(tr("Backend unreachable"));
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(12, 8, 12, 8);
+    m_text = new QLabel(this);
+    m_text->setObjectName(QStringLiteral("offlineText"));
+    m_text->setWordWrap(true);
+    m_text->setTextFormat(Qt::RichText);
+    m_retry = new QPushButton(tr("Retry now"), this);
+    m_retry->setObjectName(QStringLiteral("retryNowButton"));
+    layout->addWidget(m_text, 1);
+    layout->addWidget(m_retry);
+    connect(m_retry, &QPushButton::clicked, this, &OfflineBanner::retryRequested);
+    m_clock.setInterval(1000);
+    connect(&m_clock, &QTimer::timeout, this, &OfflineBanner::updateText);
+    applyColours();
+    hide();
+}
+
+void OfflineBanner::showOffline(const QString &backend, int pendingDecisions)
+{
+    m_backend = backend;
+    m_pending = pendingDecisions;
+    if (!isVisible())
+        m_since = QDateTime::currentSecsSinceEpoch();
+    updateText();
+    m_clock.start();
+    show();
+}
+
+void OfflineBanner::setPendingDecisions(int count)
+{
+    m_pending = count;
+    updateText();
+}
+
+void OfflineBanner::hideBanner()
+{
+    m_clock.stop();
+    hide();
+}
+
+QString OfflineBanner::text() const
+{
+    return m_text->text();
+}
+
+void OfflineBanner::updateText()
+{
+    const qint64 seconds = QDateTime::currentSecsSinceEpoch() - m_since;
+    QString html = tr("<b>Offline \u2014 the backend at %1 does not answer</b> (for %2 s). Reconnecting automatically; "
+                      "the queue and details shown may be out of date. Open dialogs keep what you typed.")
+                       .arg(m_backend.toHtmlEscaped())
+                       .arg(seconds);
+    if (m_pending > 0)
+        html += tr(" %n decision(s) will be resent with the same Idempotency-Key as soon as it answers, so none can "
+                   "apply twice.", nullptr, m_pending);
+    m_text->setText(html);
+}
+
+void OfflineBanner::applyColours()
+{
+    // From the parent's palette: our own is the style sheet's once it is set.
+    const QPalette pal = parentWidget() ? parentWidget()->palette() : palette();
+    const QString sheet = QStringLiteral("QFrame#offlineBanner { background: %1; border-bottom: 2px solid %2; } "
+                                         "QFrame#offlineBanner QLabel { color: %2; }")
+                              .arg(StatePalette::stateChip(ActionState::RequiresReview, pal).fill.name(),
+                                   StatePalette::stateChip(ActionState::RequiresReview, pal).text.name());
+    if (sheet != styleSheet())
+        setStyleSheet(sheet);
+}
+
+void OfflineBanner::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyColours();
+    QFrame::changeEvent(event);
+}
+
+} // namespace cs

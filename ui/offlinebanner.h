@@ -1,0 +1,44 @@
+#pragma once
+
+#include <QFrame>
+#include <QTimer>
+
+class QLabel;
+class QPushButton;
+
+namespace cs {
+
+// A clear banner across the top of the window while the backend is unreachable: what is
+// happening (reconnecting, when), that open dialogs keep their input and that decisions waiting
+// to be sent will be resent with the same Idempotency-Key; "Retry now".
+class OfflineBanner : public QFrame
+{
+    Q_OBJECT
+
+public:
+    explicit OfflineBanner(QWidget *parent = nullptr);
+
+    void showOffline(const QString &backend, int pendingDecisions);
+    void setPendingDecisions(int count);
+    void hideBanner();
+    QString text() const;
+
+signals:
+    void retryRequested();
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    void updateText();
+    void applyColours();
+
+    QLabel *m_text;
+    QPushButton *m_retry;
+    QString m_backend;
+    int m_pending = 0;
+    QTimer m_clock;
+    qint64 m_since = 0;
+};
+
+} // namespace cs

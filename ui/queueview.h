@@ -1,0 +1,89 @@
+#pragma once
+
+#include "actionquery.h"
+#include "actionsummary.h"
+
+#include <QHash>
+#include <QPointer>
+#include <QTimer>
+#include <QWidget>
+
+class QButtonGroup;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QToolButton;
+class QTableView;
+
+namespace cs {
+
+class ActionQueueModel;
+class ActionQueueSortModel;
+
+// The queue: quick state filters with their counts, a text search (order, charge, action id,
+// agent) and the sortable table of actions. Filters and search go to the backend through the
+// model's query; the table shows what the model has loaded and asks for more as it scrolls.
+// Keeps the selected action selected across live updates, pages and reloads, and keeps the
+// visible rows in place when new ones arrive above them.
+class QueueView : public QWidget
+{
+    Q_OBJECT
+
+public:
+    enum class Filter { Queue, Pending, Unknown, Review, All };
+    Q_ENUM(Filter)
+
+    explicit QueueView(ActionQueueModel *model, QWidget *parent = nullptr);
+
+    static QString filterName(Filter filter);   // "queue", "pending", ...
+    static Filter filterFromName(const QString &name);
+    static ActionQuery queryFor(Filter filter, const QString &search);
+
+    Filter filter() const { return m_filter; }
+    QString searchText() const;
+    // Sets filter and search and asks the model for the first page.
+    void apply(Filter filter, const QString &search);
+
+    QString currentActionId() const { return m_selectedId; }
+    // Selects the row of the action if it is loaded; returns whether it was.
+    bool selectAction(const QString &actionId);
+
+    QTableView *table() const { return m_table; }
+    QLineEdit *searchEdit() const { return m_search; }
+    QByteArray headerState() const;
+    void restoreHeaderState(const QByteArray &state);
+
+public slots:
+    void focusSearch();
+    void focusTable();
+
+signals:
+    void currentActionChanged(const QString &actionId);
+    void filterChanged(cs::QueueView::Filter filter, const QString &search);
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    void updateCounts();
+    void updateStatus();
+    void onCurrentChanged();
+    void restoreSelection();
+    void startSearchTimer();
+
+    ActionQueueModel *m_model;
+    ActionQueueSortModel *m_proxy;
+    QTableView *m_table;
+    QLineEdit *m_search;
+    QButtonGroup *m_filters;
+    QHash<Filter, QToolButton *> m_filterButtons;
+    QLabel *m_status;
+    QPushButton *m_retry;
+    QTimer m_searchTimer;
+    Filter m_filter = Filter::Queue;
+    QString m_selectedId;
+    bool m_insertAboveTop = false;
+    int m_scrollTarget = -1; // pending scroll position after inserts above the top row
+};
+
+} // namespace cs

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "decisiondialog.h"
+
+class QPlainTextEdit;
+
+namespace cs {
+
+// Reject a PENDING action with a reason: it becomes REJECTED and nothing is ever sent.
+class RejectDialog : public DecisionDialog
+{
+    Q_OBJECT
+
+public:
+    explicit RejectDialog(const ActionDetail &detail, QWidget *parent = nullptr);
+
+    QString reason() const;
+    QVariantMap draft() const override;
+    void restoreDraft(const QVariantMap &draft) override;
+
+protected:
+    void refresh() override;
+    QString inputProblem() const override;
+    void setInputReadOnly(bool readOnly) override;
+
+private:
+    QPlainTextEdit *m_reason;
+};
+
+} // namespace cs

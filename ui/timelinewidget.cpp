@@ -1,0 +1,497 @@
+#include "timelinewidget.h"
+#include "attempttablemodel.h"
+#include "displayformat.h"
+#include "lookuptablemodel.h"
+#include "statepalette.h"
+
+#include <QHelpEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolTip>
+
+#include <cmath>
+
+namespace cs {
+
+namespace {
+
+constexpr int LeftGutter = 96;
+constexpr int RightMargin = 130; // room for the last labels
+constexpr int TopMargin = 22; // a band for the markers' labels
+constexpr int LaneHeight = 48;
+constexpr int AxisHeight = 40;
+constexpr qint64 MergeMs = 300;           // times closer than this share a stop
+constexpr qint64 BrokenGapMs = 10 * 60 * 1000; // gaps above 10 min are drawn broken
+
+const TimelineWidget::Lane Lanes[] = { TimelineWidget::Lane::State, TimelineWidget::Lane::Decision,
+                                       TimelineWidget::Lane::Attempt, TimelineWidget::Lane::Lookup };
+
+} // namespace
+
+TimelineWidget::TimelineWidget(QWidget *parent)
+    : QWidget(parent)
+{
+    setObjectName(QStringLiteral("timeline"));
+    setAccessibleName(tr("Timeline of the action"));
+    setMouseTracking(true);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    setAutoFillBackground(false);
+}
+
+QSize TimelineWidget::sizeHint() const
+{
+    return QSize(900, TopMargin + 4 * LaneHeight + AxisHeight + 6);
+}
+
+QSize TimelineWidget::minimumSizeHint() const
+{
+    return QSize(420, sizeHint().height());
+}
+
+void TimelineWidget::clear()
+{
+    m_marks.clear();
+    m_stops.clear();
+    m_hitBoxes.clear();
+    m_empty = true;
+    updateAccessibleDescription();
+    update();
+}
+
+void TimelineWidget::setDetail(const ActionDetail &d)
+{
+    m_marks.clear();
+    m_currency = d.record.currency;
+    const QPalette pal = palette();
+
+    // States: every audited state change (the first is the proposal).
+    for (const AuditEvent &e : d.audit) {
+        const QString after = e.after.value(QLatin1String("state")).toString();
+        const QString before = e.before.value(QLatin1String("state")).toString();
+        if (after.isEmpty() || after == before || !e.at.isValid())
+            continue;
+        const std::optional<ActionState> state = stateFromWire(after);
+        Mark m;
+        m.lane = Lane::State;
+        m.start = m.end = e.at;
+        m.label = e.event == QLatin1String("proposed") ? tr("proposed")
+                                                        : (state ? display::stateName(*state) : after);
+        m.tooltip = tr("%1 \u2192 %2 (%3, by %4)\n%5\n%6")
+                        .arg(before.isEmpty() ? QStringLiteral("\u2014") : before, after, e.event, e.actor, e.reason,
+                             display::isoTime(e.at));
+        m.color = state ? StatePalette::stateChip(*state, pal).text : pal.color(QPalette::Text);
+        m_marks.append(m);
+    }
+    if (m_marks.isEmpty()) {
+        Mark proposed;
+        proposed.lane = Lane::State;
+        proposed.start = proposed.end = d.record.createdAt;
+        proposed.label = tr("proposed");
+        proposed.tooltip = tr("Proposed by %1 at %2").arg(d.record.requestedBy, display::isoTime(d.record.createdAt));
+        proposed.color = StatePalette::stateChip(ActionState::Pending, pal).text;
+        m_marks.append(proposed);
+    }
+
+    // Human decisions and caught conflicts.
+    for (const Approval &a : d.approvals) {
+        Mark m;
+        m.lane = Lane::Decision;
+        m.start = m.end = a.decidedAt;
+        const bool approved = a.decision == Approval::Decision::Approved;
+        m.label = approved ? tr("approved v%1").arg(a.version) : tr("rejected");
+        m.tooltip = approved ? tr("Approval v%1 by %2 at %3\nkey %4\nsigns %5")
+                                   .arg(a.version).arg(a.decidedBy, display::isoTime(a.decidedAt), a.idempotencyKey,
+                                        a.approvedFingerprint)
+                             : tr("Rejected by %1 at %2: %3").arg(a.decidedBy, display::isoTime(a.decidedAt), a.note);
+        m.color = approved ? StatePalette::stateChip(ActionState::Completed, pal).text
+                           : StatePalette::stateChip(ActionState::Rejected, pal).text;
+        m_marks.append(m);
+    }
+    for (const Reconciliation &r : d.reconciliations) {
+        Mark m;
+        m.lane = Lane::Decision;
+        m.start = m.end = r.decidedAt;
+        const bool committed = r.outcome == Reconciliation::Outcome::Committed;
+        m.label = committed ? tr("reconciled: committed") : tr("reconciled: not committed");
+        m.tooltip = tr("Reconciled by %1 at %2 on lookup #%3: %4")
+                        .arg(r.decidedBy, display::isoTime(r.decidedAt)).arg(r.evidenceLookupSeq).arg(r.note);
+        m.color = StatePalette::stateChip(committed ? ActionState::Completed : ActionState::Rejected, pal).text;
+        m_marks.append(m);
+    }
+    for (const PayloadConflict &c : d.conflicts) {
+        Mark m;
+        m.lane = Lane::Decision;
+        m.start = m.end = c.at;
+        m.label = tr("changed payload #%1").arg(c.seq);
+        m.tooltip = tr("%1 resubmitted a changed payload under the same reference at %2").arg(c.submittedBy, display::isoTime(c.at));
+        m.color = StatePalette::stateChip(ActionState::RequiresReview, pal).text;
+        m_marks.append(m);
+    }
+
+    // Attempts as bars.
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (const Attempt &a : d.attempts) {
+        Mark m;
+        m.lane = Lane::Attempt;
+        m.start = a.startedAt;
+        m.end = a.finishedAt.isValid() ? a.finishedAt : now;
+        QString status = a.httpStatus == 0 ? tr("no answer") : QString::number(a.httpStatus);
+        m.label = tr("#%1 %2 \u00b7 %3").arg(a.seq).arg(AttemptTableModel::outcomeName(a.outcome), status);
+        if (a.replayed)
+            m.label += tr(" \u00b7 replayed");
+        m.tooltip = tr("Attempt #%1 by %2\nstarted %3\nfinished %4\noutcome %5, HTTP %6%7\nkey %8\nfingerprint %9")
+                        .arg(a.seq).arg(a.executor, display::isoTime(a.startedAt),
+                                         a.finishedAt.isValid() ? display::isoTime(a.finishedAt) : tr("not yet"),
+                                         AttemptTableModel::outcomeName(a.outcome), status,
+                                         a.errorExcerpt.isEmpty() ? QString() : QStringLiteral("\n") + a.errorExcerpt,
+                                         a.idempotencyKey, a.requestFingerprint);
+        m.color = StatePalette::attemptColor(a.outcome, pal);
+        m_marks.append(m);
+    }
+
+    for (const ProviderLookup &l : d.lookups) {
+        Mark m;
+        m.lane = Lane::Lookup;
+        m.start = m.end = l.at;
+        m.label = tr("#%1 %2").arg(l.seq).arg(LookupTableModel::resultName(l.result));
+        if (l.result == ProviderLookup::Result::Found)
+            m.label += QStringLiteral(" \u00b7 ") + l.status;
+        m.tooltip = LookupTableModel::describe(l);
+        m.color = StatePalette::lookupColor(l.result, pal);
+        m_marks.append(m);
+    }
+
+    if (d.keyWindowEndsAt.isValid()) {
+        Mark m;
+        m.lane = Lane::Marker;
+        m.start = m.end = d.keyWindowEndsAt;
+        m.label = d.keyWindowEndsAt > now ? tr("key window ends") : tr("key window ended");
+        m.tooltip = tr("Same-key retries stop at %1 (the provider's key window minus a safety margin); after it only "
+                       "lookups and human reconciliation.").arg(display::isoTime(d.keyWindowEndsAt));
+        m.color = StatePalette::stateChip(ActionState::ConfirmationUnknown, pal).text;
+        m.dashed = true;
+        m_marks.append(m);
+    }
+    if (!isTerminal(d.record.state)) {
+        Mark m;
+        m.lane = Lane::Marker;
+        m.start = m.end = now;
+        m.label = tr("now");
+        m.tooltip = display::isoTime(now);
+        m.dashed = true;
+        m_marks.append(m);
+    }
+
+    m_empty = false;
+    buildStops();
+    updateAccessibleDescription();
+    update();
+}
+
+void TimelineWidget::updateAccessibleDescription()
+{
+    QStringList lines;
+    for (const Mark &m : std::as_const(m_marks))
+        lines << QStringLiteral("%1: %2 %3").arg(laneName(m.lane), display::time(m.start), m.label);
+    setAccessibleDescription(lines.join(QLatin1Char('\n')));
+}
+
+QString TimelineWidget::laneName(Lane lane) const
+{
+    switch (lane) {
+    case Lane::State:
+        return tr("State");
+    case Lane::Decision:
+        return tr("Decisions");
+    case Lane::Attempt:
+        return tr("Attempts");
+    case Lane::Lookup:
+        return tr("Lookups");
+    case Lane::Marker:
+        return tr("Marker");
+    }
+    return QString();
+}
+
+QRectF TimelineWidget::laneRect(Lane lane) const
+{
+    int index = 0;
+    for (Lane l : Lanes) {
+        if (l == lane)
+            break;
+        ++index;
+    }
+    return QRectF(0, TopMargin + index * LaneHeight, width(), LaneHeight);
+}
+
+void TimelineWidget::buildStops()
+{
+    m_stops.clear();
+    QList<qint64> times;
+    for (const Mark &m : std::as_const(m_marks)) {
+        if (m.start.isValid())
+            times << m.start.toMSecsSinceEpoch();
+        if (m.end.isValid())
+            times << m.end.toMSecsSinceEpoch();
+    }
+    std::sort(times.begin(), times.end());
+    QList<qint64> merged;
+    for (qint64 t : std::as_const(times)) {
+        if (merged.isEmpty() || t - merged.last() > MergeMs)
+            merged << t;
+    }
+    if (merged.isEmpty())
+        return;
+
+    // Weight of each gap: short gaps get room, long ones only a little more (log scale).
+    QList<double> cumulative{ 0.0 };
+    for (qsizetype i = 1; i < merged.size(); ++i) {
+        const double gapSeconds = double(merged.at(i) - merged.at(i - 1)) / 1000.0;
+        const double weight = 1.0 + 1.3 * std::log10(1.0 + gapSeconds);
+        cumulative << cumulative.last() + qMin(weight, 7.0);
+    }
+    const double left = LeftGutter + 14;
+    const double right = qMax(left + 10.0, double(width() - RightMargin));
+    const double total = cumulative.last();
+    for (qsizetype i = 0; i < merged.size(); ++i) {
+        Stop stop;
+        stop.ms = merged.at(i);
+        stop.x = total > 0 ? left + (right - left) * cumulative.at(i) / total : (left + right) / 2;
+        stop.gapBefore = i == 0 ? 0 : merged.at(i) - merged.at(i - 1);
+        stop.brokenBefore = stop.gapBefore > BrokenGapMs;
+        m_stops << stop;
+    }
+}
+
+double TimelineWidget::xFor(const QDateTime &time) const
+{
+    if (m_stops.isEmpty() || !time.isValid())
+        return LeftGutter;
+    const qint64 t = time.toMSecsSinceEpoch();
+    if (t <= m_stops.first().ms)
+        return m_stops.first().x;
+    for (qsizetype i = 1; i < m_stops.size(); ++i) {
+        const Stop &a = m_stops.at(i - 1);
+        const Stop &b = m_stops.at(i);
+        if (t <= b.ms) {
+            if (t - a.ms <= MergeMs)
+                return a.x;
+            const double f = double(t - a.ms) / double(b.ms - a.ms);
+            return a.x + f * (b.x - a.x);
+        }
+    }
+    return m_stops.last().x;
+}
+
+void TimelineWidget::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    buildStops();
+}
+
+void TimelineWidget::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange)
+        update();
+    QWidget::changeEvent(event);
+}
+
+bool TimelineWidget::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        const auto *help = static_cast<QHelpEvent *>(event);
+        for (const HitBox &box : std::as_const(m_hitBoxes)) {
+            if (box.rect.contains(help->pos())) {
+                QToolTip::showText(help->globalPos(), box.tooltip, this);
+                return true;
+            }
+        }
+        QToolTip::hideText();
+        event->ignore();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void TimelineWidget::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QPalette pal = palette();
+    const QColor text = pal.color(QPalette::Text);
+    const QColor muted = StatePalette::mutedText(pal);
+    QColor grid = pal.color(QPalette::Mid);
+    grid.setAlpha(StatePalette::isDark(pal) ? 110 : 70);
+
+    p.fillRect(rect(), pal.color(QPalette::Base));
+    m_hitBoxes.clear();
+
+    QFont laneFont = font();
+    laneFont.setWeight(QFont::DemiBold);
+    QFont small = font();
+    small.setPointSizeF(font().pointSizeF() * 0.88);
+    const QFontMetricsF fm(small);
+
+    // Lanes.
+    for (Lane lane : Lanes) {
+        const QRectF r = laneRect(lane);
+        p.setPen(Qt::NoPen);
+        if (int(lane) % 2 == 1) {
+            QColor band = pal.color(QPalette::AlternateBase);
+            p.fillRect(r, band);
+        }
+        p.setPen(QPen(grid, 1));
+        p.drawLine(QPointF(LeftGutter, r.bottom()), QPointF(width(), r.bottom()));
+        p.setFont(laneFont);
+        p.setPen(muted);
+        p.drawText(QRectF(10, r.top(), LeftGutter - 14, 22), Qt::AlignLeft | Qt::AlignVCenter, laneName(lane));
+    }
+    p.setPen(QPen(grid, 1));
+    p.drawLine(QPointF(LeftGutter, TopMargin), QPointF(LeftGutter, TopMargin + 4 * LaneHeight));
+
+    if (m_empty || m_stops.isEmpty()) {
+        p.setPen(muted);
+        p.drawText(rect(), Qt::AlignCenter, tr("Select an action to see its timeline."));
+        return;
+    }
+
+    // Axis with ticks at the stops, and broken gaps.
+    const double axisY = TopMargin + 4 * LaneHeight + 6;
+    p.setPen(QPen(muted, 1));
+    p.drawLine(QPointF(LeftGutter + 4, axisY), QPointF(width() - 10, axisY));
+    p.setFont(small);
+    double lastTickX = -1e9;
+    QDate lastDate;
+    for (qsizetype i = 0; i < m_stops.size(); ++i) {
+        const Stop &s = m_stops.at(i);
+        if (s.brokenBefore) {
+            const double prevX = m_stops.at(i - 1).x;
+            const double mid = (prevX + s.x) / 2;
+            p.fillRect(QRectF(mid - 5, axisY - 5, 10, 10), pal.color(QPalette::Base));
+            p.setPen(QPen(muted, 1.2));
+            p.drawLine(QPointF(mid - 6, axisY + 5), QPointF(mid - 2, axisY - 5));
+            p.drawLine(QPointF(mid + 2, axisY + 5), QPointF(mid + 6, axisY - 5));
+            const QString gap = QStringLiteral("\u2248 ") + display::duration(s.gapBefore);
+            p.drawText(QRectF(mid - 60, axisY - 22, 120, 14), Qt::AlignCenter, gap);
+        }
+        if (s.x - lastTickX < 78)
+            continue;
+        const QDateTime t = QDateTime::fromMSecsSinceEpoch(s.ms, Qt::UTC).toLocalTime();
+        p.setPen(QPen(muted, 1));
+        p.drawLine(QPointF(s.x, axisY), QPointF(s.x, axisY + 4));
+        QString label = t.toString(QStringLiteral("HH:mm:ss"));
+        if (t.date() != lastDate) {
+            label = t.toString(QStringLiteral("MMM d, HH:mm:ss"));
+            lastDate = t.date();
+        }
+        p.drawText(QRectF(s.x - 60, axisY + 5, 120, 16), Qt::AlignCenter, label);
+        lastTickX = s.x;
+    }
+
+    // Markers (key window end, now) across every lane.
+    for (int i = 0; i < m_marks.size(); ++i) {
+        const Mark &m = m_marks.at(i);
+        if (m.lane != Lane::Marker)
+            continue;
+        const double x = xFor(m.start);
+        const QColor c = m.color.isValid() ? m.color : muted;
+        p.setPen(QPen(c, 1.4, Qt::DashLine));
+        p.drawLine(QPointF(x, TopMargin), QPointF(x, axisY));
+        p.setFont(small);
+        const double w = fm.horizontalAdvance(m.label) + 8;
+        // In the band above the lanes; right of the line, or left of it near the right edge.
+        const double left = x + w + 4 > width() ? x - w - 3 : x + 3;
+        const QRectF box(left, 3, w, 16);
+        p.setPen(c);
+        p.drawText(box, Qt::AlignCenter, m.label);
+        m_hitBoxes << HitBox{ QRectF(x - 4, TopMargin, 8, axisY - TopMargin).united(box), m.tooltip };
+    }
+
+    // Marks lane by lane. Points at (almost) the same x are drawn once with a joined label
+    // ("proposed → Requires review"); labels alternate between two rows when they would collide.
+    for (Lane lane : Lanes) {
+        const QRectF r = laneRect(lane);
+        const double lineY = r.top() + 14;
+        double rowEnd[2] = { -1e9, -1e9 };
+        struct Group
+        {
+            double x0 = 0;
+            double x1 = 0;
+            QColor color;
+            QStringList labels;
+            QStringList tooltips;
+        };
+        QList<Group> groups;
+        for (const Mark &m : std::as_const(m_marks)) {
+            if (m.lane != lane)
+                continue;
+            const double x0 = xFor(m.start);
+            const double x1 = xFor(m.end);
+            const QColor c = m.color.isValid() ? m.color : text;
+            if (lane != Lane::Attempt && !groups.isEmpty() && std::abs(groups.last().x0 - x0) < 3) {
+                groups.last().labels << m.label;
+                groups.last().tooltips << m.tooltip;
+                groups.last().color = c;
+                continue;
+            }
+            groups.append(Group{ x0, x1, c, { m.label }, { m.tooltip } });
+        }
+        for (const Group &g : std::as_const(groups)) {
+            const QColor &c = g.color;
+            QRectF hit;
+            if (lane == Lane::Attempt) {
+                const QRectF bar(g.x0, lineY - 6, qMax(6.0, g.x1 - g.x0), 12);
+                QPainterPath path;
+                path.addRoundedRect(bar, 3, 3);
+                QColor fill = c;
+                fill.setAlpha(StatePalette::isDark(pal) ? 150 : 110);
+                p.fillPath(path, fill);
+                p.setPen(QPen(c, 1.2));
+                p.drawPath(path);
+                hit = bar;
+            } else if (lane == Lane::Lookup) {
+                QPainterPath diamond;
+                diamond.moveTo(g.x0, lineY - 7);
+                diamond.lineTo(g.x0 + 7, lineY);
+                diamond.lineTo(g.x0, lineY + 7);
+                diamond.lineTo(g.x0 - 7, lineY);
+                diamond.closeSubpath();
+                p.fillPath(diamond, c);
+                hit = QRectF(g.x0 - 7, lineY - 7, 14, 14);
+            } else {
+                p.setPen(Qt::NoPen);
+                p.setBrush(c);
+                p.drawEllipse(QPointF(g.x0, lineY), 5.5, 5.5);
+                p.setBrush(Qt::NoBrush);
+                hit = QRectF(g.x0 - 6, lineY - 6, 12, 12);
+            }
+            QString label = g.labels.join(lane == Lane::State ? QStringLiteral(" \u2192 ") : QStringLiteral(", "));
+            p.setFont(small);
+            const double labelX = lane == Lane::Attempt ? g.x0 : g.x0 - 6;
+            // A free row for the whole label, else for its first word ("#3"), else none: the
+            // tooltip still has everything.
+            int row = -1;
+            for (const QString &candidate : { label, label.section(QLatin1Char(' '), 0, 0) }) {
+                const double w = fm.horizontalAdvance(candidate);
+                for (int r = 0; r < 2 && row < 0; ++r) {
+                    if (labelX > rowEnd[r] + 6) {
+                        row = r;
+                        label = candidate;
+                    }
+                }
+                if (row >= 0 || w <= 0)
+                    break;
+            }
+            QRectF labelRect(labelX, lineY + 9, 0, 14);
+            if (row >= 0) {
+                labelRect = QRectF(labelX, lineY + 9 + row * 14, fm.horizontalAdvance(label) + 2, 14);
+                p.setPen(lane == Lane::State || lane == Lane::Decision ? c : text);
+                p.drawText(labelRect, Qt::AlignLeft | Qt::AlignVCenter, label);
+                rowEnd[row] = labelRect.right();
+            }
+            m_hitBoxes << HitBox{ hit.united(labelRect), g.tooltips.join(QStringLiteral("\n\n")) };
+        }
+    }
+}
+
+} // namespace cs

@@ -1,0 +1,79 @@
+#pragma once
+
+#include "actiondetail.h"
+
+#include <QColor>
+#include <QDateTime>
+#include <QList>
+#include <QWidget>
+
+namespace cs {
+
+// A picture of one action's life: state changes, human decisions, attempts (as bars from start
+// to finish, coloured by outcome), provider lookups (coloured by result), the end of the
+// provider's key window and now, on one time axis. Seconds and days share the axis: gaps are
+// compressed logarithmically and long ones are drawn broken ("≈ 23 h"), so a timeout of ten
+// seconds and a key window of a day are both readable. Painted with QPainter from the palette,
+// so it follows light and dark themes. Hovering a mark shows its details.
+class TimelineWidget : public QWidget
+{
+    Q_OBJECT
+
+public:
+    enum class Lane { State, Decision, Attempt, Lookup, Marker };
+
+    struct Mark
+    {
+        Lane lane = Lane::State;
+        QDateTime start;
+        QDateTime end;        // == start for points; later for attempt bars
+        QString label;
+        QString tooltip;
+        QColor color;         // resolved at paint time when invalid (palette text)
+        bool dashed = false;  // markers: key window end, now
+    };
+
+    explicit TimelineWidget(QWidget *parent = nullptr);
+
+    void setDetail(const ActionDetail &detail);
+    void clear();
+    const QList<Mark> &marks() const { return m_marks; }
+    // The x of a time on the current width (for tests).
+    double xFor(const QDateTime &time) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    bool event(QEvent *event) override;
+    void changeEvent(QEvent *event) override;
+
+private:
+    struct Stop
+    {
+        qint64 ms;
+        double x;
+        bool brokenBefore; // a long gap precedes this stop
+        qint64 gapBefore;
+    };
+    struct HitBox
+    {
+        QRectF rect;
+        QString tooltip;
+    };
+
+    void buildStops();
+    QRectF laneRect(Lane lane) const;
+    QString laneName(Lane lane) const;
+    void updateAccessibleDescription();
+
+    QList<Mark> m_marks;
+    QList<Stop> m_stops;
+    QList<HitBox> m_hitBoxes;
+    bool m_empty = true;
+    QString m_currency;
+};
+
+} // namespace cs
