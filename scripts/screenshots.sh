@@ -2,7 +2,9 @@
 # Takes the README's screenshots of the console under Xvfb: a real countersignd and paysim are
 # started on loopback, populated through the API with a few scenarios (tests/ui/
 # screenshot_scenarios.cpp), and the console saves docs/screenshot-queue.png,
-# docs/screenshot-review.png and docs/screenshot-diff.png with its --screenshot option.
+# docs/screenshot-review.png and docs/screenshot-diff.png with its --screenshot option. Then the
+# console runs in demo mode (--demo --scenario N --screenshot) for docs/screenshot-demo-scenario1.png
+# and docs/screenshot-demo-scenario2.png: scenario 1 / 2 played to its end, narration visible.
 # Usage: scripts/screenshots.sh [build dir]   (default: $COUNTERSIGN_BUILD_DIR or ./build)
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,4 +23,9 @@ xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
   "$build_dir/tests/ui/screenshot_scenarios" \
   --console "$build_dir/app/countersign/countersign" \
   --out "$top/docs" --window-size 1440x900
+for n in 1 2; do
+  xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
+    "$build_dir/app/countersign/countersign" --demo --scenario "$n" --filter all --window-size 1440x900 \
+    --screenshot "$top/docs/screenshot-demo-scenario$n.png"
+done
 ls -l "$top"/docs/screenshot-*.png

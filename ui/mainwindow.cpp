@@ -885,6 +885,19 @@ void MainWindow::editConnection()
     start();
 }
 
+void MainWindow::switchToken(const QString &token)
+{
+    m_client->setToken(token);
+    m_events->stop();
+    m_events->setToken(token);
+    m_user.clear();
+    m_role.clear();
+    updateDecisionActions();
+    start();
+    if (!m_currentId.isEmpty())
+        loadDetail(m_currentId);
+}
+
 // ---- screenshots ---------------------------------------------------------------------------
 
 void MainWindow::scheduleScreenshot(const QString &path, const QString &actionId, const QString &tab)

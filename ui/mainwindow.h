@@ -70,6 +70,9 @@ public slots:
     void openFollowUp();
     void refresh();
     void editConnection();
+    // Sign in with another token on the same backend (demo role switcher): who am I, the queue,
+    // the detail and the event stream are reloaded.
+    void switchToken(const QString &token);
 
 signals:
     void identityKnown(const QString &user, const QString &role);

@@ -9,6 +9,7 @@
 #include <QPainterPath>
 #include <QToolTip>
 
+#include <algorithm>
 #include <cmath>
 
 namespace cs {
@@ -325,6 +326,8 @@ void TimelineWidget::paintEvent(QPaintEvent *)
 
     p.fillRect(rect(), pal.color(QPalette::Base));
     m_hitBoxes.clear();
+    m_shownLabels.clear();
+    m_shownLabelRects.clear();
 
     QFont laneFont = font();
     laneFont.setWeight(QFont::DemiBold);
@@ -408,11 +411,13 @@ void TimelineWidget::paintEvent(QPaintEvent *)
     }
 
     // Marks lane by lane. Points at (almost) the same x are drawn once with a joined label
-    // ("proposed → Requires review"); labels alternate between two rows when they would collide.
+    // ("proposed → Requires review"). Labels take one of two rows inside the lane; a label is
+    // elided where the next label on its row begins (and at the right edge), so labels never
+    // overlap and every mark keeps at least its start ("#3…"); the tooltip has the full text.
+    const double rowHeight = 13;
     for (Lane lane : Lanes) {
         const QRectF r = laneRect(lane);
-        const double lineY = r.top() + 14;
-        double rowEnd[2] = { -1e9, -1e9 };
+        const double lineY = r.top() + 12;
         struct Group
         {
             double x0 = 0;
@@ -436,7 +441,47 @@ void TimelineWidget::paintEvent(QPaintEvent *)
             }
             groups.append(Group{ x0, x1, c, { m.label }, { m.tooltip } });
         }
+        std::stable_sort(groups.begin(), groups.end(), [](const Group &a, const Group &b) { return a.x0 < b.x0; });
+
+        // Pass 1: a row for each label (the first where it fits, else the one that frees first).
+        struct Placed
+        {
+            QString label;
+            double x = 0;
+            int row = 0;
+            double limit = 0;
+        };
+        QList<Placed> placed;
+        double rowEnd[2] = { -1e9, -1e9 };
         for (const Group &g : std::as_const(groups)) {
+            Placed pl;
+            pl.label = g.labels.join(lane == Lane::State ? QStringLiteral(" \u2192 ") : QStringLiteral(", "));
+            pl.x = lane == Lane::Attempt ? g.x0 : g.x0 - 6;
+            const double w = fm.horizontalAdvance(pl.label) + 2;
+            pl.row = -1;
+            for (int row = 0; row < 2 && pl.row < 0; ++row) {
+                if (pl.x > rowEnd[row] + 6)
+                    pl.row = row;
+            }
+            if (pl.row < 0)
+                pl.row = rowEnd[0] <= rowEnd[1] ? 0 : 1;
+            rowEnd[pl.row] = pl.x + w;
+            pl.limit = double(width()) - 2 - pl.x;
+            placed << pl;
+        }
+        // Pass 2: each label ends before the next one on its row starts.
+        for (qsizetype i = 0; i < placed.size(); ++i) {
+            for (qsizetype j = i + 1; j < placed.size(); ++j) {
+                if (placed.at(j).row == placed.at(i).row) {
+                    placed[i].limit = qMin(placed.at(i).limit, placed.at(j).x - 6 - placed.at(i).x);
+                    break;
+                }
+            }
+        }
+
+        for (qsizetype i = 0; i < groups.size(); ++i) {
+            const Group &g = groups.at(i);
+            const Placed &pl = placed.at(i);
             const QColor &c = g.color;
             QRectF hit;
             if (lane == Lane::Attempt) {
@@ -465,31 +510,20 @@ void TimelineWidget::paintEvent(QPaintEvent *)
                 p.setBrush(Qt::NoBrush);
                 hit = QRectF(g.x0 - 6, lineY - 6, 12, 12);
             }
-            QString label = g.labels.join(lane == Lane::State ? QStringLiteral(" \u2192 ") : QStringLiteral(", "));
             p.setFont(small);
-            const double labelX = lane == Lane::Attempt ? g.x0 : g.x0 - 6;
-            // A free row for the whole label, else for its first word ("#3"), else none: the
-            // tooltip still has everything.
-            int row = -1;
-            for (const QString &candidate : { label, label.section(QLatin1Char(' '), 0, 0) }) {
-                const double w = fm.horizontalAdvance(candidate);
-                for (int r = 0; r < 2 && row < 0; ++r) {
-                    if (labelX > rowEnd[r] + 6) {
-                        row = r;
-                        label = candidate;
-                    }
-                }
-                if (row >= 0 || w <= 0)
-                    break;
-            }
-            QRectF labelRect(labelX, lineY + 9, 0, 14);
-            if (row >= 0) {
-                labelRect = QRectF(labelX, lineY + 9 + row * 14, fm.horizontalAdvance(label) + 2, 14);
+            const QString shown = pl.limit > 0 ? fm.elidedText(pl.label, Qt::ElideRight, pl.limit) : QString();
+            QRectF labelRect(pl.x, lineY + 8 + pl.row * rowHeight, 0, rowHeight);
+            if (!shown.isEmpty()) {
+                labelRect.setWidth(fm.horizontalAdvance(shown) + 2);
                 p.setPen(lane == Lane::State || lane == Lane::Decision ? c : text);
-                p.drawText(labelRect, Qt::AlignLeft | Qt::AlignVCenter, label);
-                rowEnd[row] = labelRect.right();
+                p.drawText(labelRect, Qt::AlignLeft | Qt::AlignVCenter, shown);
+                m_shownLabels << shown;
+                m_shownLabelRects << labelRect;
             }
-            m_hitBoxes << HitBox{ hit.united(labelRect), g.tooltips.join(QStringLiteral("\n\n")) };
+            QString tip = g.tooltips.join(QStringLiteral("\n\n"));
+            if (shown != pl.label)
+                tip = pl.label + QStringLiteral("\n\n") + tip;
+            m_hitBoxes << HitBox{ hit.united(labelRect), tip };
         }
     }
 }

@@ -38,6 +38,9 @@ public:
     void setDetail(const ActionDetail &detail);
     void clear();
     const QList<Mark> &marks() const { return m_marks; }
+    // The mark labels as last painted (possibly elided), for tests.
+    const QStringList &shownLabels() const { return m_shownLabels; }
+    const QList<QRectF> &shownLabelRects() const { return m_shownLabelRects; }
     // The x of a time on the current width (for tests).
     double xFor(const QDateTime &time) const;
 
@@ -72,6 +75,8 @@ private:
     QList<Mark> m_marks;
     QList<Stop> m_stops;
     QList<HitBox> m_hitBoxes;
+    QStringList m_shownLabels;
+    QList<QRectF> m_shownLabelRects;
     bool m_empty = true;
     QString m_currency;
 };

@@ -3,12 +3,16 @@
 
 #include "apiclient.h"
 #include "consolesettings.h"
+#include "democontroller.h"
+#include "demostack.h"
 #include "eventstreamclient.h"
 #include "mainwindow.h"
 #include "tokenstore.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QMessageBox>
+#include <QSplashScreen>
 #include <QTextStream>
 #include <QTimer>
 
@@ -33,6 +37,14 @@ struct Options
                                    QStringLiteral("Save a picture of the window to FILE once it shows its data, then quit."),
                                    QStringLiteral("FILE") };
 
+    QCommandLineOption demo{ QStringLiteral("demo"),
+                             QStringLiteral("Demo and training mode: start an embedded backend and paysim on loopback "
+                                            "(SQLite in a temporary folder), signed in as the approver.") };
+    QCommandLineOption scenario{ QStringLiteral("scenario"),
+                                 QStringLiteral("With --demo: play scenario N (1-7) continuously at start; with --screenshot, "
+                                                "the picture is taken when it ends."),
+                                 QStringLiteral("N") };
+
     void addTo(QCommandLineParser &parser)
     {
         parser.setApplicationDescription(QStringLiteral(
@@ -40,7 +52,7 @@ struct Options
             "Talks to countersignd only through its REST API."));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({ backend, tokenFile, settings, filter, select, tab, windowSize, screenshot });
+        parser.addOptions({ backend, tokenFile, settings, filter, select, tab, windowSize, screenshot, demo, scenario });
     }
 };
 
@@ -77,13 +89,36 @@ int main(int argc, char *argv[])
     options.addTo(parser);
     parser.process(app);
 
+    // Demo mode: the stack lives as long as the console; its destructor stops both processes.
+    std::unique_ptr<cs::demo::DemoStack> stack;
+    const bool demo = parser.isSet(options.demo);
+    if (demo) {
+        QSplashScreen splash;
+        splash.showMessage(QApplication::translate("main", "Starting the demo backend and the payment simulator\u2026"),
+                           Qt::AlignCenter);
+        splash.resize(480, 120);
+        splash.show();
+        QApplication::processEvents();
+        stack = std::make_unique<cs::demo::DemoStack>(cs::demo::DemoStack::Options{});
+        const bool started = stack->start();
+        splash.close();
+        if (!started) {
+            QTextStream(stderr) << "countersign: the demo could not start: " << stack->errorString() << Qt::endl;
+            if (!parser.isSet(options.screenshot))
+                QMessageBox::critical(nullptr, QApplication::translate("main", "Countersign demo"),
+                                      QApplication::translate("main", "The demo could not start:\n%1").arg(stack->errorString()));
+            return 1;
+        }
+    }
+
     std::unique_ptr<cs::ConsoleSettings> settings = parser.isSet(options.settings)
         ? std::make_unique<cs::ConsoleSettings>(parser.value(options.settings))
-        : std::make_unique<cs::ConsoleSettings>();
+        : demo ? std::make_unique<cs::ConsoleSettings>(stack->dataDir() + QStringLiteral("/console.ini")) // leaves the user's profile alone
+               : std::make_unique<cs::ConsoleSettings>();
     if (parser.isSet(options.filter))
         settings->queueFilter = parser.value(options.filter);
 
-    const QUrl backend = QUrl::fromUserInput(parser.isSet(options.backend) ? parser.value(options.backend)
+    const QUrl backend = demo ? stack->backendUrl() : QUrl::fromUserInput(parser.isSet(options.backend) ? parser.value(options.backend)
                                                                             : QString(settings->backendUrl));
     if (!backend.isValid()) {
         QTextStream(stderr) << "countersign: --backend expects a URL such as http://127.0.0.1:8470" << Qt::endl;
@@ -104,7 +139,32 @@ int main(int argc, char *argv[])
         if (wh.size() == 2)
             window.resize(wh.at(0).toInt(), wh.at(1).toInt());
     }
-    if (parser.isSet(options.screenshot)) {
+    std::unique_ptr<cs::DemoController> demoUi;
+    const int scenario = parser.value(options.scenario).toInt();
+    if (demo) {
+        demoUi = std::make_unique<cs::DemoController>(stack.get(), &window, &client, &events);
+        if (scenario > 0)
+            QObject::connect(&window, &cs::MainWindow::identityKnown, demoUi.get(),
+                             [&demoUi, scenario] { demoUi->play(scenario, false); }, Qt::SingleShotConnection);
+    }
+
+    if (demo && scenario > 0 && parser.isSet(options.screenshot)) {
+        // The picture once the scenario has ended and the queue has caught up.
+        const QString path = parser.value(options.screenshot);
+        QObject::connect(demoUi.get(), &cs::DemoController::scenarioFinished, &app, [&app, &window, path] {
+            QTimer::singleShot(2500, &app, [&app, &window, path] { app.exit(window.grab().save(path) ? 0 : 1); });
+        });
+        QTimer::singleShot(180000, &app, [&app] {
+            QTextStream(stderr) << "countersign: the scenario did not end within 180 s" << Qt::endl;
+            app.exit(1);
+        });
+    } else if (demo && parser.isSet(options.screenshot) && !parser.isSet(options.select)) {
+        // A fresh demo has no action to show yet: the picture once signed in and the queue loaded.
+        const QString path = parser.value(options.screenshot);
+        QObject::connect(&window, &cs::MainWindow::identityKnown, &app, [&app, &window, path] {
+            QTimer::singleShot(2500, &app, [&app, &window, path] { app.exit(window.grab().save(path) ? 0 : 1); });
+        }, Qt::SingleShotConnection);
+    } else if (parser.isSet(options.screenshot)) {
         window.scheduleScreenshot(parser.value(options.screenshot), parser.value(options.select), parser.value(options.tab));
         QObject::connect(&window, &cs::MainWindow::screenshotSaved, &app,
                          [&app](const QString &, bool ok) { app.exit(ok ? 0 : 1); });
@@ -123,7 +183,10 @@ int main(int argc, char *argv[])
         events.setToken(token);
         window.start();
     };
-    if (parser.isSet(options.tokenFile)) {
+    if (demo) {
+        events.setBaseUrl(backend);
+        demoUi->start(); // signs in as the approver
+    } else if (parser.isSet(options.tokenFile)) {
         QString error;
         const QString token = cs::TokenStore::readTokenFile(parser.value(options.tokenFile), &error);
         if (token.isEmpty()) {

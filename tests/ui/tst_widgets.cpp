@@ -249,6 +249,61 @@ private slots:
         const QImage picture = timeline.grab().toImage();
         QVERIFY(!picture.isNull());
     }
+
+    void timelineLabelsNeverOverlap()
+    {
+        // As in docs/screenshot-review.png: three attempts and three lookups within a second,
+        // several state changes at once.
+        ActionDetail detail;
+        detail.record.id = QStringLiteral("act_y");
+        detail.record.state = ActionState::RequiresReview;
+        detail.record.createdAt = QDateTime::currentDateTimeUtc().addSecs(-10);
+        for (int i = 1; i <= 3; ++i) {
+            Attempt a;
+            a.seq = i;
+            a.startedAt = detail.record.createdAt.addMSecs(100 + 500 * i);
+            a.finishedAt = a.startedAt.addMSecs(5);
+            a.outcome = Attempt::Outcome::Unknown;
+            a.httpStatus = 503;
+            detail.attempts << a;
+            ProviderLookup l;
+            l.seq = i;
+            l.at = a.finishedAt.addMSecs(100);
+            l.result = ProviderLookup::Result::Error;
+            detail.lookups << l;
+        }
+        const char *events[] = { "proposed", "state_changed", "state_changed", "state_changed" };
+        const char *states[] = { "PENDING", "EXECUTING", "CONFIRMATION_UNKNOWN", "REQUIRES_REVIEW" };
+        for (int i = 0; i < 4; ++i) {
+            AuditEvent e;
+            e.seq = i + 1;
+            e.at = detail.record.createdAt.addMSecs(i < 3 ? 100 * i : 1400);
+            e.event = QString::fromLatin1(events[i]);
+            e.after = QJsonObject{ { QStringLiteral("state"), QString::fromLatin1(states[i]) } };
+            detail.audit << e;
+        }
+        detail.keyWindowEndsAt = detail.record.createdAt.addSecs(23 * 3600);
+        TimelineWidget timeline;
+        timeline.resize(700, timeline.sizeHint().height());
+        timeline.setDetail(detail);
+        timeline.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+        QVERIFY(!timeline.grab().isNull()); // paints
+        const QList<QRectF> rects = timeline.shownLabelRects();
+        const QStringList labels = timeline.shownLabels();
+        QVERIFY(rects.size() >= 6);
+        for (qsizetype i = 0; i < rects.size(); ++i) {
+            QVERIFY2(rects.at(i).right() <= timeline.width(), qPrintable(labels.at(i)));
+            for (qsizetype j = i + 1; j < rects.size(); ++j)
+                QVERIFY2(!rects.at(i).intersects(rects.at(j)), qPrintable(labels.at(i) + QStringLiteral(" / ") + labels.at(j)));
+        }
+        for (const char *start : { "#1", "#2", "#3" }) {
+            int count = 0;
+            for (const QString &label : labels)
+                count += label.startsWith(QLatin1String(start)) ? 1 : 0;
+            QVERIFY2(count == 2, start); // the attempt and the lookup, both labelled
+        }
+    }
 };
 
 QTEST_MAIN(TestWidgets)
