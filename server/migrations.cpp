@@ -300,6 +300,65 @@ Migrations::Migration apiSchema()
     return m;
 }
 
+// Version 4 (owned by the HTTP API, server/api/ActionReader): what the console's queue needs
+// without walking the ledger. (a) Per-state counts, overall and per requester (the agent view),
+// kept exact by triggers on INSERT and on UPDATE OF state / requested_by (actions are never
+// deleted: actions_no_delete). (b) A trigram full-text index over the five searchable columns
+// (id, target_id, business_reference, requested_by, client_reference) for substring search; it
+// stores its own copy of the columns and is joined back to actions by id (not by rowid: VACUUM
+// may renumber an implicit rowid). Both are filled from the existing rows here. The count
+// statements are portable SQL (ON CONFLICT DO NOTHING); the triggers and FTS5 are SQLite's, like
+// the triggers of version 1.
+Migrations::Migration consoleSchema()
+{
+    Migrations::Migration m;
+    m.version = 4;
+    m.name = QStringLiteral("maintained state counts and trigram search index");
+    const QString bump = QStringLiteral(
+        "INSERT INTO action_state_counts (state, n) VALUES (%1.state, 0) ON CONFLICT (state) DO NOTHING;"
+        " UPDATE action_state_counts SET n = n %2 1 WHERE state = %1.state;"
+        " INSERT INTO action_requester_state_counts (requested_by, state, n) VALUES (%1.requested_by, %1.state, 0)"
+        "   ON CONFLICT (requested_by, state) DO NOTHING;"
+        " UPDATE action_requester_state_counts SET n = n %2 1 WHERE requested_by = %1.requested_by"
+        "   AND state = %1.state;");
+    const QString searchInsert = QStringLiteral(
+        "INSERT INTO actions_search (id, target_id, business_reference, requested_by, client_reference)"
+        " VALUES (NEW.id, NEW.target_id, NEW.business_reference, NEW.requested_by, NEW.client_reference);");
+    m.statements = {
+        QStringLiteral("CREATE TABLE action_state_counts ("
+                       " state TEXT NOT NULL PRIMARY KEY,"
+                       " n BIGINT NOT NULL CHECK (n >= 0))"),
+        QStringLiteral("CREATE TABLE action_requester_state_counts ("
+                       " requested_by TEXT NOT NULL,"
+                       " state TEXT NOT NULL,"
+                       " n BIGINT NOT NULL CHECK (n >= 0),"
+                       " PRIMARY KEY (requested_by, state))"),
+        QStringLiteral("INSERT INTO action_state_counts (state, n)"
+                       " SELECT state, COUNT(*) FROM actions GROUP BY state"),
+        QStringLiteral("INSERT INTO action_requester_state_counts (requested_by, state, n)"
+                       " SELECT requested_by, state, COUNT(*) FROM actions GROUP BY requested_by, state"),
+        QStringLiteral("CREATE TRIGGER actions_counts_insert AFTER INSERT ON actions BEGIN %1 END")
+            .arg(bump.arg(QStringLiteral("NEW"), QStringLiteral("+"))),
+        QStringLiteral("CREATE TRIGGER actions_counts_update AFTER UPDATE OF state, requested_by ON actions"
+                       " WHEN NEW.state IS NOT OLD.state OR NEW.requested_by IS NOT OLD.requested_by BEGIN %1 %2 END")
+            .arg(bump.arg(QStringLiteral("OLD"), QStringLiteral("-")), bump.arg(QStringLiteral("NEW"), QStringLiteral("+"))),
+
+        QStringLiteral("CREATE VIRTUAL TABLE actions_search USING fts5("
+                       "id, target_id, business_reference, requested_by, client_reference, tokenize='trigram')"),
+        QStringLiteral("INSERT INTO actions_search (id, target_id, business_reference, requested_by, client_reference)"
+                       " SELECT id, target_id, business_reference, requested_by, client_reference FROM actions"),
+        QStringLiteral("CREATE TRIGGER actions_search_insert AFTER INSERT ON actions BEGIN %1 END").arg(searchInsert),
+        // The ledger never changes these columns (they are frozen once an attempt exists, and
+        // amendBeforeSending only changes amount and reason); kept right anyway.
+        QStringLiteral("CREATE TRIGGER actions_search_update AFTER UPDATE OF target_id, business_reference,"
+                       " requested_by, client_reference ON actions"
+                       " WHEN NEW.target_id IS NOT OLD.target_id OR NEW.business_reference IS NOT OLD.business_reference"
+                       "   OR NEW.requested_by IS NOT OLD.requested_by OR NEW.client_reference IS NOT OLD.client_reference"
+                       " BEGIN DELETE FROM actions_search WHERE id = OLD.id; %1 END").arg(searchInsert),
+    };
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -314,7 +373,7 @@ bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 
 const QList<Migrations::Migration> &Migrations::all()
 {
-    static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema()};
+    static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema(), consoleSchema()};
     return migrations;
 }
 

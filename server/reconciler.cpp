@@ -206,11 +206,16 @@ Reconciler::StepResult Reconciler::round(const ActionRecord &record, const QStri
 
     // 4. Bounded: the last round only looks.
     if (tries >= m_config.maxReconcileTries) {
+        // Say what the evidence was: a failed lookup (e.g. an outage) is not "no refund".
+        const QString evidence = lookupFailed
+            ? QStringLiteral("the provider lookups failed (%1), so it is unknown whether a refund exists for this action")
+                  .arg(toWire(latest.result) + QLatin1Char(' ') + latest.excerpt.left(160))
+            : QStringLiteral("the provider shows no refund for this action");
         return stopForReview(latest,
-                             QStringLiteral("gave up after %1 reconciliation rounds: the provider shows no refund for"
-                                            " this action and same-key retries stayed inconclusive (%2)")
+                             QStringLiteral("gave up after %1 reconciliation rounds: %2 and same-key retries stayed"
+                                            " inconclusive (%3)")
                                  .arg(tries)
-                                 .arg(attempts->constLast().errorExcerpt.left(160)));
+                                 .arg(evidence, attempts->constLast().errorExcerpt.left(160)));
     }
 
     // 5. Inside the window: the same key and the same body again.

@@ -57,6 +57,18 @@ ActionReader::Summary summaryFromQuery(const QSqlQuery &q)
     return s;
 }
 
+// Above this many index candidates the text is common enough that the newest-first walk fills a
+// page sooner than sorting every candidate.
+constexpr int kIndexCandidateCap = 5000;
+
+// The text as one FTS5 string (a phrase: a substring under the trigram tokenizer).
+QString ftsLiteral(const QString &text)
+{
+    QString quoted = text;
+    quoted.replace(QLatin1Char('"'), QStringLiteral("\"\""));
+    return QLatin1Char('"') + quoted + QLatin1Char('"');
+}
+
 QString likePattern(const QString &text)
 {
     QString escaped = text.toLower();
@@ -98,6 +110,21 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
         where << QStringLiteral("a.requested_by = ?");
         values << query.requestedBy;
     }
+    // Three characters or more: candidates from the trigram index (actions_search, migration 4),
+    // unless the text is so common that walking newest-first finds a page sooner. The LIKE
+    // condition below is applied in both cases, so the rows are exactly the LIKE semantics.
+    bool useIndex = false;
+    if (query.text.toUcs4().size() >= 3) {
+        QSqlQuery probe(db);
+        if (!run(probe, QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM actions_search WHERE actions_search MATCH ?"
+                                       " LIMIT %1) c").arg(kIndexCandidateCap + 1),
+                 {ftsLiteral(query.text)}, &error)) {
+            return error;
+        }
+        useIndex = probe.next() && probe.value(0).toLongLong() <= kIndexCandidateCap;
+    }
+    if (useIndex)
+        values.prepend(ftsLiteral(query.text)); // the first placeholder (prepended below)
     if (!query.text.isEmpty()) {
         const QString pattern = likePattern(query.text);
         QStringList likes;
@@ -113,9 +140,14 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
     }
     const int limit = qBound(1, query.limit, 200);
     values << limit + 1;
-    const QString sql = QStringLiteral("SELECT %1 FROM actions a%2 ORDER BY a.created_at DESC, a.id DESC LIMIT ?")
-                            .arg(kSummaryColumns, where.isEmpty() ? QString()
-                                                                  : QStringLiteral(" WHERE ") + where.join(QStringLiteral(" AND ")));
+    if (useIndex) {
+        // CROSS JOIN fixes the order: the index's candidates first, then each action by its key.
+        where.prepend(QStringLiteral("actions_search MATCH ? AND a.id = actions_search.id"));
+    }
+    const QString from = useIndex ? QStringLiteral("actions_search CROSS JOIN actions a") : QStringLiteral("actions a");
+    const QString sql = QStringLiteral("SELECT %1 FROM %2%3 ORDER BY a.created_at DESC, a.id DESC LIMIT ?")
+                            .arg(kSummaryColumns, from,
+                                 where.isEmpty() ? QString() : QStringLiteral(" WHERE ") + where.join(QStringLiteral(" AND ")));
     QSqlQuery q(db);
     if (!run(q, sql, values, &error))
         return error;
@@ -139,9 +171,10 @@ LedgerResult<QMap<ActionState, qint64>> ActionReader::counts(const QString &requ
     for (ActionState state : allStates())
         counts.insert(state, 0);
     QSqlQuery q(db);
+    // Maintained by triggers (migration 4): no walk over the ledger.
     const bool ok = requestedBy.isEmpty()
-        ? run(q, QStringLiteral("SELECT state, COUNT(*) FROM actions GROUP BY state"), {}, &error)
-        : run(q, QStringLiteral("SELECT state, COUNT(*) FROM actions WHERE requested_by = ? GROUP BY state"),
+        ? run(q, QStringLiteral("SELECT state, n FROM action_state_counts"), {}, &error)
+        : run(q, QStringLiteral("SELECT state, n FROM action_requester_state_counts WHERE requested_by = ?"),
               {requestedBy}, &error);
     if (!ok)
         return error;

@@ -215,6 +215,12 @@ void TestExecutor::faultTable_data()
     QTest::newRow("500 before commit, replayed -> bounded -> REQUIRES_REVIEW")
         << R"([{"fault":"error_500_before_commit"}])" << a << "REQUIRES_REVIEW" << 6 << 6 << "unknown" << "unknown"
         << 0 << "gave up after 6";
+    // Every request fails (sends and lookups): the review reason says the lookups failed, not
+    // that the provider shows no refund.
+    QTest::newRow("503 outage forever, lookups fail too -> bounded -> REQUIRES_REVIEW")
+        << R"([{"fault":"outage_503","times":0},{"method":"GET","fault":"outage_503","times":0}])" << a
+        << "REQUIRES_REVIEW" << 2 << 9 << "unknown" << ""
+        << 0 << "the provider lookups failed";
     QTest::newRow("400 idempotency_error -> REQUIRES_REVIEW, no retry")
         << R"([{"fault":"idempotency_error","times":0}])" << a << "REQUIRES_REVIEW" << 1 << 1
         << "idempotency_mismatch" << "idempotency_mismatch" << 0 << "no new key";

@@ -1,0 +1,371 @@
+// The console's backend reads over a real ledger file (server/api/ActionReader, migration 4):
+// the per-state counts kept by triggers equal a GROUP BY after many random operations (also when
+// migration 4 runs over existing rows), and the index-backed text search returns exactly what
+// the LIKE semantics (case-insensitive substring of five columns) return.
+#include "actionreader.h"
+#include "ledgerconnections.h"
+#include "ledgerstore.h"
+#include "ledgertestsupport.h"
+
+#include <QRandomGenerator>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+using namespace cs;
+using namespace cs::test;
+using namespace std::chrono_literals;
+
+class TestLedgerCounts : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void cleanup();
+
+    void countsMatchGroupBy_data();
+    void countsMatchGroupBy();
+    void migrationCountsExistingRows();
+    void searchMatchesLikeSemantics_data();
+    void searchMatchesLikeSemantics();
+
+private:
+    void reopen();
+    ActionRecord proposeWith(const QString &agentName, const QString &target, const QString &business,
+                             const QString &clientReference);
+    void randomOperations(quint32 seed, int operations, int agents);
+    void compareCounts();
+    QSqlDatabase rawDb();
+    // The reference: the original LIKE query, newest first, no index.
+    QStringList likeIds(const QString &text);
+    QStringList readerIds(const QString &text, int pageSize);
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<LedgerStore> m_store;
+    std::unique_ptr<LedgerConnections> m_connections;
+    std::unique_ptr<ActionReader> m_reader;
+    ManualClock m_clock;
+    QString m_path;
+    QStringList m_agents;
+};
+
+void TestLedgerCounts::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    m_path = m_dir->filePath(QStringLiteral("ledger.db"));
+    m_clock = ManualClock();
+    reopen();
+}
+
+void TestLedgerCounts::reopen()
+{
+    m_reader.reset();
+    m_connections.reset();
+    m_store = std::make_unique<LedgerStore>();
+    LedgerStore::Options o;
+    o.clock = m_clock.clock();
+    const LedgerError error = m_store->open(m_path, o);
+    QVERIFY2(error.ok(), qPrintable(error.toString()));
+    m_connections = std::make_unique<LedgerConnections>(m_path, 5000);
+    m_reader = std::make_unique<ActionReader>(m_connections.get());
+}
+
+void TestLedgerCounts::cleanup()
+{
+    m_reader.reset();
+    m_connections.reset();
+    m_store.reset();
+    const QString name = QStringLiteral("counts-raw");
+    if (QSqlDatabase::contains(name))
+        QSqlDatabase::removeDatabase(name);
+    m_dir.reset();
+}
+
+QSqlDatabase TestLedgerCounts::rawDb()
+{
+    const QString name = QStringLiteral("counts-raw");
+    if (QSqlDatabase::contains(name))
+        return QSqlDatabase::database(name);
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+    db.setDatabaseName(m_path);
+    db.open();
+    return db;
+}
+
+ActionRecord TestLedgerCounts::proposeWith(const QString &agentName, const QString &target, const QString &business,
+                                           const QString &clientReference)
+{
+    LedgerStore::ProposalInput input = sampleInput(clientReference);
+    input.targetId = target;
+    input.businessReference = business;
+    const auto r = m_store->propose(input, agentName);
+    m_clock.advance(1);
+    if (!r.ok()) {
+        qWarning() << "propose failed:" << r.error().toString();
+        return {};
+    }
+    return r->record;
+}
+
+void TestLedgerCounts::randomOperations(quint32 seed, int operations, int agents)
+{
+    QRandomGenerator rng(seed);
+    m_agents.clear();
+    for (int i = 0; i < agents; ++i)
+        m_agents << QStringLiteral("agent-%1").arg(i);
+    QStringList ids;
+    QHash<QString, int> openAttempt; // action id -> seq of its open attempt
+    for (int op = 0; op < operations; ++op) {
+        m_clock.advance(1);
+        if (ids.isEmpty() || rng.bounded(4) == 0) {
+            const ActionRecord r = proposeWith(m_agents.at(rng.bounded(agents)), QStringLiteral("ch_%1").arg(op),
+                                               QStringLiteral("order-%1").arg(op), QStringLiteral("ref-%1").arg(op));
+            QVERIFY(!r.id.isEmpty());
+            ids << r.id;
+            continue;
+        }
+        const QString id = ids.at(rng.bounded(int(ids.size())));
+        const ActionRecord r = m_store->action(id).value();
+        const int choice = rng.bounded(4);
+        switch (r.state) {
+        case ActionState::Pending:
+            if (r.approvalVersion == 0 && choice < 2)
+                m_store->approve(id, approver(), QStringLiteral("ok"), r.stateVersion);
+            else if (choice == 0)
+                m_store->reject(id, approver(), QStringLiteral("no"), r.stateVersion);
+            else if (choice == 1)
+                m_store->transition(id, Trigger::StopForReview, approver(), QStringLiteral("look"));
+            else if (const auto c = m_store->claim(id, QStringLiteral("exec-1"), 30s); c.ok())
+                openAttempt.insert(id, c->attempt.seq);
+            break;
+        case ActionState::Executing: {
+            LedgerStore::AttemptResult result;
+            const bool done = choice < 2;
+            result.outcome = done ? Attempt::Outcome::Succeeded : Attempt::Outcome::Unknown;
+            result.httpStatus = done ? 200 : 0;
+            m_store->finishAttempt(id, openAttempt.value(id), result,
+                                   done ? Trigger::ProviderSucceeded : Trigger::OutcomeUnknown, QStringLiteral("test"),
+                                   QStringLiteral("exec-1"));
+            break;
+        }
+        case ActionState::ConfirmationUnknown:
+            m_store->transition(id, Trigger::StopForReview, approver(), QStringLiteral("look"));
+            break;
+        default:
+            break; // terminal or review: nothing to do
+        }
+    }
+}
+
+void TestLedgerCounts::compareCounts()
+{
+    QSqlDatabase db = rawDb();
+    QVERIFY(db.isOpen());
+    QStringList requesters = m_agents;
+    requesters << QString() << QStringLiteral("nobody");
+    for (const QString &requester : std::as_const(requesters)) {
+        const auto counts = m_reader->counts(requester);
+        QVERIFY2(counts.ok(), qPrintable(counts.error().toString()));
+        QMap<QString, qint64> expected;
+        QSqlQuery q(db);
+        if (requester.isEmpty()) {
+            QVERIFY(q.exec(QStringLiteral("SELECT state, COUNT(*) FROM actions GROUP BY state")));
+        } else {
+            q.prepare(QStringLiteral("SELECT state, COUNT(*) FROM actions WHERE requested_by = ? GROUP BY state"));
+            q.addBindValue(requester);
+            QVERIFY(q.exec());
+        }
+        while (q.next())
+            expected.insert(q.value(0).toString(), q.value(1).toLongLong());
+        QCOMPARE(counts->size(), 6);
+        for (auto it = counts->cbegin(); it != counts->cend(); ++it)
+            QCOMPARE(it.value(), expected.value(toWire(it.key()), 0));
+    }
+}
+
+void TestLedgerCounts::countsMatchGroupBy_data()
+{
+    QTest::addColumn<quint32>("seed");
+    QTest::addColumn<int>("operations");
+    QTest::addColumn<int>("agents");
+    QTest::newRow("empty ledger") << quint32(1) << 0 << 1;
+    QTest::newRow("40 operations, 1 agent") << quint32(7) << 40 << 1;
+    QTest::newRow("300 operations, 3 agents") << quint32(42) << 300 << 3;
+    QTest::newRow("600 operations, 5 agents") << quint32(20261130) << 600 << 5;
+}
+
+void TestLedgerCounts::countsMatchGroupBy()
+{
+    QFETCH(quint32, seed);
+    QFETCH(int, operations);
+    QFETCH(int, agents);
+    randomOperations(seed, operations, agents);
+    compareCounts();
+    if (operations >= 300) {
+        // The operations reached most states (the comparison is not vacuous).
+        const auto counts = m_reader->counts(QString());
+        int nonZero = 0;
+        for (qint64 n : counts.value())
+            nonZero += n > 0 ? 1 : 0;
+        QVERIFY2(nonZero >= 5, qPrintable(QString::number(nonZero)));
+    }
+}
+
+// Migration 4 over a ledger that already has rows: the counts and the index start exact.
+void TestLedgerCounts::migrationCountsExistingRows()
+{
+    randomOperations(5, 200, 2);
+    m_reader.reset();
+    m_connections.reset();
+    m_store.reset();
+    {
+        QSqlDatabase db = rawDb();
+        {
+            QSqlQuery q(db);
+            for (const char *sql : {"DROP TRIGGER actions_counts_insert", "DROP TRIGGER actions_counts_update",
+                                    "DROP TRIGGER actions_search_insert", "DROP TRIGGER actions_search_update",
+                                    "DROP TABLE action_state_counts", "DROP TABLE action_requester_state_counts",
+                                    "DROP TABLE actions_search", "DELETE FROM schema_version WHERE version = 4"}) {
+                QVERIFY2(q.exec(QLatin1String(sql)), qPrintable(q.lastError().text()));
+            }
+        }
+        db.close();
+        db = QSqlDatabase();
+        QSqlDatabase::removeDatabase(QStringLiteral("counts-raw"));
+    }
+    reopen();
+    QCOMPARE(m_store->schemaVersion(), 4);
+    compareCounts();
+    randomOperations(6, 100, 2); // and stay exact afterwards
+    compareCounts();
+    QCOMPARE(readerIds(QStringLiteral("ORDER-1"), 7), likeIds(QStringLiteral("ORDER-1")));
+}
+
+QStringList TestLedgerCounts::likeIds(const QString &text)
+{
+    QString pattern = text.toLower();
+    pattern.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
+    pattern.replace(QLatin1Char('%'), QStringLiteral("\\%"));
+    pattern.replace(QLatin1Char('_'), QStringLiteral("\\_"));
+    pattern = QLatin1Char('%') + pattern + QLatin1Char('%');
+    QSqlQuery q(rawDb());
+    q.prepare(QStringLiteral(
+        "SELECT id FROM actions WHERE LOWER(id) LIKE ? ESCAPE '\\' OR LOWER(target_id) LIKE ? ESCAPE '\\'"
+        " OR LOWER(business_reference) LIKE ? ESCAPE '\\' OR LOWER(requested_by) LIKE ? ESCAPE '\\'"
+        " OR LOWER(client_reference) LIKE ? ESCAPE '\\' ORDER BY created_at DESC, id DESC"));
+    for (int i = 0; i < 5; ++i)
+        q.addBindValue(pattern);
+    QStringList ids;
+    if (!q.exec()) {
+        qWarning() << q.lastError().text();
+        return {QStringLiteral("<query failed>")};
+    }
+    while (q.next())
+        ids << q.value(0).toString();
+    return ids;
+}
+
+QStringList TestLedgerCounts::readerIds(const QString &text, int pageSize)
+{
+    ActionReader::ListQuery query;
+    query.text = text;
+    query.limit = pageSize;
+    QStringList ids;
+    for (int page = 0; page < 1000; ++page) {
+        const auto result = m_reader->list(query);
+        if (!result.ok()) {
+            qWarning() << result.error().toString();
+            return {QStringLiteral("<list failed>")};
+        }
+        for (const ActionReader::Summary &s : result->rows)
+            ids << s.record.id;
+        if (!result->hasMore)
+            break;
+        query.afterCursor = true;
+        query.cursorCreatedAtMs = result->rows.constLast().record.createdAt.toMSecsSinceEpoch();
+        query.cursorId = result->rows.constLast().record.id;
+    }
+    return ids;
+}
+
+void TestLedgerCounts::searchMatchesLikeSemantics_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("mustMatch"); // client references that must be in the result, |-separated
+    QTest::addColumn<int>("exactly");           // expected number of rows, -1: whatever LIKE says
+
+    QTest::newRow("id, upper case") << "@ID" << "ref_one" << 1;
+    QTest::newRow("target id, mixed case") << "abcDEF" << "ref_one" << 1;
+    QTest::newRow("business reference, upper case") << "ORDER-1" << "ref_one" << 1;
+    QTest::newRow("business reference, other row") << "order-2" << "Ref\"Quote\"" << 1;
+    QTest::newRow("requested_by, lower case") << "bob.smith" << "Ref\"Quote\"" << 1;
+    QTest::newRow("requested_by, shared") << "AGENT-7" << "ref_one|r3" << 2;
+    QTest::newRow("client reference") << "REF_" << "ref_one" << 1;
+    QTest::newRow("double quotes in the text") << "\"quote\"" << "Ref\"Quote\"" << 1;
+    QTest::newRow("a lone double quote") << "f\"q" << "Ref\"Quote\"" << 1;
+    QTest::newRow("single quote") << "o'b" << "o'brien" << 1;
+    QTest::newRow("percent is literal") << "100%" << "ref_one" << 1;
+    QTest::newRow("percent in the middle") << "0%-d" << "50%-discount" << 1;
+    QTest::newRow("underscore is literal") << "r_s" << "r3" << 1;
+    QTest::newRow("backslash is literal") << "a\\b" << "a\\b" << 1;
+    QTest::newRow("fts syntax is literal") << "NEAR(x" << "near(x y)" << 1;
+    QTest::newRow("asterisk is literal") << "x*y" << "" << 0;
+    QTest::newRow("no match") << "nomatch-at-all" << "" << 0;
+    QTest::newRow("2 characters: fallback") << "zZ" << "50%-discount" << -1;
+    QTest::newRow("1 character: fallback") << "%" << "ref_one|50%-discount" << -1;
+    QTest::newRow("common text: many rows, paged") << "bulk-" << "" << 30;
+    QTest::newRow("common 2 characters, paged") << "bu" << "" << -1;
+}
+
+void TestLedgerCounts::searchMatchesLikeSemantics()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, mustMatch);
+    QFETCH(int, exactly);
+
+    const ActionRecord first = proposeWith(agent(), QStringLiteral("ch_AbcDef001"), QStringLiteral("Order-100%off"),
+                                           QStringLiteral("ref_one"));
+    QVERIFY(!first.id.isEmpty());
+    QVERIFY(!proposeWith(QStringLiteral("Bob.Smith"), QStringLiteral("ch_xyz"), QStringLiteral("ORDER-200"),
+                         QStringLiteral("Ref\"Quote\"")).id.isEmpty());
+    QVERIFY(!proposeWith(agent(), QStringLiteral("pi_under_score"), QStringLiteral("ord3"), QStringLiteral("r3"))
+                 .id.isEmpty());
+    QVERIFY(!proposeWith(QStringLiteral("carol"), QStringLiteral("ch_zzz"), QStringLiteral("plain"),
+                         QStringLiteral("50%-discount")).id.isEmpty());
+    QVERIFY(!proposeWith(QStringLiteral("dave"), QStringLiteral("ch_q1"), QStringLiteral("plain"),
+                         QStringLiteral("o'brien")).id.isEmpty());
+    QVERIFY(!proposeWith(QStringLiteral("dave"), QStringLiteral("ch_q2"), QStringLiteral("plain"),
+                         QStringLiteral("a\\b")).id.isEmpty());
+    QVERIFY(!proposeWith(QStringLiteral("dave"), QStringLiteral("ch_q3"), QStringLiteral("plain"),
+                         QStringLiteral("near(x y)")).id.isEmpty());
+    for (int i = 0; i < 30; ++i) {
+        QVERIFY(!proposeWith(QStringLiteral("erin"), QStringLiteral("ch_b%1").arg(i), QStringLiteral("bulk-%1").arg(i),
+                             QStringLiteral("b%1").arg(i)).id.isEmpty());
+    }
+    if (text == QLatin1String("@ID"))
+        text = first.id.toUpper();
+
+    const QStringList expected = likeIds(text);
+    for (int pageSize : {1, 3, 50}) {
+        const QStringList got = readerIds(text, pageSize);
+        QCOMPARE(got, expected);
+    }
+    if (exactly >= 0)
+        QCOMPARE(expected.size(), exactly);
+    QSqlQuery q(rawDb());
+    for (const QString &reference : mustMatch.split(QLatin1Char('|'), Qt::SkipEmptyParts)) {
+        q.prepare(QStringLiteral("SELECT id FROM actions WHERE client_reference = ?"));
+        q.addBindValue(reference);
+        QVERIFY(q.exec() && q.next());
+        QVERIFY2(expected.contains(q.value(0).toString()), qPrintable(reference));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestLedgerCounts)
+#include "tst_ledger_counts.moc"
