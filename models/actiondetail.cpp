@@ -197,4 +197,19 @@ QStringList ActionDetail::describeChanges(const ActionDetail &before, const Acti
     return changes;
 }
 
+const PermissionEntry *Permissions::entry(QStringView key) const
+{
+    if (key == QLatin1String("approve"))
+        return &approve;
+    if (key == QLatin1String("reject"))
+        return &reject;
+    if (key == QLatin1String("lookup"))
+        return &lookup;
+    if (key == QLatin1String("reconcile"))
+        return &reconcile;
+    if (key == QLatin1String("follow_up"))
+        return &followUp;
+    return nullptr;
+}
+
 } // namespace cs

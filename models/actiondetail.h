@@ -35,6 +35,11 @@ struct Permissions
     PermissionEntry lookup;
     PermissionEntry reconcile;
     PermissionEntry followUp;
+
+    // The entry for a wire key ("approve", "reject", "lookup", "reconcile", "follow_up");
+    // nullptr for any other key.
+    const PermissionEntry *entry(QStringView key) const;
+
     friend bool operator==(const Permissions &, const Permissions &) = default;
 };
 

@@ -9,23 +9,6 @@
 
 namespace cs {
 
-namespace {
-const PermissionEntry *permissionFor(const Permissions &p, const QString &kind)
-{
-    if (kind == QLatin1String("approve"))
-        return &p.approve;
-    if (kind == QLatin1String("reject"))
-        return &p.reject;
-    if (kind == QLatin1String("lookup"))
-        return &p.lookup;
-    if (kind == QLatin1String("reconcile"))
-        return &p.reconcile;
-    if (kind == QLatin1String("follow_up"))
-        return &p.followUp;
-    return nullptr;
-}
-} // namespace
-
 DecisionDialog::DecisionDialog(const QString &kind, const ActionDetail &detail, QWidget *parent)
     : QDialog(parent)
     , m_detail(detail)
@@ -123,7 +106,7 @@ void DecisionDialog::setConfirmText(const QString &text)
 
 QString DecisionDialog::blockingReason() const
 {
-    if (const PermissionEntry *entry = permissionFor(m_detail.permissions, m_kind); entry && !entry->allowed)
+    if (const PermissionEntry *entry = m_detail.permissions.entry(m_kind); entry && !entry->allowed)
         return entry->reason.isEmpty() ? tr("Not allowed now.") : entry->reason;
     return inputProblem();
 }

@@ -50,20 +50,6 @@ QString permissionKey(const QString &kind)
     return kind; // the dialog kinds are the Permissions keys
 }
 
-const PermissionEntry *permissionFor(const Permissions &p, const QString &kind)
-{
-    if (kind == QLatin1String("approve"))
-        return &p.approve;
-    if (kind == QLatin1String("reject"))
-        return &p.reject;
-    if (kind == QLatin1String("lookup"))
-        return &p.lookup;
-    if (kind == QLatin1String("reconcile"))
-        return &p.reconcile;
-    if (kind == QLatin1String("follow_up"))
-        return &p.followUp;
-    return nullptr;
-}
 
 } // namespace
 
@@ -448,7 +434,7 @@ void MainWindow::updateDecisionActions()
             action->setToolTip(tr("%1 \u2014 select an action first").arg(action->iconText()));
             continue;
         }
-        const PermissionEntry *entry = permissionFor(m_pane->detail().permissions, permissionKey(it.key()));
+        const PermissionEntry *entry = m_pane->detail().permissions.entry(permissionKey(it.key()));
         const bool allowed = entry && entry->allowed;
         action->setEnabled(allowed);
         action->setToolTip(allowed ? QStringLiteral("%1 (%2)").arg(help, shortcut)
@@ -572,7 +558,7 @@ void MainWindow::openDecision(const QString &kind)
         return;
     }
     const ActionDetail detail = m_pane->detail();
-    if (const PermissionEntry *entry = permissionFor(detail.permissions, kind); !entry || !entry->allowed) {
+    if (const PermissionEntry *entry = detail.permissions.entry(kind); !entry || !entry->allowed) {
         statusBar()->showMessage(entry ? entry->reason : QString(), 8000);
         return;
     }
