@@ -1,5 +1,6 @@
 #include "ledgerstore.h"
 
+#include "actioncolumns.h"
 #include "ids.h"
 #include "ledgerconnections.h"
 #include "ledgerlog.h"
@@ -217,18 +218,14 @@ bool run(Statement &statement, const QString &sql, const QVariantList &values, L
 
 // --- rows -----------------------------------------------------------------------------------
 
-const QString kActionColumns = QStringLiteral(
-    "id, kind, target_type, target_id, business_reference, amount, currency, reason, provider,"
-    " provider_account, requested_by, client_reference, parent_id, request_fingerprint,"
-    " idempotency_key, approval_version, state, state_version, review_reason, created_at,"
-    " updated_at, review_requested, lease_owner, lease_expires_at, proposed_payload");
+// The record's columns (actioncolumns.h), then the ledger's bookkeeping (from column 21 on).
+const QString kActionColumns = actionColumnList()
+    + QStringLiteral(", review_requested, lease_owner, lease_expires_at, proposed_payload");
 
 QString qualifiedActionColumns(const QString &alias)
 {
-    QStringList columns = kActionColumns.split(QLatin1Char(','));
-    for (QString &column : columns)
-        column = alias + QLatin1Char('.') + column.trimmed();
-    return columns.join(QStringLiteral(", "));
+    return actionColumnList(alias) + QStringLiteral(", %1.review_requested, %1.lease_owner, %1.lease_expires_at,"
+                                                     " %1.proposed_payload").arg(alias);
 }
 
 // An action row: the record plus the execution bookkeeping ActionRecord does not carry.
@@ -258,33 +255,13 @@ struct ActionRow
 ActionRow actionFromQuery(const Statement &q)
 {
     ActionRow row;
-    ActionRecord &r = row.record;
-    r.id = q.value(0).toString();
-    r.kind = q.value(1).toString();
-    r.targetType = targetTypeFromWire(q.value(2).toString()).value_or(TargetType::Charge);
-    r.targetId = q.value(3).toString();
-    r.businessReference = q.value(4).toString();
-    r.amount = q.value(5).toLongLong();
-    r.currency = q.value(6).toString();
-    r.reason = q.value(7).toString();
-    r.provider = q.value(8).toString();
-    r.providerAccount = q.value(9).toString();
-    r.requestedBy = q.value(10).toString();
-    r.clientReference = q.value(11).toString();
-    r.parentId = q.value(12).toString();
-    r.requestFingerprint = q.value(13).toString();
-    r.idempotencyKey = q.value(14).toString();
-    r.approvalVersion = q.value(15).toInt();
-    r.state = stateFromWire(q.value(16).toString()).value_or(ActionState::RequiresReview);
-    r.stateVersion = q.value(17).toLongLong();
-    r.reviewReason = q.value(18).toString();
-    r.createdAt = fromMs(q.value(19).toLongLong());
-    r.updatedAt = fromMs(q.value(20).toLongLong());
-    row.reviewRequested = q.value(21).toInt() != 0;
-    row.leaseOwner = q.value(22).toString();
-    if (!q.value(23).isNull())
-        row.leaseExpiresAtMs = q.value(23).toLongLong();
-    row.proposedPayload = q.value(24).toString();
+    readActionColumns(q, 0, &row.record);
+    constexpr int at = kActionColumnCount; // the ledger's own columns follow
+    row.reviewRequested = q.value(at).toInt() != 0;
+    row.leaseOwner = q.value(at + 1).toString();
+    if (!q.value(at + 2).isNull())
+        row.leaseExpiresAtMs = q.value(at + 2).toLongLong();
+    row.proposedPayload = q.value(at + 3).toString();
     return row;
 }
 

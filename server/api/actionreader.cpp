@@ -1,5 +1,6 @@
 #include "actionreader.h"
 
+#include "actioncolumns.h"
 #include "apisql.h"
 #include "ledgerconnections.h"
 
@@ -11,14 +12,16 @@ using apisql::run;
 
 namespace {
 
-const QString kSummaryColumns = QStringLiteral(
-    "a.id, a.kind, a.target_type, a.target_id, a.business_reference, a.amount, a.currency, a.reason, a.provider,"
-    " a.provider_account, a.requested_by, a.client_reference, a.parent_id, a.request_fingerprint,"
-    " a.idempotency_key, a.approval_version, a.state, a.state_version, a.review_reason, a.created_at,"
-    " a.updated_at,"
-    " (SELECT COUNT(*) FROM attempts t WHERE t.action_id = a.id),"
-    " (SELECT MAX(u.at) FROM audit u WHERE u.action_id = a.id),"
-    " (SELECT MIN(t.started_at) FROM attempts t WHERE t.action_id = a.id)");
+// The record's columns (actioncolumns.h), then the list's own (from column kActionColumnCount on).
+const QString &summaryColumns()
+{
+    static const QString columns = actionColumnList(QStringLiteral("a"))
+        + QStringLiteral(", (SELECT COUNT(*) FROM attempts t WHERE t.action_id = a.id),"
+                         " (SELECT MAX(u.at) FROM audit u WHERE u.action_id = a.id),"
+                         " (SELECT MIN(t.started_at) FROM attempts t WHERE t.action_id = a.id)");
+    return columns;
+}
+constexpr int kSummaryColumnCount = kActionColumnCount + 3;
 
 QDateTime fromMs(qint64 ms)
 {
@@ -29,31 +32,12 @@ ActionReader::Summary summaryFromQuery(const QSqlQuery &q)
 {
     ActionReader::Summary s;
     ActionRecord &r = s.record;
-    r.id = q.value(0).toString();
-    r.kind = q.value(1).toString();
-    r.targetType = targetTypeFromWire(q.value(2).toString()).value_or(TargetType::Charge);
-    r.targetId = q.value(3).toString();
-    r.businessReference = q.value(4).toString();
-    r.amount = q.value(5).toLongLong();
-    r.currency = q.value(6).toString();
-    r.reason = q.value(7).toString();
-    r.provider = q.value(8).toString();
-    r.providerAccount = q.value(9).toString();
-    r.requestedBy = q.value(10).toString();
-    r.clientReference = q.value(11).toString();
-    r.parentId = q.value(12).toString();
-    r.requestFingerprint = q.value(13).toString();
-    r.idempotencyKey = q.value(14).toString();
-    r.approvalVersion = q.value(15).toInt();
-    r.state = stateFromWire(q.value(16).toString()).value_or(ActionState::RequiresReview);
-    r.stateVersion = q.value(17).toLongLong();
-    r.reviewReason = q.value(18).toString();
-    r.createdAt = fromMs(q.value(19).toLongLong());
-    r.updatedAt = fromMs(q.value(20).toLongLong());
-    s.attemptCount = q.value(21).toInt();
-    s.lastEventAt = q.value(22).isNull() ? r.updatedAt : fromMs(q.value(22).toLongLong());
-    if (!q.value(23).isNull())
-        s.firstAttemptAt = fromMs(q.value(23).toLongLong());
+    readActionColumns(q, 0, &r);
+    constexpr int at = kActionColumnCount;
+    s.attemptCount = q.value(at).toInt();
+    s.lastEventAt = q.value(at + 1).isNull() ? r.updatedAt : fromMs(q.value(at + 1).toLongLong());
+    if (!q.value(at + 2).isNull())
+        s.firstAttemptAt = fromMs(q.value(at + 2).toLongLong());
     return s;
 }
 
@@ -110,21 +94,6 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
         where << QStringLiteral("a.requested_by = ?");
         values << query.requestedBy;
     }
-    // Three characters or more: candidates from the trigram index (actions_search, migration 4),
-    // unless the text is so common that walking newest-first finds a page sooner. The LIKE
-    // condition below is applied in both cases, so the rows are exactly the LIKE semantics.
-    bool useIndex = false;
-    if (query.text.toUcs4().size() >= 3) {
-        QSqlQuery probe(db);
-        if (!run(probe, QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM actions_search WHERE actions_search MATCH ?"
-                                       " LIMIT %1) c").arg(kIndexCandidateCap + 1),
-                 {ftsLiteral(query.text)}, &error)) {
-            return error;
-        }
-        useIndex = probe.next() && probe.value(0).toLongLong() <= kIndexCandidateCap;
-    }
-    if (useIndex)
-        values.prepend(ftsLiteral(query.text)); // the first placeholder (prepended below)
     if (!query.text.isEmpty()) {
         const QString pattern = likePattern(query.text);
         QStringList likes;
@@ -140,24 +109,64 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
     }
     const int limit = qBound(1, query.limit, 200);
     values << limit + 1;
-    if (useIndex) {
-        // CROSS JOIN fixes the order: the index's candidates first, then each action by its key.
-        where.prepend(QStringLiteral("actions_search MATCH ? AND a.id = actions_search.id"));
+    const QString conditions = where.join(QStringLiteral(" AND "));
+    const QString order = QStringLiteral(" ORDER BY a.created_at DESC, a.id DESC LIMIT ?");
+    Page page;
+    // candidates: the index query's candidate count (its last column), nullptr for the walk.
+    const auto readRows = [&](QSqlQuery &q, qint64 *candidates) {
+        while (q.next()) {
+            if (candidates)
+                *candidates = q.value(kSummaryColumnCount).toLongLong();
+            if (!q.value(0).isNull()) // null: no page row, only the candidate count
+                page.rows.append(summaryFromQuery(q));
+        }
+        if (page.rows.size() > limit) {
+            page.rows.resize(limit);
+            page.hasMore = true;
+        }
+    };
+
+    // Three characters or more: candidates from the trigram index (actions_search, migration 4),
+    // in the same statement as the page, so the index is read once. Above kIndexCandidateCap
+    // candidates the page part is skipped (the statement yields only the candidate count) and the
+    // newest-first walk below, which fills a page sooner for common text, answers instead. The
+    // LIKE condition is applied in both cases, so the rows are exactly the LIKE semantics.
+    if (query.text.toUcs4().size() >= 3) {
+        // c: the candidates' index rowids (cheap: no read of the index's stored columns); n: how
+        // many, capped. The ids are read (s.id) only when n is within the cap.
+        const QString sql =
+            QStringLiteral("WITH c AS MATERIALIZED (SELECT rowid AS r FROM actions_search WHERE actions_search MATCH ?"
+                           " LIMIT %1),"
+                           " n AS MATERIALIZED (SELECT COUNT(*) AS n FROM c)"
+                           " SELECT p.*, n.n FROM n LEFT JOIN ("
+                           // IN, not a join: each candidate is looked up by its key (a join lets SQLite
+                           // build a Bloom filter over all of actions first).
+                           "SELECT %2 FROM actions a WHERE a.id IN (SELECT s.id FROM actions_search s"
+                           " WHERE s.rowid IN (SELECT r FROM c WHERE (SELECT n FROM n) <= %3))"
+                           " AND %4%5) p ON 1 ORDER BY p.created_at DESC, p.id DESC")
+                .arg(kIndexCandidateCap + 1)
+                .arg(summaryColumns())
+                .arg(kIndexCandidateCap)
+                .arg(conditions, order);
+        QVariantList indexValues = values;
+        indexValues.prepend(ftsLiteral(query.text));
+        QSqlQuery q(db);
+        if (!run(q, sql, indexValues, &error))
+            return error;
+        qint64 candidates = 0;
+        readRows(q, &candidates);
+        if (candidates <= kIndexCandidateCap)
+            return page;
+        page = Page(); // over the cap: the page part was skipped
     }
-    const QString from = useIndex ? QStringLiteral("actions_search CROSS JOIN actions a") : QStringLiteral("actions a");
-    const QString sql = QStringLiteral("SELECT %1 FROM %2%3 ORDER BY a.created_at DESC, a.id DESC LIMIT ?")
-                            .arg(kSummaryColumns, from,
-                                 where.isEmpty() ? QString() : QStringLiteral(" WHERE ") + where.join(QStringLiteral(" AND ")));
+
+    const QString sql = QStringLiteral("SELECT %1 FROM actions a%2%3")
+                            .arg(summaryColumns(),
+                                 where.isEmpty() ? QString() : QStringLiteral(" WHERE ") + conditions, order);
     QSqlQuery q(db);
     if (!run(q, sql, values, &error))
         return error;
-    Page page;
-    while (q.next())
-        page.rows.append(summaryFromQuery(q));
-    if (page.rows.size() > limit) {
-        page.rows.resize(limit);
-        page.hasMore = true;
-    }
+    readRows(q, nullptr);
     return page;
 }
 
@@ -201,7 +210,7 @@ LedgerResult<QList<ActionReader::Summary>> ActionReader::summaries(const QString
         values << id;
     }
     QSqlQuery q(db);
-    if (!run(q, QStringLiteral("SELECT %1 FROM actions a WHERE a.id IN (%2)").arg(kSummaryColumns, marks.join(u',')),
+    if (!run(q, QStringLiteral("SELECT %1 FROM actions a WHERE a.id IN (%2)").arg(summaryColumns(), marks.join(u',')),
              values, &error)) {
         return error;
     }
