@@ -70,6 +70,17 @@ const QList<ActionState> &allStates()
     return states;
 }
 
+// "?, ?, ?" for an IN list, appending the bound values in order.
+QString inListMarks(const QStringList &items, QVariantList *values)
+{
+    QStringList marks;
+    for (const QString &item : items) {
+        marks << QStringLiteral("?");
+        *values << item;
+    }
+    return marks.join(QStringLiteral(", "));
+}
+
 } // namespace
 
 ActionReader::ActionReader(LedgerConnections *connections) : m_connections(connections) {}
@@ -83,12 +94,10 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
     QStringList where;
     QVariantList values;
     if (!query.states.isEmpty()) {
-        QStringList marks;
-        for (ActionState state : query.states) {
-            marks << QStringLiteral("?");
-            values << toWire(state);
-        }
-        where << QStringLiteral("a.state IN (%1)").arg(marks.join(QStringLiteral(", ")));
+        QStringList states;
+        for (ActionState state : query.states)
+            states << toWire(state);
+        where << QStringLiteral("a.state IN (%1)").arg(inListMarks(states, &values));
     }
     if (!query.requestedBy.isEmpty()) {
         where << QStringLiteral("a.requested_by = ?");
@@ -203,14 +212,10 @@ LedgerResult<QList<ActionReader::Summary>> ActionReader::summaries(const QString
     QSqlDatabase db = m_connections->forCurrentThread(&error);
     if (!error.ok())
         return error;
-    QStringList marks;
     QVariantList values;
-    for (const QString &id : ids) {
-        marks << QStringLiteral("?");
-        values << id;
-    }
+    const QString marks = inListMarks(ids, &values);
     QSqlQuery q(db);
-    if (!run(q, QStringLiteral("SELECT %1 FROM actions a WHERE a.id IN (%2)").arg(summaryColumns(), marks.join(u',')),
+    if (!run(q, QStringLiteral("SELECT %1 FROM actions a WHERE a.id IN (%2)").arg(summaryColumns(), marks),
              values, &error)) {
         return error;
     }
@@ -257,14 +262,10 @@ LedgerResult<QHash<QString, QString>> ActionReader::requesters(const QStringList
     QSqlDatabase db = m_connections->forCurrentThread(&error);
     if (!error.ok())
         return error;
-    QStringList marks;
     QVariantList values;
-    for (const QString &id : ids) {
-        marks << QStringLiteral("?");
-        values << id;
-    }
+    const QString marks = inListMarks(ids, &values);
     QSqlQuery q(db);
-    if (!run(q, QStringLiteral("SELECT id, requested_by FROM actions WHERE id IN (%1)").arg(marks.join(u',')), values,
+    if (!run(q, QStringLiteral("SELECT id, requested_by FROM actions WHERE id IN (%1)").arg(marks), values,
              &error)) {
         return error;
     }

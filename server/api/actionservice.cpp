@@ -132,6 +132,16 @@ ApiResponse ActionService::ledgerFailure(const LedgerError &error, const QString
                    instance);
 }
 
+ApiResponse ActionService::mutationFailure(const LedgerError &error, const QString &id, qint64 ifMatch,
+                                           const QString &instance) const
+{
+    if (error.code() == LedgerError::Code::StaleVersion) {
+        if (const auto current = m_ledger->action(id); current.ok())
+            return stale(*current, ifMatch, instance);
+    }
+    return ledgerFailure(error, instance);
+}
+
 ApiResponse ActionService::stale(const ActionRecord &current, qint64 ifMatch, const QString &instance) const
 {
     return Problem(QStringLiteral("stale_state_version"),
@@ -426,11 +436,9 @@ ApiResponse ActionService::approve(const User &user, const QString &id, qint64 i
     const auto approved = m_ledger->approve(id, user.name, request->note, ifMatch);
     if (!approved.ok()) {
         // The checks above ran on the version If-Match names; the ledger refuses only if the
-        // action moved in between (another process): answer as for that version.
-        if (approved.code() == LedgerError::Code::StaleVersion) {
-            if (const auto current = m_ledger->action(id); current.ok())
-                return stale(*current, ifMatch, instance);
-        }
+        // action moved in between (another process).
+        if (approved.code() == LedgerError::Code::StaleVersion)
+            return mutationFailure(approved.error(), id, ifMatch, instance);
         if (approved.code() == LedgerError::Code::Forbidden)
             return problem(approved.error().message().contains(QStringLiteral("four-eyes")) ? QStringLiteral("four_eyes")
                                                                                              : QStringLiteral("already_sent"),
@@ -469,11 +477,7 @@ ApiResponse ActionService::reject(const User &user, const QString &id, qint64 if
         return refusal(verdict, record, instance);
     const auto rejected = m_ledger->reject(id, user.name, request->reason, ifMatch);
     if (!rejected.ok()) {
-        if (rejected.code() == LedgerError::Code::StaleVersion) {
-            if (const auto current = m_ledger->action(id); current.ok())
-                return stale(*current, ifMatch, instance);
-        }
-        return ledgerFailure(rejected.error(), instance);
+        return mutationFailure(rejected.error(), id, ifMatch, instance);
     }
     const auto after = m_ledger->approvals(id);
     std::optional<Approval> approval;
@@ -507,10 +511,8 @@ ApiResponse ActionService::reconcile(const User &user, const QString &id, qint64
     const auto reconciled = m_ledger->reconcile(id, user.name, request->outcome, *request->evidenceLookupSeq,
                                                 request->note, ifMatch);
     if (!reconciled.ok()) {
-        if (reconciled.code() == LedgerError::Code::StaleVersion) {
-            if (const auto current = m_ledger->action(id); current.ok())
-                return stale(*current, ifMatch, instance);
-        }
+        if (reconciled.code() == LedgerError::Code::StaleVersion)
+            return mutationFailure(reconciled.error(), id, ifMatch, instance);
         if (reconciled.code() == LedgerError::Code::Forbidden)
             return problem(QStringLiteral("no_evidence"), reconciled.error().message(), instance);
         return ledgerFailure(reconciled.error(), instance);

@@ -74,6 +74,11 @@ public:
     // Problem answers shared with the HTTP layer.
     ApiResponse ledgerFailure(const LedgerError &error, const QString &instance) const;
     ApiResponse stale(const ActionRecord &current, qint64 ifMatch, const QString &instance) const;
+    // A ledger refusal of a mutation guarded by If-Match: StaleVersion (the action moved after our
+    // checks, e.g. another process) answers 412 with the current version; anything else as
+    // ledgerFailure.
+    ApiResponse mutationFailure(const LedgerError &error, const QString &id, qint64 ifMatch,
+                                const QString &instance) const;
 
     const ActionViews &views() const { return m_views; }
 
