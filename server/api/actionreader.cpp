@@ -3,6 +3,7 @@
 #include "actioncolumns.h"
 #include "apisql.h"
 #include "ledgerconnections.h"
+#include "searchterms.h"
 
 #include <QSqlQuery>
 
@@ -45,14 +46,6 @@ ActionReader::Summary summaryFromQuery(const QSqlQuery &q)
 // page sooner than sorting every candidate.
 constexpr int kIndexCandidateCap = 5000;
 
-// The text as one FTS5 string (a phrase: a substring under the trigram tokenizer).
-QString ftsLiteral(const QString &text)
-{
-    QString quoted = text;
-    quoted.replace(QLatin1Char('"'), QStringLiteral("\"\""));
-    return QLatin1Char('"') + quoted + QLatin1Char('"');
-}
-
 QString likePattern(const QString &text)
 {
     QString escaped = text.toLower();
@@ -83,7 +76,15 @@ QString inListMarks(const QStringList &items, QVariantList *values)
 
 } // namespace
 
-ActionReader::ActionReader(LedgerConnections *connections) : m_connections(connections) {}
+ActionReader::ActionReader(LedgerConnections *connections) : m_connections(connections)
+{
+    m_samplePool.setMaxThreadCount(1);
+}
+
+ActionReader::~ActionReader()
+{
+    m_samplePool.waitForDone();
+}
 
 LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) const
 {
@@ -136,8 +137,9 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
     };
 
     // Three characters or more: candidates from the trigram index (actions_search, migration 4),
-    // in the same statement as the page, so the index is read once. Above kIndexCandidateCap
-    // candidates the page part is skipped (the statement yields only the candidate count) and the
+    // in the same statement as the page, so the index is read once. The index is asked only for
+    // the text's parts without near-universal trigrams (searchterms.h): a superset of the rows.
+    // Above kIndexCandidateCap candidates the page part is skipped (the statement yields only the candidate count) and the
     // newest-first walk below, which fills a page sooner for common text, answers instead. The
     // LIKE condition is applied in both cases, so the rows are exactly the LIKE semantics.
     if (query.text.toUcs4().size() >= 3) {
@@ -158,7 +160,8 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
                 .arg(kIndexCandidateCap)
                 .arg(conditions, order);
         QVariantList indexValues = values;
-        indexValues.prepend(ftsLiteral(query.text));
+        const std::shared_ptr<const TrigramSample> sample = currentTrigramSample();
+        indexValues.prepend(trigramMatchExpression(query.text, sample ? *sample : TrigramSample()));
         QSqlQuery q(db);
         if (!run(q, sql, indexValues, &error))
             return error;
@@ -177,6 +180,50 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
         return error;
     readRows(q, nullptr);
     return page;
+}
+
+std::shared_ptr<const TrigramSample> ActionReader::trigramSample() const
+{
+    std::lock_guard<std::mutex> lock(m_sampleMutex);
+    return m_sample;
+}
+
+std::shared_ptr<const TrigramSample> ActionReader::currentTrigramSample() const
+{
+    std::lock_guard<std::mutex> lock(m_sampleMutex);
+    const bool stale = !m_sample || m_sampleAge.elapsed() >= kTrigramSampleMaxAgeMs;
+    if (stale && !m_sampleRefreshing) {
+        m_sampleRefreshing = true;
+        m_samplePool.start([this] { refreshTrigramSample(); });
+    }
+    return m_sample;
+}
+
+void ActionReader::refreshTrigramSample() const
+{
+    LedgerError error;
+    QSqlDatabase db = m_connections->forCurrentThread(&error);
+    QList<QStringList> rows;
+    QSqlQuery q(db);
+    const bool read = error.ok()
+        && run(q,
+               QStringLiteral("SELECT id, target_id, business_reference, requested_by, client_reference FROM actions"
+                              " ORDER BY created_at DESC, id DESC LIMIT %1")
+                   .arg(kTrigramSampleRows),
+               {}, &error);
+    if (read) {
+        while (q.next())
+            rows.append({q.value(0).toString(), q.value(1).toString(), q.value(2).toString(), q.value(3).toString(),
+                         q.value(4).toString()});
+    }
+    auto sample = std::make_shared<TrigramSample>();
+    sample->reset(rows);
+    std::lock_guard<std::mutex> lock(m_sampleMutex);
+    m_sampleRefreshing = false;
+    if (!read)
+        return; // keep what there is (or none); the next search asks again
+    m_sample = std::move(sample);
+    m_sampleAge.start();
 }
 
 LedgerResult<QMap<ActionState, qint64>> ActionReader::counts(const QString &requestedBy) const

@@ -6,15 +6,23 @@
 #include "actionstate.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <QHash>
 #include <QList>
 #include <QMap>
 #include <QString>
 #include <QStringList>
+#include <QThreadPool>
+
+#include <memory>
+#include <mutex>
+
+class QSqlDatabase;
 
 namespace cs {
 
 class LedgerConnections;
+class TrigramSample;
 
 // Read-only queries the API needs beyond LedgerStore's reads: the queue filtered by requester,
 // per-requester counts, attempt counts, the time of the newest audit event and the first attempt's
@@ -51,6 +59,8 @@ public:
     };
 
     explicit ActionReader(LedgerConnections *connections);
+    ~ActionReader();
+    Q_DISABLE_COPY_MOVE(ActionReader)
 
     // Newest first (created_at, then id, descending).
     LedgerResult<Page> list(const ListQuery &query) const;
@@ -64,8 +74,29 @@ public:
     // requested_by of each given action (for filtering the event stream).
     LedgerResult<QHash<QString, QString>> requesters(const QStringList &ids) const;
 
+    // How many of the newest actions the search's trigram sample reads, and how long it is kept.
+    static constexpr int kTrigramSampleRows = 200;
+    static constexpr qint64 kTrigramSampleMaxAgeMs = 60'000;
+
+    // Reads the trigram sample (searchterms.h) of the newest kTrigramSampleRows actions now, on
+    // the calling thread. list() never waits for it: it uses the sample it has (none: the whole
+    // text) and, when that is missing or older than kTrigramSampleMaxAgeMs, has it read again on a
+    // background thread. Only the speed of a search depends on the sample, never its rows.
+    void refreshTrigramSample() const;
+    // The sample list() uses now (null before the first read); does not ask for a newer one.
+    std::shared_ptr<const TrigramSample> trigramSample() const;
+
 private:
+    // trigramSample(), asking for a newer one in the background when it is missing or stale.
+    std::shared_ptr<const TrigramSample> currentTrigramSample() const;
+
     LedgerConnections *m_connections;
+    mutable std::mutex m_sampleMutex;
+    mutable std::shared_ptr<const TrigramSample> m_sample;
+    mutable QElapsedTimer m_sampleAge;
+    mutable bool m_sampleRefreshing = false;
+    // Last: destroyed first, waiting for a refresh still running.
+    mutable QThreadPool m_samplePool;
 };
 
 } // namespace cs

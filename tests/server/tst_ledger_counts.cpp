@@ -1,11 +1,13 @@
 // The console's backend reads over a real ledger file (server/api/ActionReader, migration 4):
 // the per-state counts kept by triggers equal a GROUP BY after many random operations (also when
 // migration 4 runs over existing rows), and the index-backed text search returns exactly what
-// the LIKE semantics (case-insensitive substring of five columns) return.
+// the LIKE semantics (case-insensitive substring of five columns) return — also when the index is
+// asked only for the parts of the text without near-universal trigrams (searchterms.h).
 #include "actionreader.h"
 #include "ledgerconnections.h"
 #include "ledgerstore.h"
 #include "ledgertestsupport.h"
+#include "searchterms.h"
 
 #include <QRandomGenerator>
 #include <QSqlDatabase>
@@ -33,6 +35,8 @@ private slots:
     void migrationCountsExistingRows();
     void searchMatchesLikeSemantics_data();
     void searchMatchesLikeSemantics();
+    void searchLeavingOutCommonTrigrams_data();
+    void searchLeavingOutCommonTrigrams();
 
 private:
     void reopen();
@@ -365,6 +369,56 @@ void TestLedgerCounts::searchMatchesLikeSemantics()
         QVERIFY(q.exec() && q.next());
         QVERIFY2(expected.contains(q.value(0).toString()), qPrintable(reference));
     }
+}
+
+void TestLedgerCounts::searchLeavingOutCommonTrigrams_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("expression"); // what the index is asked; empty: not checked
+    QTest::addColumn<int>("exactly");        // expected number of rows, -1: whatever LIKE says
+
+    // Every business reference reads "ord-00000NN", every client reference "cN-refund-N": "ord",
+    // "rd-", "d-0", "-00", "000", "-re", "ref", "efu", "fun", "und", "nd-" are in (nearly) every row.
+    QTest::newRow("one order: the decoy is a candidate, not a row") << "ord-0000042" << "\"0042\"" << 1;
+    QTest::newRow("upper case") << "ORD-0000042" << "\"0042\"" << 1;
+    QTest::newRow("the order and the decoy") << "rd-0000042" << "\"0042\"" << 2;
+    QTest::newRow("two parts around common trigrams") << "42-refund-4" << "\"42-r\" AND \"d-4\"" << 1;
+    QTest::newRow("every trigram common: the whole text") << "ORD-000" << "\"ord-000\"" << 80;
+    QTest::newRow("every trigram common, other column") << "-refund-" << "\"-refund-\"" << 80;
+    QTest::newRow("nine orders") << "ord-000000" << "" << 9;
+    QTest::newRow("no match") << "ord-0009999" << "" << 0;
+}
+
+void TestLedgerCounts::searchLeavingOutCommonTrigrams()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, expression);
+    QFETCH(int, exactly);
+
+    for (int n = 1; n <= 80; ++n) {
+        const QString order = QStringLiteral("ord-%1").arg(n, 7, 10, QLatin1Char('0'));
+        QVERIFY(!proposeWith(agent(), QStringLiteral("ch_common%1").arg(n), order, QStringLiteral("c%1-refund-%1").arg(n))
+                     .id.isEmpty());
+    }
+    // Holds "0000042" but not "ord-0000042": found by the index part "0042", refused by LIKE.
+    QVERIFY(!proposeWith(agent(), QStringLiteral("ch_decoy"), QStringLiteral("xrd-0000042"), QStringLiteral("decoy"))
+                 .id.isEmpty());
+    m_reader->refreshTrigramSample();
+    const std::shared_ptr<const TrigramSample> sample = m_reader->trigramSample();
+    QVERIFY(sample);
+    QCOMPARE(sample->rows(), 81);
+    QVERIFY(sample->isCommon(QStringLiteral("ord")));
+    QVERIFY(!sample->isCommon(QStringLiteral("042")));
+    if (!expression.isEmpty())
+        QCOMPARE(trigramMatchExpression(text, *sample), expression);
+
+    const QStringList expected = likeIds(text);
+    for (int pageSize : {1, 7, 50}) {
+        const QStringList got = readerIds(text, pageSize);
+        QCOMPARE(got, expected);
+    }
+    if (exactly >= 0)
+        QCOMPARE(expected.size(), exactly);
 }
 
 QTEST_GUILESS_MAIN(TestLedgerCounts)

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <QHash>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace cs {
+
+// Which parts of a search text are worth asking the trigram index (actions_search, migration 4).
+//
+// Under FTS5's trigram tokenizer a quoted string matches rows containing it as a substring, and
+// the lookup reads the index entry of every trigram of the string. A trigram that occurs in
+// nearly every row ("ord", "rd-" and "d-0" when every order reference reads "ord-0…", "act" in
+// every action id) narrows nothing but costs the most to read. TrigramSample estimates how common
+// each trigram is from a sample of recent actions; trigramMatchExpression() leaves the common ones
+// out. The candidates are then a superset of the rows that contain the whole text, so the caller
+// must still apply the exact condition (ActionReader applies the LIKE predicate to every
+// candidate): the expression decides only how fast the answer comes, never what it is.
+class TrigramSample
+{
+public:
+    // Below this many sampled rows nothing is judged common (the index is small and cheap then).
+    static constexpr int kMinimumRows = 50;
+
+    // rows: one entry per sampled action, the texts of its searched columns.
+    void reset(const QList<QStringList> &rows);
+
+    int rows() const { return m_rows; }
+    // How many sampled rows contain the trigram (three code points; case is ignored) in some column.
+    int rowsContaining(const QString &trigram) const;
+    // In more than half of the sampled rows, with at least kMinimumRows sampled.
+    bool isCommon(const QString &trigram) const;
+
+private:
+    QHash<quint64, int> m_rowsContaining; // trigram key (trigramKey()) → rows
+    int m_rows = 0;
+};
+
+// The text's trigrams, lower case, in order (code points, so a character outside the BMP is one).
+QStringList trigramsOf(const QString &text);
+
+// The FTS5 MATCH expression for a search of `text` (three code points or more): the maximal runs
+// of the lower-cased text none of whose trigrams is common, each as an FTS5 string, joined by
+// AND — or the whole text as one string when every trigram is common (nothing better to ask).
+// "ord-0500000" with "ord", "rd-", "d-0" common gives "\"-0500000\"".
+QString trigramMatchExpression(const QString &text, const TrigramSample &sample);
+
+// text as one FTS5 string literal (double quotes doubled).
+QString ftsString(const QString &text);
+
+} // namespace cs
