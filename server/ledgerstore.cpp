@@ -1031,9 +1031,13 @@ LedgerResult<LedgerStore::ProposeResult> LedgerStore::propose(const ProposalInpu
                  &e)) {
             return e;
         }
-        e = appendAudit(db, now, r.id, requestedBy, QStringLiteral("proposed"),
-                        QStringLiteral("proposed under client_reference \"%1\"").arg(r.clientReference), {},
-                        r.toJson());
+        QString why = QStringLiteral("proposed under client_reference \"%1\"").arg(r.clientReference);
+        QJsonObject after = r.toJson();
+        if (!input.note.isEmpty()) {
+            why += QStringLiteral(": ") + input.note;
+            after.insert(QStringLiteral("note"), input.note);
+        }
+        e = appendAudit(db, now, r.id, requestedBy, QStringLiteral("proposed"), why, {}, after);
         if (!e.ok())
             return e;
         result.status = ProposeResult::Status::Created;

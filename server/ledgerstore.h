@@ -77,6 +77,8 @@ public:
         QString provider;
         QString providerAccount;
         QString parentId;        // for a follow-up: an existing action; empty otherwise
+        QString note;            // why, in the proposer's words: kept in the "proposed" audit event
+                                 // (its reason and after.note), not part of the payload
     };
 
     struct ProposeResult

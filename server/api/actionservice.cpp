@@ -580,6 +580,7 @@ ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 
     input.provider = parent.provider;
     input.providerAccount = parent.providerAccount;
     input.parentId = parent.id;
+    input.note = request->note;
     input.clientReference = request->clientReference.isEmpty()
         ? QStringLiteral("%1/follow-up/%2").arg(parent.id).arg(followUps->size() + 1)
         : request->clientReference;

@@ -672,6 +672,14 @@ private slots:
         QCOMPARE(detail.json.value(QStringLiteral("related")).toObject().value(QStringLiteral("follow_ups")).toArray().size(), 1);
         const ApiReply childDetail = m_client->get(QStringLiteral("/actions/") + followUp, token(QStringLiteral("aud")));
         QCOMPARE(childDetail.json.value(QStringLiteral("related")).toObject().value(QStringLiteral("parent")).toObject().value(QStringLiteral("id")).toString(), parent);
+        // The note is kept: the follow-up's "proposed" audit event.
+        const QJsonObject proposed = childDetail.json.value(QStringLiteral("audit")).toArray().first().toObject();
+        QCOMPARE(proposed.value(QStringLiteral("event")).toString(), QStringLiteral("proposed"));
+        QCOMPARE(proposed.value(QStringLiteral("actor")).toString(), QStringLiteral("sam"));
+        QVERIFY2(proposed.value(QStringLiteral("reason")).toString().endsWith(QStringLiteral(": customer is owed 45.00")),
+                 qPrintable(proposed.value(QStringLiteral("reason")).toString()));
+        QCOMPARE(proposed.value(QStringLiteral("after")).toObject().value(QStringLiteral("note")).toString(),
+                 QStringLiteral("customer is owed 45.00"));
     }
 
     void detailShape()
