@@ -2,6 +2,8 @@
 
 #include <QStringList>
 
+#include <tuple>
+
 namespace cs {
 
 ActionQuery ActionQuery::queue()
@@ -19,6 +21,48 @@ QString ActionQuery::stateParameter() const
     for (ActionState state : states)
         names.append(toWire(state));
     return names.join(QLatin1Char(','));
+}
+
+QString ActionQuery::sortParameter() const
+{
+    if (sort == SortKey::CreatedAt && descending)
+        return {};
+    QString name;
+    switch (sort) {
+    case SortKey::CreatedAt:
+        name = QStringLiteral("created_at");
+        break;
+    case SortKey::Amount:
+        name = QStringLiteral("amount");
+        break;
+    case SortKey::AttemptCount:
+        name = QStringLiteral("attempt_count");
+        break;
+    case SortKey::LastEventAt:
+        name = QStringLiteral("last_event_at");
+        break;
+    }
+    return descending ? QLatin1Char('-') + name : name;
+}
+
+bool ActionQuery::before(const ActionSummary &a, const ActionSummary &b) const
+{
+    const auto key = [this](const ActionSummary &s) -> qint64 {
+        switch (sort) {
+        case SortKey::CreatedAt:
+            return s.record.createdAt.toMSecsSinceEpoch();
+        case SortKey::Amount:
+            return s.scaledAmount();
+        case SortKey::AttemptCount:
+            return s.attemptCount;
+        case SortKey::LastEventAt:
+            return s.lastEventAt.toMSecsSinceEpoch();
+        }
+        return 0;
+    };
+    const auto ka = std::make_tuple(key(a), a.record.createdAt.toMSecsSinceEpoch(), a.record.id);
+    const auto kb = std::make_tuple(key(b), b.record.createdAt.toMSecsSinceEpoch(), b.record.id);
+    return descending ? kb < ka : ka < kb;
 }
 
 bool ActionQuery::matches(const ActionRecord &record) const

@@ -2,6 +2,7 @@
 
 #include "actionrecord.h"
 #include "actionstate.h"
+#include "actionsummary.h"
 
 #include <QList>
 #include <QMetaType>
@@ -9,18 +10,33 @@
 
 namespace cs {
 
-// The server-side filter of the action list: which states, and a free-text search (GET /actions
-// ?state=&q=). An empty state list means every state.
+// The server-side filter and order of the action list: which states, a free-text search and the
+// sort (GET /actions?state=&q=&sort=). An empty state list means every state.
 struct ActionQuery
 {
+    // The backend's sort keys; ties by creation, then id, in the same direction.
+    enum class SortKey {
+        CreatedAt,    // age (the default, descending: newest first)
+        Amount,       // nominal major units across currencies
+        AttemptCount,
+        LastEventAt,
+    };
+
     QList<ActionState> states;
     QString search; // trimmed; matched case-insensitively by the server
+    SortKey sort = SortKey::CreatedAt;
+    bool descending = true;
 
     static ActionQuery queue(); // PENDING, CONFIRMATION_UNKNOWN, REQUIRES_REVIEW
     static ActionQuery allStates() { return {}; }
 
     // The `state` query parameter ("PENDING,REQUIRES_REVIEW"); empty for every state.
     QString stateParameter() const;
+    // The `sort` query parameter ("-amount"); empty for the default (newest first).
+    QString sortParameter() const;
+    // Whether `a` comes before `b` in this order (the backend's: key, then created_at, then id,
+    // all in the same direction). Amounts compare as ActionSummary::scaledAmount() does.
+    bool before(const ActionSummary &a, const ActionSummary &b) const;
 
     // Whether a record belongs in the list, the way the server decides it: its state is one of
     // `states`, and `search` is a substring (case-insensitive) of the id, the target id, the

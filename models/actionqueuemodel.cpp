@@ -23,6 +23,37 @@ ActionQueueModel::ActionQueueModel(ActionPageSource *source, QObject *parent)
     });
 }
 
+std::optional<ActionQuery::SortKey> ActionQueueModel::sortKeyForColumn(int column)
+{
+    switch (column) {
+    case AmountColumn:
+        return ActionQuery::SortKey::Amount;
+    case AgeColumn:
+        return ActionQuery::SortKey::CreatedAt;
+    case AttemptsColumn:
+        return ActionQuery::SortKey::AttemptCount;
+    case LastEventColumn:
+        return ActionQuery::SortKey::LastEventAt;
+    default:
+        return std::nullopt;
+    }
+}
+
+int ActionQueueModel::columnForSortKey(ActionQuery::SortKey key)
+{
+    switch (key) {
+    case ActionQuery::SortKey::CreatedAt:
+        return AgeColumn;
+    case ActionQuery::SortKey::Amount:
+        return AmountColumn;
+    case ActionQuery::SortKey::AttemptCount:
+        return AttemptsColumn;
+    case ActionQuery::SortKey::LastEventAt:
+        return LastEventColumn;
+    }
+    return AgeColumn;
+}
+
 void ActionQueueModel::setQuery(const ActionQuery &query)
 {
     beginResetModel();
@@ -228,13 +259,11 @@ void ActionQueueModel::replaceRow(int row, const ActionSummary &summary)
 
 int ActionQueueModel::insertPosition(const ActionSummary &summary) const
 {
-    // Newest first: created_at, then id, both descending (the backend's order).
-    const auto newer = [](const ActionSummary &a, const ActionSummary &b) {
-        if (a.record.createdAt != b.record.createdAt)
-            return a.record.createdAt > b.record.createdAt;
-        return a.record.id > b.record.id;
-    };
-    const auto it = std::lower_bound(m_rows.cbegin(), m_rows.cend(), summary, newer);
+    // In the query's order, the backend's. Loaded rows whose sort key changed since (attempts,
+    // last event) stay where they are until the next reload, so the order of the loaded rows
+    // may be loose; the first row that comes after the new one is its place.
+    const auto it = std::find_if(m_rows.cbegin(), m_rows.cend(),
+                                 [&](const ActionSummary &row) { return m_query.before(summary, row); });
     return int(it - m_rows.cbegin());
 }
 
@@ -257,7 +286,7 @@ void ActionQueueModel::refreshRelativeTimes()
     if (m_rows.isEmpty())
         return;
     const int last = int(m_rows.size()) - 1;
-    emit dataChanged(index(0, AgeColumn), index(last, AgeColumn), { Qt::DisplayRole, SortRole });
+    emit dataChanged(index(0, AgeColumn), index(last, AgeColumn), { Qt::DisplayRole });
     emit dataChanged(index(0, LastEventColumn), index(last, LastEventColumn),
                      { Qt::DisplayRole, Qt::ToolTipRole });
 }
@@ -316,22 +345,6 @@ QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
         default:
             return QVariant();
         }
-    case SortRole:
-        switch (index.column()) {
-        case StateColumn:
-            return int(r.state);
-        case AmountColumn:
-            return display::comparableAmount(r.amount, r.currency);
-        case AgeColumn: // older first when ascending
-            return -r.createdAt.toMSecsSinceEpoch();
-        case AttemptsColumn:
-            return row.attemptCount;
-        case LastEventColumn:
-            return row.lastEventAt.toMSecsSinceEpoch();
-        default:
-            break;
-        }
-        [[fallthrough]];
     case Qt::DisplayRole:
         switch (index.column()) {
         case StateColumn:
@@ -373,6 +386,14 @@ QVariant ActionQueueModel::headerData(int section, Qt::Orientation orientation, 
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     }
+    if (role == Qt::InitialSortOrderRole && sortKeyForColumn(section)) {
+        // A first click shows the youngest, the largest, the most tried, the latest first.
+        return section == AgeColumn ? int(Qt::AscendingOrder) : int(Qt::DescendingOrder);
+    }
+    if (role == Qt::ToolTipRole) {
+        return sortKeyForColumn(section) ? tr("Click to sort the whole list by this column (the backend sorts)")
+                                         : tr("The list cannot be sorted by this column");
+    }
     if (role != Qt::DisplayRole)
         return QVariant();
     switch (section) {
@@ -405,7 +426,6 @@ QHash<int, QByteArray> ActionQueueModel::roleNames() const
     names.insert(ActionRole, "action");
     names.insert(ActionIdRole, "actionId");
     names.insert(StateRole, "state");
-    names.insert(SortRole, "sortValue");
     return names;
 }
 

@@ -13,17 +13,20 @@
 #include <QSet>
 #include <QTimer>
 
+#include <optional>
+
 #include <functional>
 
 namespace cs {
 
-// The action queue: rows of the backend's action list for one ActionQuery, newest first, loaded
-// a page at a time through an ActionPageSource (canFetchMore / fetchMore), so a ledger of a
-// million actions opens as fast as one of ten. Live changes (applyChange) update rows in place,
-// insert new matching rows at their place among the loaded ones and refresh the counts; rows
-// whose state leaves the filter stay (updated) until the next reload, so a reviewer's selection
-// never disappears under them. Sorting other than newest-first belongs to a proxy
-// (ActionQueueSortModel) and sorts the loaded rows. Not thread-safe.
+// The action queue: rows of the backend's action list for one ActionQuery, in the query's order
+// (newest first unless it sorts by another key: the backend sorts, so a sorted million-row ledger
+// still opens one page at a time), loaded a page at a time through an ActionPageSource
+// (canFetchMore / fetchMore), so a ledger of a million actions opens as fast as one of ten. Live
+// changes (applyChange) update rows in place, insert new matching rows at their place among the
+// loaded ones and refresh the counts; rows whose state leaves the filter, or whose sort key
+// changed, stay where they are (updated) until the next reload, so a reviewer's selection never
+// moves or disappears under them. Not thread-safe.
 class ActionQueueModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -43,11 +46,15 @@ public:
     };
     Q_ENUM(Column)
 
+    // The backend sort key a column's header sorts by; none for the other columns. The age
+    // column sorts by creation (ascending age = newest first).
+    static std::optional<ActionQuery::SortKey> sortKeyForColumn(int column);
+    static int columnForSortKey(ActionQuery::SortKey key);
+
     enum Role {
         ActionRole = Qt::UserRole + 1, // cs::ActionSummary
         ActionIdRole,                  // QString
         StateRole,                     // int(cs::ActionState)
-        SortRole,                      // a value that sorts the column (numbers for numbers)
     };
 
     static constexpr int DefaultPageSize = 100;

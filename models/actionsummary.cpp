@@ -1,4 +1,5 @@
 #include "actionsummary.h"
+#include "money.h"
 #include "jsonfieldreader.h"
 
 #include <limits>
@@ -13,6 +14,11 @@ constexpr std::array<ActionState, 6> AllStates{
     ActionState::Completed, ActionState::Rejected,  ActionState::RequiresReview,
 };
 } // namespace
+
+qint64 ActionSummary::scaledAmount() const
+{
+    return Money::tenThousandths(record.amount, record.currency);
+}
 
 QJsonObject ActionSummary::toJson() const
 {

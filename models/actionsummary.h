@@ -23,6 +23,8 @@ struct ActionSummary
     QDateTime lastEventAt; // UTC
 
     const QString &id() const { return record.id; }
+    // Money::tenThousandths of the amount: the backend's `amount` sort key.
+    qint64 scaledAmount() const;
 
     QJsonObject toJson() const;
     // Reads the list row. "kind" is absent from list rows and defaults to "refund".

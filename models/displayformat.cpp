@@ -39,19 +39,6 @@ QString money(qint64 minorUnits, const QString &currency)
     return QString::number(minorUnits) + QLatin1Char(' ') + currency.toUpper();
 }
 
-qint64 comparableAmount(qint64 minorUnits, const QString &currency)
-{
-    int exponent = Money::exponent(currency);
-    if (exponent < 0)
-        exponent = 2;
-    qint64 value = minorUnits;
-    for (int i = exponent; i < 4; ++i)
-        value *= 10;
-    for (int i = 4; i < exponent; ++i)
-        value /= 10;
-    return value;
-}
-
 QString age(qint64 seconds)
 {
     if (seconds < 0)

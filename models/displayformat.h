@@ -14,9 +14,6 @@ namespace cs::display {
 
 QString stateName(ActionState state);  // "Pending", "Requires review", ...
 QString money(qint64 minorUnits, const QString &currency); // "40.00 USD"; raw text if unknown
-// Minor units scaled to 4 decimals (10^-4 major units) so that amounts in currencies with
-// different exponents sort by their major-unit value; currencies with more digits are truncated.
-qint64 comparableAmount(qint64 minorUnits, const QString &currency);
 QString age(qint64 seconds);            // "42 s", "5 min", "3 h", "2 d"
 QString relative(const QDateTime &then, const QDateTime &now); // "5 min ago", "just now"
 QString time(const QDateTime &utc);     // local "2026-11-29 22:38:35"

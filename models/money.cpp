@@ -142,6 +142,20 @@ bool Money::isKnownCurrency(QStringView currency)
     return findCurrency(currency) != nullptr;
 }
 
+qint64 Money::tenThousandths(qint64 minorUnits, QStringView currency)
+{
+    const int digits = exponent(currency);
+    return minorUnits * powerOfTen(4 - (digits < 0 ? 2 : digits));
+}
+
+QStringList Money::knownCurrencies()
+{
+    QStringList codes;
+    for (const CurrencyInfo &info : Currencies)
+        codes << QLatin1String(info.code.data(), qsizetype(info.code.size()));
+    return codes;
+}
+
 QString Money::format() const
 {
     return decimalString() + QLatin1Char(' ') + m_currency.toUpper();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <QStringView>
 #include <QtGlobal>
 
@@ -28,6 +29,12 @@ public:
     // Number of decimal digits of the currency's minor unit (usd 2, jpy 0, kwd 3); -1 if unknown.
     static int exponent(QStringView currency);
     static bool isKnownCurrency(QStringView currency);
+    // Every known code, lower case, sorted.
+    static QStringList knownCurrencies();
+    // Minor units in 1/10,000 of the major unit (every known exponent is 0..4), so amounts in
+    // currencies with different exponents compare by nominal major-unit value — the backend's
+    // `amount` sort key (migration 5's amount_scaled). An unknown code counts as exponent 2.
+    static qint64 tenThousandths(qint64 minorUnits, QStringView currency);
 
     // Human format: "40.00 USD", "5000 JPY", "1.250 KWD". Locale-independent; for display only.
     QString format() const;

@@ -359,6 +359,48 @@ Migrations::Migration consoleSchema()
     return m;
 }
 
+// Version 5 (owned by the HTTP API, server/api/ActionReader): what the queue sorts by, kept in
+// the actions row so a page in any order reads one index. (a) attempt_count and last_event_at,
+// kept by triggers on INSERT into attempts and audit (both append-only) and filled from the
+// existing rows here; neither is part of an action's payload or its state_version. (b)
+// amount_scaled, a virtual generated column: the amount in 1/10,000 of the currency's major unit
+// (ISO 4217 exponents 0..4), so that 5,000 JPY sorts above 49.99 USD as the console shows them
+// — a nominal order, not an exchange rate. The exponents are written out here, frozen with the
+// migration; tst_ledger_sort checks them against models/Money. (c) One index per sort key,
+// with created_at and id after it for the keyset cursor.
+Migrations::Migration sortSchema()
+{
+    Migrations::Migration m;
+    m.version = 5;
+    m.name = QStringLiteral("queue sort keys: attempt count, last event, scaled amount");
+    m.statements = {
+        QStringLiteral("ALTER TABLE actions ADD COLUMN attempt_count INTEGER NOT NULL DEFAULT 0"),
+        QStringLiteral("ALTER TABLE actions ADD COLUMN last_event_at BIGINT NOT NULL DEFAULT 0"),
+        QStringLiteral("ALTER TABLE actions ADD COLUMN amount_scaled INTEGER GENERATED ALWAYS AS (amount * CASE currency"
+                       " WHEN 'bif' THEN 10000 WHEN 'clp' THEN 10000 WHEN 'djf' THEN 10000 WHEN 'gnf' THEN 10000"
+                       " WHEN 'isk' THEN 10000 WHEN 'jpy' THEN 10000 WHEN 'kmf' THEN 10000 WHEN 'krw' THEN 10000"
+                       " WHEN 'pyg' THEN 10000 WHEN 'rwf' THEN 10000 WHEN 'ugx' THEN 10000 WHEN 'uyi' THEN 10000"
+                       " WHEN 'vnd' THEN 10000 WHEN 'vuv' THEN 10000 WHEN 'xaf' THEN 10000 WHEN 'xof' THEN 10000"
+                       " WHEN 'xpf' THEN 10000"
+                       " WHEN 'bhd' THEN 10 WHEN 'iqd' THEN 10 WHEN 'jod' THEN 10 WHEN 'kwd' THEN 10"
+                       " WHEN 'lyd' THEN 10 WHEN 'omr' THEN 10 WHEN 'tnd' THEN 10"
+                       " WHEN 'clf' THEN 1 WHEN 'uyw' THEN 1"
+                       " ELSE 100 END) VIRTUAL"),
+        QStringLiteral("UPDATE actions SET"
+                       " attempt_count = (SELECT COUNT(*) FROM attempts t WHERE t.action_id = actions.id),"
+                       " last_event_at = COALESCE((SELECT MAX(u.at) FROM audit u WHERE u.action_id = actions.id),"
+                       " updated_at)"),
+        QStringLiteral("CREATE TRIGGER actions_attempt_count AFTER INSERT ON attempts"
+                       " BEGIN UPDATE actions SET attempt_count = attempt_count + 1 WHERE id = NEW.action_id; END"),
+        QStringLiteral("CREATE TRIGGER actions_last_event AFTER INSERT ON audit WHEN NEW.action_id IS NOT NULL"
+                       " BEGIN UPDATE actions SET last_event_at = MAX(last_event_at, NEW.at) WHERE id = NEW.action_id; END"),
+        QStringLiteral("CREATE INDEX actions_by_amount ON actions (amount_scaled, created_at, id)"),
+        QStringLiteral("CREATE INDEX actions_by_attempts ON actions (attempt_count, created_at, id)"),
+        QStringLiteral("CREATE INDEX actions_by_last_event ON actions (last_event_at, created_at, id)"),
+    };
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -373,7 +415,8 @@ bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 
 const QList<Migrations::Migration> &Migrations::all()
 {
-    static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema(), consoleSchema()};
+    static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema(), consoleSchema(),
+                                                   sortSchema()};
     return migrations;
 }
 

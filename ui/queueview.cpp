@@ -1,6 +1,5 @@
 #include "queueview.h"
 #include "actionqueuemodel.h"
-#include "actionqueuesortmodel.h"
 #include "queueitemdelegate.h"
 #include "statepalette.h"
 
@@ -22,9 +21,7 @@ namespace cs {
 QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     : QWidget(parent)
     , m_model(model)
-    , m_proxy(new ActionQueueSortModel(this))
 {
-    m_proxy->setSourceModel(model);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -78,11 +75,13 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("queueTable"));
     m_table->setAccessibleName(tr("Action queue"));
-    m_table->setModel(m_proxy);
+    m_table->setModel(m_model);
     m_table->setShowGrid(false);
     m_table->setWordWrap(false);
     m_table->setAlternatingRowColors(true);
-    m_table->setSortingEnabled(true);
+    // The backend sorts (ActionQuery::sort): a header click asks for the list in that order
+    // instead of sorting the loaded rows (onSortIndicatorChanged).
+    m_table->setSortingEnabled(false);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
@@ -96,9 +95,10 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
                                                      ActionQueueModel::IdColumn },
                                                    m_table));
     QHeaderView *header = m_table->horizontalHeader();
-    header->setSortIndicator(-1, Qt::AscendingOrder); // the backend's order: newest first
-    m_proxy->sort(-1);
+    header->setSectionsClickable(true);
     header->setSortIndicatorShown(true);
+    showSortIndicator();
+    connect(header, &QHeaderView::sortIndicatorChanged, this, &QueueView::onSortIndicatorChanged);
     header->setSectionsMovable(true);
     header->setStretchLastSection(true);
     header->setHighlightSections(false);
@@ -153,12 +153,12 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     // New rows above the visible ones must not push what the reviewer looks at out of view:
     // the scroll position moves down by the rows inserted above the top one. Several inserts
     // may come before the view lays itself out again, so the shift accumulates.
-    connect(m_proxy, &QAbstractItemModel::rowsAboutToBeInserted, this, [this](const QModelIndex &, int first, int) {
+    connect(m_model, &QAbstractItemModel::rowsAboutToBeInserted, this, [this](const QModelIndex &, int first, int) {
         const int top = m_table->rowAt(0);
         m_insertAboveTop = top >= 0 && first <= top
             && (m_scrollTarget >= 0 || m_table->verticalScrollBar()->value() > 0);
     });
-    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first, int last) {
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first, int last) {
         if (!m_insertAboveTop)
             return;
         m_insertAboveTop = false;
@@ -174,7 +174,7 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
             });
         }
     });
-    connect(m_proxy, &QAbstractItemModel::modelReset, this, [this] { updateStatus(); });
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] { updateStatus(); });
 
     m_filterButtons.value(Filter::Queue)->setChecked(true);
     updateCounts();
@@ -243,8 +243,41 @@ void QueueView::apply(Filter filter, const QString &search)
     if (m_search->text().trimmed() != search.trimmed())
         m_search->setText(search);
     m_searchTimer.stop();
-    m_model->setQuery(queryFor(filter, search));
+    ActionQuery query = queryFor(filter, search);
+    query.sort = m_sort;
+    query.descending = m_descending;
+    m_model->setQuery(query);
     emit filterChanged(filter, search.trimmed());
+}
+
+void QueueView::setSort(ActionQuery::SortKey key, bool descending)
+{
+    if (key == m_sort && descending == m_descending)
+        return;
+    m_sort = key;
+    m_descending = descending;
+    showSortIndicator();
+    apply(m_filter, searchText());
+}
+
+void QueueView::showSortIndicator()
+{
+    // The age column's ascending order is the newest first: created_at descending.
+    const bool byAge = m_sort == ActionQuery::SortKey::CreatedAt;
+    const Qt::SortOrder order = (m_descending != byAge) ? Qt::DescendingOrder : Qt::AscendingOrder;
+    const QSignalBlocker blocker(m_table->horizontalHeader());
+    m_table->horizontalHeader()->setSortIndicator(ActionQueueModel::columnForSortKey(m_sort), order);
+}
+
+void QueueView::onSortIndicatorChanged(int column, Qt::SortOrder order)
+{
+    const std::optional<ActionQuery::SortKey> key = ActionQueueModel::sortKeyForColumn(column);
+    if (!key) {
+        showSortIndicator(); // the backend cannot sort by this column: keep the current order
+        return;
+    }
+    const bool byAge = *key == ActionQuery::SortKey::CreatedAt;
+    setSort(*key, (order == Qt::DescendingOrder) != byAge);
 }
 
 bool QueueView::selectAction(const QString &actionId)
@@ -252,7 +285,7 @@ bool QueueView::selectAction(const QString &actionId)
     const int sourceRow = m_model->rowOf(actionId);
     if (sourceRow < 0)
         return false;
-    const QModelIndex index = m_proxy->mapFromSource(m_model->index(sourceRow, 0));
+    const QModelIndex index = m_model->index(sourceRow, 0);
     m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_table->scrollTo(index);
     return true;
@@ -265,8 +298,21 @@ QByteArray QueueView::headerState() const
 
 void QueueView::restoreHeaderState(const QByteArray &state)
 {
-    if (!state.isEmpty())
-        m_table->horizontalHeader()->restoreState(state);
+    if (state.isEmpty())
+        return;
+    QHeaderView *header = m_table->horizontalHeader();
+    {
+        const QSignalBlocker blocker(header);
+        header->restoreState(state);
+    }
+    // The remembered order applies from the next page request on (the first one, at start).
+    const std::optional<ActionQuery::SortKey> key = ActionQueueModel::sortKeyForColumn(header->sortIndicatorSection());
+    if (key) {
+        m_sort = *key;
+        const bool byAge = *key == ActionQuery::SortKey::CreatedAt;
+        m_descending = (header->sortIndicatorOrder() == Qt::DescendingOrder) != byAge;
+    }
+    showSortIndicator();
 }
 
 void QueueView::focusSearch()
@@ -278,8 +324,8 @@ void QueueView::focusSearch()
 void QueueView::focusTable()
 {
     m_table->setFocus(Qt::OtherFocusReason);
-    if (!m_table->currentIndex().isValid() && m_proxy->rowCount() > 0)
-        m_table->setCurrentIndex(m_proxy->index(0, 0));
+    if (!m_table->currentIndex().isValid() && m_model->rowCount() > 0)
+        m_table->setCurrentIndex(m_model->index(0, 0));
 }
 
 bool QueueView::eventFilter(QObject *watched, QEvent *event)
@@ -364,7 +410,7 @@ void QueueView::restoreSelection()
     const int sourceRow = m_model->rowOf(m_selectedId);
     if (sourceRow < 0)
         return;
-    const QModelIndex index = m_proxy->mapFromSource(m_model->index(sourceRow, 0));
+    const QModelIndex index = m_model->index(sourceRow, 0);
     const QSignalBlocker blocker(m_table->selectionModel());
     m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_table->viewport()->update();

@@ -18,11 +18,11 @@ class QTableView;
 namespace cs {
 
 class ActionQueueModel;
-class ActionQueueSortModel;
 
 // The queue: quick state filters with their counts, a text search (order, charge, action id,
-// agent) and the sortable table of actions. Filters and search go to the backend through the
-// model's query; the table shows what the model has loaded and asks for more as it scrolls.
+// agent) and the sortable table of actions. Filters, search and sort order (the amount, age,
+// attempts and last-event headers) go to the backend through the model's query; the table shows
+// what the model has loaded and asks for more as it scrolls.
 // Keeps the selected action selected across live updates, pages and reloads, and keeps the
 // visible rows in place when new ones arrive above them.
 class QueueView : public QWidget
@@ -43,6 +43,10 @@ public:
     QString searchText() const;
     // Sets filter and search and asks the model for the first page.
     void apply(Filter filter, const QString &search);
+    // Sets the order (what a header click does) and asks for the first page in it.
+    void setSort(ActionQuery::SortKey key, bool descending);
+    ActionQuery::SortKey sortKey() const { return m_sort; }
+    bool sortDescending() const { return m_descending; }
 
     QString currentActionId() const { return m_selectedId; }
     // Selects the row of the action if it is loaded; returns whether it was.
@@ -70,9 +74,12 @@ private:
     void onCurrentChanged();
     void restoreSelection();
     void startSearchTimer();
+    void showSortIndicator();
+    void onSortIndicatorChanged(int column, Qt::SortOrder order);
 
     ActionQueueModel *m_model;
-    ActionQueueSortModel *m_proxy;
+    ActionQuery::SortKey m_sort = ActionQuery::SortKey::CreatedAt;
+    bool m_descending = true;
     QTableView *m_table;
     QLineEdit *m_search;
     QButtonGroup *m_filters;

@@ -140,6 +140,9 @@ ApiCall *ApiClient::listActions(const ActionQuery &query, const QString &cursor,
     const QString search = query.search.trimmed();
     if (!search.isEmpty())
         q.addQueryItem(QStringLiteral("q"), QString::fromLatin1(QUrl::toPercentEncoding(search)));
+    const QString sort = query.sortParameter();
+    if (!sort.isEmpty())
+        q.addQueryItem(QStringLiteral("sort"), sort);
     if (!cursor.isEmpty())
         q.addQueryItem(QStringLiteral("cursor"), QString::fromLatin1(QUrl::toPercentEncoding(cursor)));
     q.addQueryItem(QStringLiteral("limit"), QString::number(limit));

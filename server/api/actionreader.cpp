@@ -16,13 +16,30 @@ namespace {
 // The record's columns (actioncolumns.h), then the list's own (from column kActionColumnCount on).
 const QString &summaryColumns()
 {
+    // attempt_count and last_event_at are kept by triggers (migration 5); amount_scaled is
+    // generated. The three sort keys are selected by name: the index search orders by them.
     static const QString columns = actionColumnList(QStringLiteral("a"))
-        + QStringLiteral(", (SELECT COUNT(*) FROM attempts t WHERE t.action_id = a.id),"
-                         " (SELECT MAX(u.at) FROM audit u WHERE u.action_id = a.id),"
-                         " (SELECT MIN(t.started_at) FROM attempts t WHERE t.action_id = a.id)");
+        + QStringLiteral(", a.attempt_count, a.last_event_at,"
+                         " (SELECT MIN(t.started_at) FROM attempts t WHERE t.action_id = a.id), a.amount_scaled");
     return columns;
 }
-constexpr int kSummaryColumnCount = kActionColumnCount + 3;
+constexpr int kSummaryColumnCount = kActionColumnCount + 4;
+
+// The column a sort key orders by (created_at: the default, newest first).
+QLatin1String sortColumn(ActionReader::SortKey key)
+{
+    switch (key) {
+    case ActionReader::SortKey::CreatedAt:
+        return QLatin1String("created_at");
+    case ActionReader::SortKey::Amount:
+        return QLatin1String("amount_scaled");
+    case ActionReader::SortKey::AttemptCount:
+        return QLatin1String("attempt_count");
+    case ActionReader::SortKey::LastEventAt:
+        return QLatin1String("last_event_at");
+    }
+    return QLatin1String("created_at");
+}
 
 QDateTime fromMs(qint64 ms)
 {
@@ -36,9 +53,12 @@ ActionReader::Summary summaryFromQuery(const QSqlQuery &q)
     readActionColumns(q, 0, &r);
     constexpr int at = kActionColumnCount;
     s.attemptCount = q.value(at).toInt();
-    s.lastEventAt = q.value(at + 1).isNull() ? r.updatedAt : fromMs(q.value(at + 1).toLongLong());
+    s.lastEventAtMs = q.value(at + 1).toLongLong();
+    // 0: no audit row (only rows written by hand, as the benchmarks do).
+    s.lastEventAt = s.lastEventAtMs > 0 ? fromMs(s.lastEventAtMs) : r.updatedAt;
     if (!q.value(at + 2).isNull())
         s.firstAttemptAt = fromMs(q.value(at + 2).toLongLong());
+    s.amountScaled = q.value(at + 3).toLongLong();
     return s;
 }
 
@@ -113,14 +133,32 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
         }
         where << QLatin1Char('(') + likes.join(QStringLiteral(" OR ")) + QLatin1Char(')');
     }
+    // Keyset paging in the sort's order: (key, created_at, id), all in the same direction, so one
+    // row-value comparison continues after the cursor's row and an index (key, created_at, id)
+    // serves both the order and the condition.
+    const QLatin1String key = sortColumn(query.sort);
+    const bool byCreation = query.sort == SortKey::CreatedAt;
+    const QLatin1String direction = query.descending ? QLatin1String("DESC") : QLatin1String("ASC");
     if (query.afterCursor) {
-        where << QStringLiteral("(a.created_at < ? OR (a.created_at = ? AND a.id < ?))");
-        values << query.cursorCreatedAtMs << query.cursorCreatedAtMs << query.cursorId;
+        const QLatin1String after = query.descending ? QLatin1String("<") : QLatin1String(">");
+        if (byCreation) {
+            where << QStringLiteral("(a.created_at, a.id) %1 (?, ?)").arg(after);
+        } else {
+            where << QStringLiteral("(a.%1, a.created_at, a.id) %2 (?, ?, ?)").arg(key, after);
+            values << query.cursorSortValue;
+        }
+        values << query.cursorCreatedAtMs << query.cursorId;
     }
     const int limit = qBound(1, query.limit, 200);
     values << limit + 1;
     const QString conditions = where.join(QStringLiteral(" AND "));
-    const QString order = QStringLiteral(" ORDER BY a.created_at DESC, a.id DESC LIMIT ?");
+    const auto orderBy = [&](const QString &alias) -> QString { // not a QStringBuilder of locals
+        QString clause = QStringLiteral(" ORDER BY ");
+        if (!byCreation)
+            clause += QStringLiteral("%1.%2 %3, ").arg(alias, key, direction);
+        return clause + QStringLiteral("%1.created_at %2, %1.id %2").arg(alias, direction);
+    };
+    const QString order = orderBy(QStringLiteral("a")) + QStringLiteral(" LIMIT ?");
     Page page;
     // candidates: the index query's candidate count (its last column), nullptr for the walk.
     const auto readRows = [&](QSqlQuery &q, qint64 *candidates) {
@@ -134,14 +172,31 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
             page.rows.resize(limit);
             page.hasMore = true;
         }
+        for (Summary &s : page.rows) {
+            switch (query.sort) {
+            case SortKey::CreatedAt:
+                s.sortValue = s.record.createdAt.toMSecsSinceEpoch();
+                break;
+            case SortKey::Amount:
+                s.sortValue = s.amountScaled;
+                break;
+            case SortKey::AttemptCount:
+                s.sortValue = s.attemptCount;
+                break;
+            case SortKey::LastEventAt:
+                s.sortValue = s.lastEventAtMs;
+                break;
+            }
+        }
     };
 
     // Three characters or more: candidates from the trigram index (actions_search, migration 4),
     // in the same statement as the page, so the index is read once. The index is asked only for
     // the text's parts without near-universal trigrams (searchterms.h): a superset of the rows.
-    // Above kIndexCandidateCap candidates the page part is skipped (the statement yields only the candidate count) and the
-    // newest-first walk below, which fills a page sooner for common text, answers instead. The
-    // LIKE condition is applied in both cases, so the rows are exactly the LIKE semantics.
+    // Above kIndexCandidateCap candidates the page part is skipped (the statement yields only the
+    // candidate count) and the walk below in the sort's order, which fills a page sooner for
+    // common text, answers instead. The LIKE condition is applied in both cases, so the rows are
+    // exactly the LIKE semantics.
     if (query.text.toUcs4().size() >= 3) {
         // c: the candidates' index rowids (cheap: no read of the index's stored columns); n: how
         // many, capped. The ids are read (s.id) only when n is within the cap.
@@ -154,11 +209,11 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
                            // build a Bloom filter over all of actions first).
                            "SELECT %2 FROM actions a WHERE a.id IN (SELECT s.id FROM actions_search s"
                            " WHERE s.rowid IN (SELECT r FROM c WHERE (SELECT n FROM n) <= %3))"
-                           " AND %4%5) p ON 1 ORDER BY p.created_at DESC, p.id DESC")
+                           " AND %4%5) p ON 1%6")
                 .arg(kIndexCandidateCap + 1)
                 .arg(summaryColumns())
                 .arg(kIndexCandidateCap)
-                .arg(conditions, order);
+                .arg(conditions, order, orderBy(QStringLiteral("p")));
         QVariantList indexValues = values;
         const std::shared_ptr<const TrigramSample> sample = currentTrigramSample();
         indexValues.prepend(trigramMatchExpression(query.text, sample ? *sample : TrigramSample()));

@@ -36,17 +36,32 @@ public:
     {
         ActionRecord record;
         int attemptCount = 0;
-        QDateTime lastEventAt;       // newest audit event of the action
+        QDateTime lastEventAt;       // newest audit event of the action (updated_at if none)
         QDateTime firstAttemptAt;    // null until the first attempt
+        qint64 lastEventAtMs = 0;    // as stored (0: no audit event)
+        qint64 amountScaled = 0;     // the amount in 1/10,000 of the major unit (migration 5)
+        qint64 sortValue = 0;        // in a list: this row's value of the list's sort key (cursor)
+    };
+
+    // What a list is ordered by; ties by created_at, then id, in the same direction.
+    enum class SortKey {
+        CreatedAt,    // the default, descending: newest first
+        Amount,       // amount_scaled: nominal major units across currencies
+        AttemptCount,
+        LastEventAt,
     };
 
     struct ListQuery
     {
+        SortKey sort = SortKey::CreatedAt;
+        bool descending = true;
         QList<ActionState> states;   // empty: all
         QString text;                // case-insensitive substring of id, target id, business_reference,
                                      // requested_by, client_reference; empty: none
         QString requestedBy;         // exact; empty: anyone
-        bool afterCursor = false;    // keyset position: rows strictly older than (createdAtMs, id)
+        bool afterCursor = false;    // keyset position: rows strictly after (sortValue, createdAtMs,
+                                     // id) in the list's order
+        qint64 cursorSortValue = 0;  // ignored when sorting by created_at
         qint64 cursorCreatedAtMs = 0;
         QString cursorId;
         int limit = 50;              // 1..200 (the caller validates)
@@ -62,7 +77,7 @@ public:
     ~ActionReader();
     Q_DISABLE_COPY_MOVE(ActionReader)
 
-    // Newest first (created_at, then id, descending).
+    // In query.sort's order (default: newest first), keyset paged.
     LedgerResult<Page> list(const ListQuery &query) const;
     // All six states, zeros included; requestedBy empty: every action.
     LedgerResult<QMap<ActionState, qint64>> counts(const QString &requestedBy) const;

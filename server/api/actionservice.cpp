@@ -34,36 +34,58 @@ QJsonArray jsonList(const QList<T> &items)
     return array;
 }
 
-QString filterFingerprint(const QList<ActionState> &states, const QString &text, const QString &requestedBy)
+// The list's `sort` values: a key, descending with a leading "-".
+const QList<std::pair<QString, ActionReader::SortKey>> &sortKeys()
+{
+    static const QList<std::pair<QString, ActionReader::SortKey>> keys = {
+        {QStringLiteral("created_at"), ActionReader::SortKey::CreatedAt},
+        {QStringLiteral("amount"), ActionReader::SortKey::Amount},
+        {QStringLiteral("attempt_count"), ActionReader::SortKey::AttemptCount},
+        {QStringLiteral("last_event_at"), ActionReader::SortKey::LastEventAt},
+    };
+    return keys;
+}
+
+// What a cursor is only valid for: the filters and the order.
+QString filterFingerprint(const QList<ActionState> &states, const QString &text, const QString &requestedBy,
+                          const QString &sort)
 {
     QStringList names;
     for (ActionState state : states)
         names << toWire(state);
     names.sort();
-    const QByteArray raw = (names.join(u',') + u'\n' + text + u'\n' + requestedBy).toUtf8();
+    const QByteArray raw = (names.join(u',') + u'\n' + text + u'\n' + requestedBy + u'\n' + sort).toUtf8();
     return QString::fromLatin1(QCryptographicHash::hash(raw, QCryptographicHash::Sha256).toHex().left(16));
 }
 
-QString encodeCursor(const ActionRecord &last, const QString &filters)
+// "c2.<sort value>.<created_at ms>.<filters>.<id>", base64url; the id last (ids have no dots, but
+// nothing here relies on it).
+QString encodeCursor(const ActionReader::Summary &last, const QString &filters)
 {
-    const QString raw = QStringLiteral("c1.%1.%2.%3").arg(last.createdAt.toMSecsSinceEpoch()).arg(last.id, filters);
+    const QString raw = QStringLiteral("c2.%1.%2.%3.%4")
+                            .arg(last.sortValue)
+                            .arg(last.record.createdAt.toMSecsSinceEpoch())
+                            .arg(filters, last.record.id);
     return QString::fromLatin1(raw.toUtf8().toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
 
-bool decodeCursor(const QString &cursor, qint64 *createdAtMs, QString *id, QString *filters)
+bool decodeCursor(const QString &cursor, ActionReader::ListQuery *into, QString *filters)
 {
     const auto decoded = QByteArray::fromBase64Encoding(cursor.toLatin1(), QByteArray::Base64UrlEncoding
                                                                                | QByteArray::AbortOnBase64DecodingErrors);
     if (!decoded)
         return false;
-    const QStringList parts = QString::fromUtf8(*decoded).split(u'.');
-    if (parts.size() != 4 || parts.at(0) != u"c1" || parts.at(2).isEmpty())
+    const QString text = QString::fromUtf8(*decoded);
+    const QStringList parts = text.split(u'.');
+    if (parts.size() < 5 || parts.at(0) != u"c2")
         return false;
-    bool ok = false;
-    *createdAtMs = parts.at(1).toLongLong(&ok);
-    *id = parts.at(2);
+    bool sortOk = false;
+    bool createdOk = false;
+    into->cursorSortValue = parts.at(1).toLongLong(&sortOk);
+    into->cursorCreatedAtMs = parts.at(2).toLongLong(&createdOk);
     *filters = parts.at(3);
-    return ok;
+    into->cursorId = parts.mid(4).join(u'.');
+    return sortOk && createdOk && !into->cursorId.isEmpty();
 }
 
 ApiResponse problem(const QString &code, const QString &detail, const QString &instance)
@@ -202,7 +224,7 @@ ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const 
 
     QList<FieldError> errors;
     const QStringList known = {QStringLiteral("state"), QStringLiteral("q"), QStringLiteral("requested_by"),
-                               QStringLiteral("cursor"), QStringLiteral("limit")};
+                               QStringLiteral("cursor"), QStringLiteral("limit"), QStringLiteral("sort")};
     QSet<QString> seen;
     for (const auto &item : query.queryItems(QUrl::FullyDecoded)) {
         if (!known.contains(item.first))
@@ -260,15 +282,30 @@ ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const 
         else
             listQuery.limit = limit;
     }
-    const QString filters = filterFingerprint(listQuery.states, listQuery.text, listQuery.requestedBy);
+    QString sort = QStringLiteral("-created_at");
+    if (query.hasQueryItem(QStringLiteral("sort"))) {
+        sort = value(QStringLiteral("sort"));
+        const bool descending = sort.startsWith(u'-');
+        const QString name = descending ? sort.mid(1) : sort;
+        const auto known = std::find_if(sortKeys().begin(), sortKeys().end(),
+                                        [&](const auto &entry) { return entry.first == name; });
+        if (known == sortKeys().end()) {
+            errors.append({QStringLiteral("sort"),
+                           QStringLiteral("must be created_at, amount, attempt_count or last_event_at, with a"
+                                          " leading - for descending order")});
+        } else {
+            listQuery.sort = known->second;
+            listQuery.descending = descending;
+        }
+    }
+    const QString filters = filterFingerprint(listQuery.states, listQuery.text, listQuery.requestedBy, sort);
     if (query.hasQueryItem(QStringLiteral("cursor"))) {
         const QString cursor = value(QStringLiteral("cursor"));
         QString cursorFilters;
-        if (cursor.isEmpty() || cursor.size() > 512
-            || !decodeCursor(cursor, &listQuery.cursorCreatedAtMs, &listQuery.cursorId, &cursorFilters)) {
+        if (cursor.isEmpty() || cursor.size() > 512 || !decodeCursor(cursor, &listQuery, &cursorFilters)) {
             errors.append({QStringLiteral("cursor"), QStringLiteral("is not a cursor this server issued")});
         } else if (cursorFilters != filters) {
-            errors.append({QStringLiteral("cursor"), QStringLiteral("was issued for other filters")});
+            errors.append({QStringLiteral("cursor"), QStringLiteral("was issued for other filters or another sort")});
         } else {
             listQuery.afterCursor = true;
         }
@@ -289,7 +326,7 @@ ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const 
         data.append(ActionViews::summary(row));
     QJsonObject body{
         {QStringLiteral("data"), data},
-        {QStringLiteral("next_cursor"), page->hasMore ? QJsonValue(encodeCursor(page->rows.constLast().record, filters))
+        {QStringLiteral("next_cursor"), page->hasMore ? QJsonValue(encodeCursor(page->rows.constLast(), filters))
                                                       : QJsonValue(QJsonValue::Null)},
         {QStringLiteral("counts"), ActionViews::counts(*counts)},
     };

@@ -419,6 +419,9 @@ private slots:
         QTest::newRow("limit 201") << QByteArray("GET") << QStringLiteral("/actions?limit=201") << QStringLiteral("ana") << QByteArray() << QByteArray() << QByteArray() << 400 << QStringLiteral("invalid_parameter") << QStringLiteral("limit");
         QTest::newRow("unknown state") << QByteArray("GET") << QStringLiteral("/actions?state=DONE") << QStringLiteral("ana") << QByteArray() << QByteArray() << QByteArray() << 400 << QStringLiteral("invalid_parameter") << QStringLiteral("state");
         QTest::newRow("forged cursor") << QByteArray("GET") << QStringLiteral("/actions?cursor=bm9wZQ") << QStringLiteral("ana") << QByteArray() << QByteArray() << QByteArray() << 400 << QStringLiteral("invalid_parameter") << QStringLiteral("cursor");
+        QTest::newRow("unknown sort") << QByteArray("GET") << QStringLiteral("/actions?sort=-state") << QStringLiteral("ana") << QByteArray() << QByteArray() << QByteArray() << 400 << QStringLiteral("invalid_parameter") << QStringLiteral("sort");
+        QTest::newRow("sort twice") << QByteArray("GET") << QStringLiteral("/actions?sort=amount&sort=-amount") << QStringLiteral("ana") << QByteArray() << QByteArray() << QByteArray() << 400 << QStringLiteral("invalid_parameter") << QStringLiteral("sort");
+        QTest::newRow("empty sort") << QByteArray("GET") << QStringLiteral("/actions?sort=") << QStringLiteral("ana") << QByteArray() << QByteArray() << QByteArray() << 400 << QStringLiteral("invalid_parameter") << QStringLiteral("sort");
         QTest::newRow("unknown parameter") << QByteArray("GET") << QStringLiteral("/actions?status=PENDING") << QStringLiteral("ana") << QByteArray() << QByteArray() << QByteArray() << 400 << QStringLiteral("invalid_parameter") << QStringLiteral("status");
         QTest::newRow("bad Last-Event-ID") << QByteArray("GET") << QStringLiteral("/events") << QStringLiteral("ana") << QByteArray() << QByteArray() << QByteArray("Last-Event-ID: abc") << 400 << QStringLiteral("invalid_parameter") << QStringLiteral("Last-Event-ID");
         QTest::newRow("auditor posting an approval: 403 first") << QByteArray("POST") << QStringLiteral("/actions/{id}/approvals") << QStringLiteral("aud") << QByteArray("{oops") << QByteArray("text/plain") << QByteArray() << 403 << QStringLiteral("forbidden") << QString();
@@ -563,6 +566,58 @@ private slots:
         }
         const QJsonObject counts = queue.json.value(QStringLiteral("counts")).toObject();
         QCOMPARE(counts.size(), 6);
+    }
+
+    void listSorted()
+    {
+        // Amounts in three exponents: 12.00 usd, 1,100 jpy, 11.000 bhd, 1.5 usd, 1,200 jpy.
+        const QString marker = nextReference(QStringLiteral("sorttest"));
+        const QList<std::pair<qint64, QString>> amounts = {{1200, QStringLiteral("usd")}, {1100, QStringLiteral("jpy")},
+                                                          {11000, QStringLiteral("bhd")}, {150, QStringLiteral("usd")},
+                                                          {1200, QStringLiteral("jpy")}};
+        for (int i = 0; i < amounts.size(); ++i) {
+            QJsonObject p = ApiClient::proposal(QStringLiteral("%1-%2").arg(marker).arg(i), amounts.at(i).first);
+            p.insert(QStringLiteral("business_reference"), marker);
+            p.insert(QStringLiteral("currency"), amounts.at(i).second);
+            const ApiReply created = m_client->propose(token(QStringLiteral("agent-8")), p);
+            QVERIFY2(created.status == 201, created.body.constData());
+        }
+        // Largest nominal amount first, paged by 2: 1,200 jpy, 1,100 jpy, 12.00 usd, 11.000 bhd, 1.50 usd.
+        QStringList order;
+        QString cursor;
+        for (int pages = 0; pages < 10; ++pages) {
+            const QString query = QStringLiteral("/actions?q=%1&sort=-amount&limit=2%2")
+                                      .arg(marker, cursor.isEmpty() ? QString() : QStringLiteral("&cursor=") + cursor);
+            const ApiReply page = m_client->get(query, token(QStringLiteral("ana")));
+            QVERIFY2(page.status == 200, page.body.constData());
+            for (const QJsonValue &row : page.json.value(QStringLiteral("data")).toArray()) {
+                const QJsonObject o = row.toObject();
+                order << QStringLiteral("%1 %2").arg(o.value(QStringLiteral("amount")).toInteger()).arg(o.value(QStringLiteral("currency")).toString());
+            }
+            if (pages == 0) {
+                // The cursor belongs to this order: another sort (or the default) refuses it.
+                const QString next = page.json.value(QStringLiteral("next_cursor")).toString();
+                for (const QString &other : {QStringLiteral("&sort=amount"), QString()}) {
+                    const ApiReply refused = m_client->get(
+                        QStringLiteral("/actions?q=%1&limit=2%2&cursor=%3").arg(marker, other, next), token(QStringLiteral("ana")));
+                    QCOMPARE(refused.status, 400);
+                }
+            }
+            cursor = page.json.value(QStringLiteral("next_cursor")).toString();
+            if (cursor.isEmpty())
+                break;
+        }
+        QCOMPARE(order, (QStringList{QStringLiteral("1200 jpy"), QStringLiteral("1100 jpy"), QStringLiteral("1200 usd"),
+                                     QStringLiteral("11000 bhd"), QStringLiteral("150 usd")}));
+        // Oldest first, and by attempt count / last event (all equal here but for the tie-break).
+        const ApiReply oldest = m_client->get(QStringLiteral("/actions?q=%1&sort=created_at").arg(marker), token(QStringLiteral("ana")));
+        QCOMPARE(oldest.json.value(QStringLiteral("data")).toArray().first().toObject().value(QStringLiteral("amount")).toInteger(), 1200);
+        QCOMPARE(oldest.json.value(QStringLiteral("data")).toArray().last().toObject().value(QStringLiteral("currency")).toString(), QStringLiteral("jpy"));
+        for (const char *sort : {"attempt_count", "-attempt_count", "last_event_at", "-last_event_at"}) {
+            const ApiReply page = m_client->get(QStringLiteral("/actions?q=%1&sort=%2").arg(marker, QLatin1String(sort)), token(QStringLiteral("ana")));
+            QCOMPARE(page.status, 200);
+            QCOMPARE(page.json.value(QStringLiteral("data")).toArray().size(), 5);
+        }
     }
 
     // "Look up now" asks paysim through the Stripe adapter and follows the reconciler's rules.

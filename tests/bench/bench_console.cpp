@@ -238,9 +238,9 @@ bool buildLedger(Ledger &ledger, const QString &dir, bool reuse)
         "INSERT INTO actions (id, kind, target_type, target_id, business_reference, amount, currency, reason, provider,"
         " provider_account, requested_by, client_reference, parent_id, proposed_payload, request_fingerprint,"
         " idempotency_key, approval_version, state, state_version, review_reason, review_requested, lease_owner,"
-        " lease_expires_at, created_at, updated_at)"
+        " lease_expires_at, created_at, updated_at, last_event_at)"
         " VALUES (?1, 'refund', 'charge', ?2, ?3, ?4, 'usd', 'requested_by_customer', 'paysim', '', ?5, ?6, NULL, ?7, ?8,"
-        " ?9, ?10, ?11, ?12, ?13, ?14, NULL, NULL, ?15, ?15)";
+        " ?9, ?10, ?11, ?12, ?13, ?14, NULL, NULL, ?15, ?15, ?15)";
     if (!check(sqlite3_prepare_v2(db, sql, -1, &insert, nullptr), db, "prepare"))
         return false;
     static const char *const agents[] = { "returns-agent", "billing-agent", "support-agent", "chargeback-agent", "retention-agent" };

@@ -137,6 +137,21 @@ private slots:
         } while (!cursor.isEmpty());
         QCOMPARE(sizes, (QList<int>{ 3, 3, 1 }));
         QCOMPARE(QSet<QString>(ids.begin(), ids.end()).size(), 7);
+
+        // The same rows sorted by the backend, smallest amount first, across pages.
+        query.sort = ActionQuery::SortKey::Amount;
+        query.descending = false;
+        QList<qint64> amounts;
+        do {
+            const ApiResponse r = wait(c->listActions(query, cursor, 3));
+            QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+            const std::optional<ActionPage> page = ActionPage::fromJson(r.object());
+            QVERIFY(page);
+            for (const ActionSummary &row : page->rows)
+                amounts << row.record.amount;
+            cursor = page->nextCursor;
+        } while (!cursor.isEmpty());
+        QCOMPARE(amounts, (QList<qint64>{ 1000, 1001, 1002, 1003, 1004, 1005, 1006 }));
     }
 
     void actionDetail()

@@ -7,6 +7,7 @@
 #include "ledgerconnections.h"
 #include "ledgerstore.h"
 #include "ledgertestsupport.h"
+#include "money.h"
 #include "searchterms.h"
 
 #include <QRandomGenerator>
@@ -37,17 +38,26 @@ private slots:
     void searchMatchesLikeSemantics();
     void searchLeavingOutCommonTrigrams_data();
     void searchLeavingOutCommonTrigrams();
+    void sortMatchesReference_data();
+    void sortMatchesReference();
+    void amountScaledFollowsMoneyExponents();
 
 private:
     void reopen();
     ActionRecord proposeWith(const QString &agentName, const QString &target, const QString &business,
-                             const QString &clientReference);
+                             const QString &clientReference, qint64 amount = 4000,
+                             const QString &currency = QStringLiteral("usd"));
     void randomOperations(quint32 seed, int operations, int agents);
     void compareCounts();
     QSqlDatabase rawDb();
     // The reference: the original LIKE query, newest first, no index.
     QStringList likeIds(const QString &text);
-    QStringList readerIds(const QString &text, int pageSize);
+    QStringList readerIds(const QString &text, int pageSize,
+                          ActionReader::SortKey sort = ActionReader::SortKey::CreatedAt, bool descending = true,
+                          const QList<ActionState> &states = {});
+    // The reference order for a sort, computed from the base tables (not the maintained columns).
+    QStringList referenceIds(const QString &text, ActionReader::SortKey sort, bool descending,
+                             const QList<ActionState> &states);
 
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<LedgerStore> m_store;
@@ -103,9 +113,10 @@ QSqlDatabase TestLedgerCounts::rawDb()
 }
 
 ActionRecord TestLedgerCounts::proposeWith(const QString &agentName, const QString &target, const QString &business,
-                                           const QString &clientReference)
+                                           const QString &clientReference, qint64 amount, const QString &currency)
 {
-    LedgerStore::ProposalInput input = sampleInput(clientReference);
+    LedgerStore::ProposalInput input = sampleInput(clientReference, amount);
+    input.currency = currency;
     input.targetId = target;
     input.businessReference = business;
     const auto r = m_store->propose(input, agentName);
@@ -120,6 +131,13 @@ ActionRecord TestLedgerCounts::proposeWith(const QString &agentName, const QStri
 void TestLedgerCounts::randomOperations(quint32 seed, int operations, int agents)
 {
     QRandomGenerator rng(seed);
+    // Amounts from their own generator, so the operations are the same as before they varied.
+    // The same nominal values in four exponents (usd 1000 = 10.00, jpy 10, bhd 10000 = 10.000,
+    // clf 100000 = 10.0000: all 100000 scaled) make ties for the amount sort.
+    QRandomGenerator amounts(seed ^ 0x5eedu);
+    static const QList<std::pair<QString, qint64>> units = {{QStringLiteral("usd"), 100}, {QStringLiteral("eur"), 100},
+                                                            {QStringLiteral("jpy"), 1}, {QStringLiteral("bhd"), 1000},
+                                                            {QStringLiteral("clf"), 10000}};
     m_agents.clear();
     for (int i = 0; i < agents; ++i)
         m_agents << QStringLiteral("agent-%1").arg(i);
@@ -128,8 +146,10 @@ void TestLedgerCounts::randomOperations(quint32 seed, int operations, int agents
     for (int op = 0; op < operations; ++op) {
         m_clock.advance(1);
         if (ids.isEmpty() || rng.bounded(4) == 0) {
+            const auto &[currency, minorPerMajor] = units.at(amounts.bounded(int(units.size())));
             const ActionRecord r = proposeWith(m_agents.at(rng.bounded(agents)), QStringLiteral("ch_%1").arg(op),
-                                               QStringLiteral("order-%1").arg(op), QStringLiteral("ref-%1").arg(op));
+                                               QStringLiteral("order-%1").arg(op), QStringLiteral("ref-%1").arg(op),
+                                               (1 + amounts.bounded(5)) * 10 * minorPerMajor, currency);
             QVERIFY(!r.id.isEmpty());
             ids << r.id;
             continue;
@@ -221,7 +241,8 @@ void TestLedgerCounts::countsMatchGroupBy()
     }
 }
 
-// Migration 4 over a ledger that already has rows: the counts and the index start exact.
+// Migrations 4 and 5 over a ledger that already has rows: the counts, the index and the sort
+// columns start exact.
 void TestLedgerCounts::migrationCountsExistingRows()
 {
     randomOperations(5, 200, 2);
@@ -232,7 +253,13 @@ void TestLedgerCounts::migrationCountsExistingRows()
         QSqlDatabase db = rawDb();
         {
             QSqlQuery q(db);
-            for (const char *sql : {"DROP TRIGGER actions_counts_insert", "DROP TRIGGER actions_counts_update",
+            for (const char *sql : {"DROP TRIGGER actions_attempt_count", "DROP TRIGGER actions_last_event",
+                                    "DROP INDEX actions_by_amount", "DROP INDEX actions_by_attempts",
+                                    "DROP INDEX actions_by_last_event", "ALTER TABLE actions DROP COLUMN amount_scaled",
+                                    "ALTER TABLE actions DROP COLUMN attempt_count",
+                                    "ALTER TABLE actions DROP COLUMN last_event_at",
+                                    "DELETE FROM schema_version WHERE version = 5",
+                                    "DROP TRIGGER actions_counts_insert", "DROP TRIGGER actions_counts_update",
                                     "DROP TRIGGER actions_search_insert", "DROP TRIGGER actions_search_update",
                                     "DROP TABLE action_state_counts", "DROP TABLE action_requester_state_counts",
                                     "DROP TABLE actions_search", "DELETE FROM schema_version WHERE version = 4"}) {
@@ -244,10 +271,14 @@ void TestLedgerCounts::migrationCountsExistingRows()
         QSqlDatabase::removeDatabase(QStringLiteral("counts-raw"));
     }
     reopen();
-    QCOMPARE(m_store->schemaVersion(), 4);
+    QCOMPARE(m_store->schemaVersion(), 5);
     compareCounts();
+    for (auto key : {ActionReader::SortKey::AttemptCount, ActionReader::SortKey::LastEventAt, ActionReader::SortKey::Amount})
+        QCOMPARE(readerIds(QString(), 50, key, true), referenceIds(QString(), key, true, {}));
     randomOperations(6, 100, 2); // and stay exact afterwards
     compareCounts();
+    for (auto key : {ActionReader::SortKey::AttemptCount, ActionReader::SortKey::LastEventAt})
+        QCOMPARE(readerIds(QString(), 50, key, false), referenceIds(QString(), key, false, {}));
     QCOMPARE(readerIds(QStringLiteral("ORDER-1"), 7), likeIds(QStringLiteral("ORDER-1")));
 }
 
@@ -275,11 +306,15 @@ QStringList TestLedgerCounts::likeIds(const QString &text)
     return ids;
 }
 
-QStringList TestLedgerCounts::readerIds(const QString &text, int pageSize)
+QStringList TestLedgerCounts::readerIds(const QString &text, int pageSize, ActionReader::SortKey sort,
+                                        bool descending, const QList<ActionState> &states)
 {
     ActionReader::ListQuery query;
     query.text = text;
     query.limit = pageSize;
+    query.sort = sort;
+    query.descending = descending;
+    query.states = states;
     QStringList ids;
     for (int page = 0; page < 1000; ++page) {
         const auto result = m_reader->list(query);
@@ -292,6 +327,7 @@ QStringList TestLedgerCounts::readerIds(const QString &text, int pageSize)
         if (!result->hasMore)
             break;
         query.afterCursor = true;
+        query.cursorSortValue = result->rows.constLast().sortValue;
         query.cursorCreatedAtMs = result->rows.constLast().record.createdAt.toMSecsSinceEpoch();
         query.cursorId = result->rows.constLast().record.id;
     }
@@ -419,6 +455,125 @@ void TestLedgerCounts::searchLeavingOutCommonTrigrams()
     }
     if (exactly >= 0)
         QCOMPARE(expected.size(), exactly);
+}
+
+QStringList TestLedgerCounts::referenceIds(const QString &text, ActionReader::SortKey sort, bool descending,
+                                           const QList<ActionState> &states)
+{
+    struct Row
+    {
+        qint64 key = 0;
+        qint64 createdAt = 0;
+        QString id;
+    };
+    QSqlDatabase db = rawDb();
+    QSqlQuery q(db);
+    if (!q.exec(QStringLiteral("SELECT a.id, a.created_at, a.updated_at, a.amount, a.currency, a.state,"
+                               " (SELECT COUNT(*) FROM attempts t WHERE t.action_id = a.id),"
+                               " (SELECT MAX(u.at) FROM audit u WHERE u.action_id = a.id) FROM actions a"))) {
+        qWarning() << q.lastError().text();
+        return {QStringLiteral("<query failed>")};
+    }
+    const QStringList matching = text.isEmpty() ? QStringList() : likeIds(text);
+    QList<Row> rows;
+    while (q.next()) {
+        const QString id = q.value(0).toString();
+        const auto state = stateFromWire(q.value(5).toString());
+        if (!states.isEmpty() && (!state || !states.contains(*state)))
+            continue;
+        if (!text.isEmpty() && !matching.contains(id))
+            continue;
+        Row row;
+        row.id = id;
+        row.createdAt = q.value(1).toLongLong();
+        switch (sort) {
+        case ActionReader::SortKey::CreatedAt:
+            row.key = row.createdAt;
+            break;
+        case ActionReader::SortKey::Amount: {
+            qint64 scale = 1;
+            for (int i = Money::exponent(q.value(4).toString()); i < 4; ++i)
+                scale *= 10;
+            row.key = q.value(3).toLongLong() * scale;
+            break;
+        }
+        case ActionReader::SortKey::AttemptCount:
+            row.key = q.value(6).toLongLong();
+            break;
+        case ActionReader::SortKey::LastEventAt:
+            row.key = q.value(7).isNull() ? q.value(2).toLongLong() : q.value(7).toLongLong();
+            break;
+        }
+        rows.append(row);
+    }
+    std::sort(rows.begin(), rows.end(), [descending](const Row &a, const Row &b) {
+        const auto ka = std::tie(a.key, a.createdAt, a.id);
+        const auto kb = std::tie(b.key, b.createdAt, b.id);
+        return descending ? kb < ka : ka < kb;
+    });
+    QStringList ids;
+    for (const Row &row : std::as_const(rows))
+        ids << row.id;
+    return ids;
+}
+
+void TestLedgerCounts::sortMatchesReference_data()
+{
+    QTest::addColumn<int>("sort");
+    QTest::addColumn<bool>("descending");
+    QTest::addColumn<QString>("filter"); // "", "queue" or a search text
+    using Key = ActionReader::SortKey;
+    const QList<std::pair<const char *, Key>> keys = {{"created_at", Key::CreatedAt}, {"amount", Key::Amount},
+                                                      {"attempt_count", Key::AttemptCount},
+                                                      {"last_event_at", Key::LastEventAt}};
+    for (const auto &[name, key] : keys) {
+        for (bool descending : {true, false}) {
+            for (const char *filter : {"", "queue", "order-1"}) {
+                QTest::addRow("%s%s, %s", descending ? "-" : "", name, *filter ? filter : "everything")
+                    << int(key) << descending << QString::fromLatin1(filter);
+            }
+        }
+    }
+}
+
+// Every order, both directions, with and without filters, paged by 1, 7 and 50: exactly the
+// reference order, computed from attempts and audit directly (not from the maintained columns).
+void TestLedgerCounts::sortMatchesReference()
+{
+    QFETCH(int, sort);
+    QFETCH(bool, descending);
+    QFETCH(QString, filter);
+    randomOperations(99, 300, 3);
+    const auto key = ActionReader::SortKey(sort);
+    const QList<ActionState> states = filter == u"queue"
+        ? QList<ActionState>{ActionState::Pending, ActionState::ConfirmationUnknown, ActionState::RequiresReview}
+        : QList<ActionState>{};
+    const QString text = filter == u"queue" ? QString() : filter;
+    const QStringList expected = referenceIds(text, key, descending, states);
+    QVERIFY2(expected.size() >= 10, qPrintable(QString::number(expected.size()))); // not vacuous
+    for (int pageSize : {1, 7, 50})
+        QCOMPARE(readerIds(text, pageSize, key, descending, states), expected);
+}
+
+// migration 5's amount_scaled has an exponent for every currency Money knows, the same one.
+void TestLedgerCounts::amountScaledFollowsMoneyExponents()
+{
+    const QStringList currencies = Money::knownCurrencies();
+    QCOMPARE(currencies.size(), 165);
+    for (const QString &currency : currencies)
+        QVERIFY(!proposeWith(agent(), QStringLiteral("ch_") + currency, currency, currency, 7, currency).id.isEmpty());
+    QSqlQuery q(rawDb());
+    QVERIFY(q.exec(QStringLiteral("SELECT currency, amount_scaled FROM actions")));
+    int seen = 0;
+    while (q.next()) {
+        QCOMPARE(q.value(1).toLongLong(), Money::tenThousandths(7, q.value(0).toString())); // the console's order
+        qint64 scale = 1;
+        for (int i = Money::exponent(q.value(0).toString()); i < 4; ++i)
+            scale *= 10;
+        QCOMPARE(q.value(1).toLongLong(), 7 * scale);
+        ++seen;
+    }
+    QCOMPARE(seen, 165);
 }
 
 QTEST_GUILESS_MAIN(TestLedgerCounts)

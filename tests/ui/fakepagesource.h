@@ -1,11 +1,14 @@
 #pragma once
 
-// A test double of cs::ActionPageSource: an in-memory, newest-first ledger answering on the next
-// event-loop turn, with a switch to make it fail. Cursors are row offsets.
+// A test double of cs::ActionPageSource: an in-memory ledger answering on the next event-loop
+// turn in the query's order (as the backend sorts), with a switch to make it fail. Cursors are
+// row offsets.
 
 #include "actionpagesource.h"
 
 #include <QTimer>
+
+#include <algorithm>
 
 class FakePageSource : public cs::ActionPageSource
 {
@@ -19,6 +22,7 @@ public:
     int pageRequests = 0;
     int summaryRequests = 0;
     QList<int> limits;
+    QList<cs::ActionQuery> queries; // of every page request
 
     static cs::ActionSummary make(int n, cs::ActionState state = cs::ActionState::Pending,
                                   qint64 amount = 4000, const QString &currency = QStringLiteral("usd"))
@@ -53,6 +57,8 @@ public:
             if (query.matches(s.record))
                 rows.append(s);
         }
+        std::stable_sort(rows.begin(), rows.end(),
+                         [&](const cs::ActionSummary &a, const cs::ActionSummary &b) { return query.before(a, b); });
         return rows;
     }
 
@@ -60,6 +66,7 @@ public:
     {
         ++pageRequests;
         limits.append(limit);
+        queries.append(query);
         const quint64 ticket = ++m_next;
         QTimer::singleShot(0, this, [=, this] {
             if (failing) {

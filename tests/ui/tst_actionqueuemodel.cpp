@@ -2,7 +2,6 @@
 // page source: paging, counts, live updates in place, stale pages, failures.
 
 #include "actionqueuemodel.h"
-#include "actionqueuesortmodel.h"
 #include "fakepagesource.h"
 
 #include <QAbstractItemModelTester>
@@ -348,7 +347,38 @@ private slots:
         QCOMPARE(m_source->pageRequests, before + 1);
     }
 
-    void sortProxySortsAmountsAcrossCurrencies()
+    void sortParameterAndOrder()
+    {
+        ActionQuery query;
+        QCOMPARE(query.sortParameter(), QString()); // the default: newest first
+        query.descending = false;
+        QCOMPARE(query.sortParameter(), QStringLiteral("created_at"));
+        query.sort = ActionQuery::SortKey::Amount;
+        QCOMPARE(query.sortParameter(), QStringLiteral("amount"));
+        query.descending = true;
+        QCOMPARE(query.sortParameter(), QStringLiteral("-amount"));
+        query.sort = ActionQuery::SortKey::AttemptCount;
+        QCOMPARE(query.sortParameter(), QStringLiteral("-attempt_count"));
+        query.sort = ActionQuery::SortKey::LastEventAt;
+        QCOMPARE(query.sortParameter(), QStringLiteral("-last_event_at"));
+
+        // Amounts compare by nominal value across exponents; ties by creation, then id.
+        query.sort = ActionQuery::SortKey::Amount;
+        const ActionSummary yen = FakePageSource::make(1, ActionState::Pending, 1000, QStringLiteral("jpy"));  // 1000
+        const ActionSummary dollars = FakePageSource::make(2, ActionState::Pending, 4000, QStringLiteral("usd")); // 40.00
+        const ActionSummary dinars = FakePageSource::make(3, ActionState::Pending, 40000, QStringLiteral("kwd")); // 40.000
+        QCOMPARE(yen.scaledAmount(), 10000000);
+        QCOMPARE(dollars.scaledAmount(), dinars.scaledAmount());
+        QVERIFY(query.before(yen, dollars));
+        QVERIFY(query.before(dinars, dollars)); // equal amounts: the newer first (descending)
+        QVERIFY(!query.before(dollars, dinars));
+        query.descending = false;
+        QVERIFY(query.before(dollars, yen));
+        QVERIFY(query.before(dollars, dinars));
+        QVERIFY(!query.before(dollars, dollars));
+    }
+
+    void sortGoesToTheSourceAndLiveRowsFollowIt()
     {
         m_source->ledger = {
             FakePageSource::make(4, ActionState::Pending, 1000, QStringLiteral("jpy")),  // 1000 JPY
@@ -356,20 +386,39 @@ private slots:
             FakePageSource::make(2, ActionState::Pending, 12500, QStringLiteral("kwd")), // 12.500
             FakePageSource::make(1, ActionState::Pending, 4000, QStringLiteral("usd")),  // 40.00
         };
-        ActionQueueSortModel proxy;
-        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        proxy.setSourceModel(m_model);
-        loadFirstPage();
-        proxy.sort(ActionQueueModel::AmountColumn, Qt::AscendingOrder);
-        QStringList order;
-        for (int r = 0; r < proxy.rowCount(); ++r)
-            order << proxy.index(r, ActionQueueModel::AmountColumn).data().toString();
-        QCOMPARE(order, (QStringList{ QStringLiteral("9.99 USD"), QStringLiteral("12.500 KWD"),
-                                      QStringLiteral("40.00 USD"), QStringLiteral("1000 JPY") }));
-        proxy.sort(ActionQueueModel::AgeColumn, Qt::AscendingOrder); // youngest first
-        QCOMPARE(proxy.index(0, ActionQueueModel::IdColumn).data().toString(), FakePageSource::make(4).record.id);
-        // The proxy forwards paging to the queue model.
-        QCOMPARE(proxy.canFetchMore(QModelIndex()), m_model->canFetchMore(QModelIndex()));
+        ActionQuery query = ActionQuery::queue();
+        query.sort = ActionQuery::SortKey::Amount;
+        query.descending = true;
+        QSignalSpy loaded(m_model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        m_model->setQuery(query);
+        QVERIFY(loaded.wait(2000));
+        QCOMPARE(m_source->queries.last().sort, ActionQuery::SortKey::Amount);
+        QVERIFY(m_source->queries.last().descending);
+        const auto amounts = [this] {
+            QStringList order;
+            for (int r = 0; r < m_model->rowCount(); ++r)
+                order << m_model->index(r, ActionQueueModel::AmountColumn).data().toString();
+            return order;
+        };
+        QCOMPARE(amounts(), (QStringList{ QStringLiteral("1000 JPY"), QStringLiteral("40.00 USD"),
+                                          QStringLiteral("12.500 KWD"), QStringLiteral("9.99 USD") }));
+        // A new action arrives live: it goes to its place in this order, not to the top.
+        const ActionSummary fresh = FakePageSource::make(9, ActionState::Pending, 2000, QStringLiteral("usd")); // 20.00
+        m_source->ledger.append(fresh);
+        m_model->updateSummary(fresh);
+        QCOMPARE(amounts(), (QStringList{ QStringLiteral("1000 JPY"), QStringLiteral("40.00 USD"), QStringLiteral("20.00 USD"),
+                                          QStringLiteral("12.500 KWD"), QStringLiteral("9.99 USD") }));
+        // A changed row keeps its place until the next reload (the selection does not jump).
+        ActionSummary grown = m_source->ledger.at(1); // 9.99 USD
+        grown.record.amount = 999999;
+        grown.record.stateVersion = 2;
+        *m_source->find(grown.id()) = grown;
+        m_model->updateSummary(grown);
+        QCOMPARE(m_model->rowOf(grown.id()), 4);
+        m_model->reload();
+        QVERIFY(loaded.wait(2000));
+        QCOMPARE(m_model->rowOf(grown.id()), 0);
     }
 };
 

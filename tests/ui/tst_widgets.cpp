@@ -12,6 +12,7 @@
 
 #include <QApplication>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QScrollBar>
 #include <QStyleFactory>
 #include <QSignalSpy>
@@ -112,6 +113,74 @@ private slots:
         QTRY_COMPARE(model.rowCount(), 2 * ActionQueueModel::DefaultPageSize);
         QTest::qWait(300);
         QCOMPARE(source.pageRequests, 2);
+    }
+
+    // The backend sorts: a header click asks for the list in that order (first click: largest
+    // first; again: reversed); a column the backend cannot sort by changes nothing; the order is
+    // remembered with the header's state.
+    void headerClicksSortInTheBackend()
+    {
+        FakePageSource source;
+        for (int n = 1; n <= 30; ++n)
+            source.ledger.prepend(FakePageSource::make(n, ActionState::Pending, 100 * ((n * 7) % 30 + 1)));
+        ActionQueueModel model(&source);
+        QueueView view(&model);
+        view.resize(1200, 500);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy loaded(&model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        view.apply(QueueView::Filter::Queue, QString());
+        QVERIFY(loaded.wait(2000));
+        QHeaderView *header = view.table()->horizontalHeader();
+        QCOMPARE(header->sortIndicatorSection(), int(ActionQueueModel::AgeColumn)); // newest first
+        QCOMPARE(header->sortIndicatorOrder(), Qt::AscendingOrder);
+        const auto click = [&](int column) {
+            const QPoint at(header->sectionViewportPosition(column) + header->sectionSize(column) / 2, header->height() / 2);
+            QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, at);
+        };
+        const auto amounts = [&] {
+            QList<qint64> values;
+            for (int r = 0; r < model.rowCount(); ++r)
+                values << model.index(r, 0).data(ActionQueueModel::ActionRole).value<ActionSummary>().record.amount;
+            return values;
+        };
+
+        const int requests = source.pageRequests;
+        click(ActionQueueModel::AmountColumn);
+        QTRY_COMPARE(source.pageRequests, requests + 1);
+        QCOMPARE(source.queries.last().sort, ActionQuery::SortKey::Amount);
+        QVERIFY(source.queries.last().descending);
+        QTRY_VERIFY(!model.isLoading() && model.rowCount() == 30);
+        QList<qint64> values = amounts();
+        QVERIFY2(std::is_sorted(values.rbegin(), values.rend()), "largest first");
+        QCOMPARE(header->sortIndicatorSection(), int(ActionQueueModel::AmountColumn));
+
+        click(ActionQueueModel::AmountColumn);
+        QTRY_COMPARE(source.pageRequests, requests + 2);
+        QVERIFY(!source.queries.last().descending);
+        QTRY_VERIFY(!model.isLoading() && model.rowCount() == 30);
+        values = amounts();
+        QVERIFY2(std::is_sorted(values.begin(), values.end()), "smallest first");
+
+        click(ActionQueueModel::TargetColumn); // not a backend sort key
+        QTest::qWait(100);
+        QCOMPARE(source.pageRequests, requests + 2);
+        QCOMPARE(header->sortIndicatorSection(), int(ActionQueueModel::AmountColumn));
+        QCOMPARE(header->sortIndicatorOrder(), Qt::AscendingOrder);
+
+        const QByteArray remembered = view.headerState();
+        click(ActionQueueModel::AgeColumn); // back to newest first
+        QTRY_COMPARE(source.pageRequests, requests + 3);
+        QCOMPARE(source.queries.last().sort, ActionQuery::SortKey::CreatedAt);
+        QVERIFY(source.queries.last().descending);
+
+        QueueView restored(&model);
+        restored.restoreHeaderState(remembered);
+        QCOMPARE(restored.sortKey(), ActionQuery::SortKey::Amount);
+        QVERIFY(!restored.sortDescending());
+        restored.apply(QueueView::Filter::All, QString());
+        QCOMPARE(source.queries.last().sort, ActionQuery::SortKey::Amount);
     }
 
     // One human intent, one Idempotency-Key: the same unresolved request reuses its key (the
