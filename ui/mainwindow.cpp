@@ -348,6 +348,8 @@ void MainWindow::loadIdentity()
         }
         m_user = response.object().value(QLatin1String("user")).toString();
         m_role = response.object().value(QLatin1String("role")).toString();
+        // Drafts belong to this backend and user: read theirs (adopting any made meanwhile).
+        m_drafts.open(DraftStore::fileFor(DraftStore::directoryFor(*m_settings->store()), m_client->baseUrl(), m_user));
         updateStatusBar();
         emit identityKnown(m_user, m_role);
     });
@@ -602,10 +604,11 @@ void MainWindow::showDialog(DecisionDialog *dialog)
     if (m_drafts.contains(draftKey))
         dialog->restoreDraft(m_drafts.draft(draftKey).fields);
     connect(dialog, &DecisionDialog::confirmed, this, [this, dialog] { submit(dialog); });
-    connect(dialog, &QDialog::finished, this, [this, dialog, draftKey](int result) {
+    connect(dialog, &QDialog::finished, this, [this, dialog, draftKey, origin = m_drafts.origin()](int result) {
         // Closed without being applied: keep what was typed for next time.
-        if (result != QDialog::Accepted)
-            m_drafts.saveFields(draftKey, dialog->draft());
+        DraftStore other;
+        if (DraftStore *drafts = draftsOf(origin, other); drafts && result != QDialog::Accepted)
+            drafts->saveFields(draftKey, dialog->draft());
         if (m_dialog == dialog)
             m_dialog = nullptr;
         if (!m_inFlight.value(dialog))
@@ -666,10 +669,11 @@ void MainWindow::submit(DecisionDialog *dialog)
             m_banner->setPendingDecisions(pendingDecisions());
     });
     connect(dialog, &DecisionDialog::stopResendingRequested, call, &ApiCall::abandon);
-    connect(call, &ApiCall::finished, this, [this, dialog](ApiCall *c) { onDecisionFinished(dialog, c); });
+    connect(call, &ApiCall::finished, this,
+            [this, dialog, origin = m_drafts.origin()](ApiCall *c) { onDecisionFinished(dialog, c, origin); });
 }
 
-void MainWindow::onDecisionFinished(DecisionDialog *dialog, ApiCall *call)
+void MainWindow::onDecisionFinished(DecisionDialog *dialog, ApiCall *call, const DraftStore::Origin &origin)
 {
     m_inFlight.remove(dialog);
     const ApiResponse &response = call->response();
@@ -693,10 +697,14 @@ void MainWindow::onDecisionFinished(DecisionDialog *dialog, ApiCall *call)
         done();
         return;
     }
-    m_drafts.resolve(draftKey); // the backend answered this request: its key is spent
+    DraftStore other;
+    DraftStore *drafts = draftsOf(origin, other);
+    if (drafts)
+        drafts->resolve(draftKey); // the backend answered this request: its key is spent
 
     if (response.ok()) {
-        m_drafts.remove(draftKey);
+        if (drafts)
+            drafts->remove(draftKey);
         const QJsonObject body = response.object();
         const QString replayed = response.replayed ? tr(" (the backend replayed its first answer)") : QString();
         emit decisionApplied(kind, id);
@@ -755,6 +763,17 @@ void MainWindow::onDecisionFinished(DecisionDialog *dialog, ApiCall *call)
     if (!visible)
         statusBar()->showMessage(tr("%1 on %2 was refused: %3").arg(kind, id, error.userText()), 15000);
     done();
+}
+
+DraftStore *MainWindow::draftsOf(const DraftStore::Origin &origin, DraftStore &other)
+{
+    if (origin.session == m_drafts.origin().session
+        || (!origin.fileName.isEmpty() && origin.fileName == m_drafts.fileName()))
+        return &m_drafts; // the same session, or the same user's file opened again
+    if (origin.fileName.isEmpty())
+        return nullptr; // drafts of a session whose user was never known: forgotten with it
+    other.open(origin.fileName);
+    return &other;
 }
 
 void MainWindow::reloadDialogAction(DecisionDialog *dialog, const QString &why)
@@ -865,6 +884,7 @@ void MainWindow::editConnection()
     }
     m_user.clear();
     m_role.clear();
+    m_drafts.close(); // another backend (or user): its drafts are read once /me answers
     m_currentId.clear();
     m_pane->showMessage(tr("Select an action in the queue."));
     updateDecisionActions();
@@ -878,6 +898,7 @@ void MainWindow::switchToken(const QString &token)
     m_events->setToken(token);
     m_user.clear();
     m_role.clear();
+    m_drafts.close(); // perhaps another user: their drafts are read once /me answers
     updateDecisionActions();
     start();
     if (!m_currentId.isEmpty())

@@ -101,7 +101,10 @@ private:
     void openDecision(const QString &kind);
     void showDialog(DecisionDialog *dialog);
     void submit(DecisionDialog *dialog);
-    void onDecisionFinished(DecisionDialog *dialog, ApiCall *call);
+    void onDecisionFinished(DecisionDialog *dialog, ApiCall *call, const DraftStore::Origin &origin);
+    // The drafts an operation that began in `origin` settles in: m_drafts while that session
+    // lasts, else `other` opened on its file (the reviewer switched user or backend meanwhile).
+    DraftStore *draftsOf(const DraftStore::Origin &origin, DraftStore &other);
     void reloadDialogAction(DecisionDialog *dialog, const QString &why);
     void runDialogLookup(DecisionDialog *dialog);
     void maybeTakeScreenshot();

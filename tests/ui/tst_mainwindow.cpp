@@ -1,7 +1,8 @@
 // The real main window (offscreen) against a real countersignd and paysim: approving through
 // the dialog, reconciling a REQUIRES_REVIEW action with a lookup as evidence, a follow-up's
 // remainder, role-disabled buttons with their reasons, a decision overtaken by someone else,
-// a dialog that survives the backend going away, drafts, live updates and remembered filters.
+// a dialog that survives the backend going away, drafts (also across a console restart), live
+// updates and remembered filters.
 
 #include "actiondetailpane.h"
 #include "actionqueuemodel.h"
@@ -9,6 +10,7 @@
 #include "backendprocess.h"
 #include "consolesettings.h"
 #include "decisiondialog.h"
+#include "draftstore.h"
 #include "eventstreamclient.h"
 #include "faultproxy.h"
 #include "mainwindow.h"
@@ -18,6 +20,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QJsonArray>
 #include <QLabel>
 #include <QLineEdit>
@@ -457,6 +460,68 @@ private slots:
         QVERIFY(dialog);
         QCOMPARE(child<QPlainTextEdit>(dialog, "reasonEdit")->toPlainText(), QStringLiteral("half a thought"));
         dialog->done(QDialog::Rejected);
+    }
+
+    // The console is closed while a decision's fate is unknown: the next console on the same
+    // settings restores the text and resends with the very same Idempotency-Key.
+    void draftAndPendingKeySurviveARestart()
+    {
+        const QString id = m_backend.propose(nextCharge(), 2100, nextRef("restart")).value(QLatin1String("id")).toString();
+        const QString ini = m_dir.filePath(QStringLiteral("restart.ini"));
+        const QString draftKey = DraftStore::keyFor(QStringLiteral("approve"), id);
+        FaultProxy proxy(m_backend.port());
+        QVERIFY(proxy.listen());
+        QString pendingKey;
+        {
+            auto c = open(QStringLiteral("ana"), proxy.url(), ini);
+            select(*c, id);
+            if (QTest::currentTestFailed())
+                return;
+            c->window->decisionAction(QStringLiteral("approve"))->trigger();
+            DecisionDialog *dialog = c->window->openDialog();
+            QVERIFY(dialog);
+            QTest::keyClicks(child<QPlainTextEdit>(dialog, "noteEdit"), QStringLiteral("approved before a restart"));
+            proxy.goDown();
+            QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
+            QTRY_VERIFY_WITH_TIMEOUT(child<QLabel>(dialog, "statusLabel")->text().contains(QStringLiteral("same Idempotency-Key")), 5000);
+            QTest::mouseClick(child<QPushButton>(dialog, "stopResendingButton"), Qt::LeftButton);
+            QTRY_VERIFY_WITH_TIMEOUT(child<QLabel>(dialog, "statusLabel")->text().contains(QStringLiteral("Stopped waiting")), 5000);
+            pendingKey = c->window->drafts().draft(draftKey).idempotencyKey;
+            QVERIFY(!pendingKey.isEmpty());
+            dialog->done(QDialog::Rejected);
+        } // the console is gone
+        const QStringList files = QDir(m_dir.filePath(QStringLiteral("drafts"))).entryList({ QStringLiteral("*.json") }, QDir::Files);
+        QVERIFY(!files.isEmpty());
+        QVERIFY(proxy.postKeys().isEmpty()); // nothing reached the backend
+
+        QVERIFY(proxy.comeBack());
+        // Another user on the same settings file sees none of it.
+        {
+            auto ben = open(QStringLiteral("ben"), proxy.url(), ini);
+            QCOMPARE(ben->window->userName(), QStringLiteral("ben"));
+            QVERIFY(!ben->window->drafts().fileName().isEmpty());
+            QVERIFY(!ben->window->drafts().contains(draftKey));
+        }
+        auto c = open(QStringLiteral("ana"), proxy.url(), ini);
+        QCOMPARE(c->window->drafts().draft(draftKey).idempotencyKey, pendingKey);
+        select(*c, id);
+        if (QTest::currentTestFailed())
+            return;
+        c->window->decisionAction(QStringLiteral("approve"))->trigger();
+        DecisionDialog *dialog = c->window->openDialog();
+        QVERIFY(dialog);
+        QCOMPARE(child<QPlainTextEdit>(dialog, "noteEdit")->toPlainText(), QStringLiteral("approved before a restart"));
+        QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!c->window->openDialog(), 10000);
+        QCOMPARE(proxy.postKeys(), QStringList{ pendingKey });
+        const QJsonArray approvals = m_backend.action(id).value(QLatin1String("approvals")).toArray();
+        QCOMPARE(approvals.size(), 1);
+        QCOMPARE(approvals.first().toObject().value(QLatin1String("note")).toString(), QStringLiteral("approved before a restart"));
+        // Applied: the draft is gone, from memory and from the file.
+        QVERIFY(!c->window->drafts().contains(draftKey));
+        DraftStore onDisk;
+        QVERIFY(onDisk.open(c->window->drafts().fileName()));
+        QVERIFY(!onDisk.contains(draftKey));
     }
 
     void liveUpdatesKeepTheSelection()
