@@ -354,8 +354,8 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
 
     // SIGTERM drains: the API stops accepting and lets look-ups finish, then the executor lets
     // requests in flight finish and records them (bounded by the provider timeout).
-    TerminationSignals termination;
-    QObject::connect(&termination, &TerminationSignals::terminationRequested, &api, [&api, &app](int) {
+    cs::TerminationSignals termination;
+    QObject::connect(&termination, &cs::TerminationSignals::terminationRequested, &api, [&api, &app](int) {
         api.drain();
         QTimer::singleShot(60000, &app, [&app] { app.exit(1); }); // drain took too long
     });

@@ -92,8 +92,8 @@ int main(int argc, char *argv[])
     cs::paysim::PaysimServer server(config);
     if (!server.start(&error))
         return fail(error);
-    cs::paysim::TerminationSignals termination;
-    QObject::connect(&termination, &cs::paysim::TerminationSignals::terminationRequested, &app, &QCoreApplication::quit);
+    cs::TerminationSignals termination;
+    QObject::connect(&termination, &cs::TerminationSignals::terminationRequested, &app, &QCoreApplication::quit);
 
     QTextStream out(stdout);
     out << server.baseUrl().toString() << Qt::endl; // endl flushes: launchers read this line

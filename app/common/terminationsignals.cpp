@@ -1,7 +1,6 @@
 #include "terminationsignals.h"
 
-#include "paysimlog.h"
-
+#include <QLoggingCategory>
 #include <QSocketNotifier>
 
 #include <csignal>
@@ -9,9 +8,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace cs::paysim {
+namespace cs {
 
 namespace {
+
+Q_LOGGING_CATEGORY(lcProcess, "countersign.process")
 
 int g_fds[2] = {-1, -1};
 
@@ -29,7 +30,7 @@ TerminationSignals::TerminationSignals(QObject *parent)
     : QObject(parent)
 {
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, g_fds) != 0) {
-        qCWarning(lcPaysim) << "socketpair failed; SIGTERM/SIGINT will not shut down cleanly";
+        qCWarning(lcProcess) << "socketpair failed; SIGTERM/SIGINT will not shut down cleanly";
         return;
     }
     ::fcntl(g_fds[0], F_SETFL, ::fcntl(g_fds[0], F_GETFL) | O_NONBLOCK);
@@ -64,9 +65,9 @@ void TerminationSignals::onActivated()
 {
     unsigned char byte = 0;
     if (::read(g_fds[1], &byte, 1) == 1) {
-        qCDebug(lcPaysim) << "termination signal" << byte;
+        qCDebug(lcProcess) << "termination signal" << byte;
         emit terminationRequested(byte);
     }
 }
 
-} // namespace cs::paysim
+} // namespace cs

@@ -4,9 +4,10 @@
 
 class QSocketNotifier;
 
-namespace cs::paysim {
+namespace cs {
 
-// Turns SIGTERM and SIGINT into a Qt signal on the event loop. The POSIX handler only writes the
+// Turns SIGTERM and SIGINT into a Qt signal on the event loop, for the services' main()s
+// (countersignd, paysim) to shut down cleanly. The POSIX handler only writes the
 // signal number into a socketpair (async-signal-safe); a QSocketNotifier reads it on the main
 // thread. One instance per process.
 class TerminationSignals : public QObject
@@ -27,4 +28,4 @@ private:
     QSocketNotifier *m_notifier = nullptr;
 };
 
-} // namespace cs::paysim
+} // namespace cs
