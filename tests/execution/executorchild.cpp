@@ -1,15 +1,20 @@
-// Child process for tst_execution_processes: a real executor on a ledger file, talking to a paysim
-// over loopback, so tests can race processes and SIGKILL one at an exact point.
+// Child process for tst_execution_processes and the chaos harness (tests/chaos): a real executor
+// (workers + reconciler rounds + expired-lease recovery) on a ledger file, talking to a paysim
+// over loopback, so tests can race processes and SIGKILL one at an exact point or at random.
 //
 //   executor_child --db PATH --provider-url URL --key-file PATH [--workers N] [--timeout-ms N]
 //                  [--lease-ms N] [--name NAME] [--start-file PATH] [--stop-file PATH]
-//                  [--pause-at committed|answered]
+//                  [--pause-at committed|answered] [--clock-file PATH] [--max-busy-retries N]
+//                  [--ambiguous-lookups N] [--backoff-max-ms N]
 //
 // Prints "ready" once the ledger is open, waits for --start-file (if given), starts the executor
 // and prints "started". With --pause-at, the first worker to reach that point prints
 // "paused <action> <seq>" and blocks until the process is killed: "committed" is right after the
 // attempt row is committed (before sending), "answered" right after the provider answered
 // (before the answer is recorded). When --stop-file appears: graceful stop, "stopped", exit 0.
+// --clock-file: the ledger's "now" is the system clock plus the milliseconds in that file (absent
+// or empty: 0), read on every call, so that a harness can move the clock of a running executor
+// forward (the chaos harness's key-window jump, seen by both sides).
 
 #include "executor.h"
 #include "ledgerstore.h"
@@ -38,6 +43,18 @@ void say(const QString &line)
     std::fflush(stdout);
 }
 
+// Thread-safe: every call opens its own QFile.
+Clock fileClock(const QString &path)
+{
+    return [path] {
+        qint64 offset = 0;
+        QFile file(path);
+        if (file.open(QIODevice::ReadOnly))
+            offset = file.readAll().trimmed().toLongLong();
+        return QDateTime::currentDateTimeUtc().addMSecs(offset);
+    };
+}
+
 [[noreturn]] void pauseForever(const ActionRecord &action, const Attempt &attempt)
 {
     say(QStringLiteral("paused %1 %2").arg(action.id).arg(attempt.seq));
@@ -62,6 +79,10 @@ int main(int argc, char *argv[])
         {QStringLiteral("start-file"), QStringLiteral("Wait for this file before starting."), QStringLiteral("path")},
         {QStringLiteral("stop-file"), QStringLiteral("Stop gracefully when this file appears."), QStringLiteral("path")},
         {QStringLiteral("pause-at"), QStringLiteral("committed or answered."), QStringLiteral("point")},
+        {QStringLiteral("clock-file"), QStringLiteral("Clock offset file (ms)."), QStringLiteral("path")},
+        {QStringLiteral("max-busy-retries"), QStringLiteral("Busy ledger retries."), QStringLiteral("n")},
+        {QStringLiteral("ambiguous-lookups"), QStringLiteral("Inconclusive lookups before review."), QStringLiteral("n")},
+        {QStringLiteral("backoff-max-ms"), QStringLiteral("Longest backoff."), QStringLiteral("ms"), QStringLiteral("400")},
     });
     parser.process(app);
 
@@ -90,12 +111,22 @@ int main(int argc, char *argv[])
     config.idlePoll = std::chrono::milliseconds(10);
     config.recoverySweep = std::chrono::milliseconds(100);
     config.backoffBase = std::chrono::milliseconds(50);
-    config.backoffMax = std::chrono::milliseconds(400);
+    config.backoffMax = std::chrono::milliseconds(parser.value(QStringLiteral("backoff-max-ms")).toInt());
+    if (parser.isSet(QStringLiteral("max-busy-retries")))
+        config.maxBusyRetries = parser.value(QStringLiteral("max-busy-retries")).toInt();
+    if (parser.isSet(QStringLiteral("ambiguous-lookups")))
+        config.ambiguousLookups = parser.value(QStringLiteral("ambiguous-lookups")).toInt();
     config.maxReconcileTries = 8;
     config.instanceName = parser.value(QStringLiteral("name"));
+    if (const QString problem = config.validate(); !problem.isEmpty()) {
+        say(QStringLiteral("config error ") + problem);
+        return 2;
+    }
 
     LedgerStore ledger;
     LedgerStore::Options options;
+    if (parser.isSet(QStringLiteral("clock-file")))
+        options.clock = fileClock(parser.value(QStringLiteral("clock-file")));
     options.recoverExpiredLeasesOnOpen = false; // the executor's start() recovers, before its workers
     const LedgerError opened = ledger.open(parser.value(QStringLiteral("db")), options);
     if (!opened.ok()) {

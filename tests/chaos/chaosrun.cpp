@@ -1,0 +1,750 @@
+#include "chaosrun.h"
+
+#include "ledgerstore.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTextStream>
+#include <QTimer>
+#include <QUrlQuery>
+
+#include <cstdio>
+#include <memory>
+
+namespace cs::chaos {
+
+namespace {
+
+constexpr auto SecretKey = "sk_test_countersign_chaos";
+
+void out(const QString &line)
+{
+    std::fputs(qPrintable(line + QLatin1Char('\n')), stdout);
+    std::fflush(stdout);
+}
+
+// Runs the event loop for ms (child processes' output keeps being read meanwhile).
+void sleepMs(int ms)
+{
+    if (ms <= 0) {
+        QCoreApplication::processEvents();
+        return;
+    }
+    QEventLoop loop;
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+struct HttpReply
+{
+    int status = 0;
+    QByteArray body;
+    QJsonObject json;
+    QString error;
+};
+
+class Http
+{
+public:
+    HttpReply send(const QByteArray &verb, const QUrl &url, const QByteArray &body = {},
+                   const QByteArray &contentType = "application/json", const QByteArray &idempotencyKey = {})
+    {
+        QNetworkRequest request(url);
+        request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+        request.setRawHeader("Authorization", QByteArray("Bearer ") + SecretKey);
+        if (!body.isEmpty() || verb == "POST")
+            request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
+        if (!idempotencyKey.isEmpty())
+            request.setRawHeader("Idempotency-Key", idempotencyKey);
+        request.setTransferTimeout(10000);
+        QNetworkReply *reply = m_nam.sendCustomRequest(request, verb, body);
+        QEventLoop loop;
+        QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
+        if (!reply->isFinished())
+            loop.exec();
+        HttpReply r;
+        r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        r.body = reply->readAll();
+        r.json = QJsonDocument::fromJson(r.body).object();
+        if (reply->error() != QNetworkReply::NoError && r.status == 0)
+            r.error = reply->errorString();
+        reply->deleteLater();
+        return r;
+    }
+
+private:
+    QNetworkAccessManager m_nam;
+};
+
+QString excerpt(const QByteArray &bytes)
+{
+    return QString::fromUtf8(bytes.left(300)).simplified();
+}
+
+struct Jump
+{
+    qint64 boundaryLedgerMs = 0; // attempts stamped before this started before the jump
+};
+
+class ChaosRun
+{
+public:
+    explicit ChaosRun(const RunOptions &options)
+        : m_options(options),
+          m_schedule(generateSchedule(options.seed, options.actions, options.steps))
+    {
+    }
+    ~ChaosRun() { shutdown(); }
+
+    RunResult run();
+
+private:
+    bool setUp();
+    bool startPaysim();
+    bool startExecutor(int index);
+    void killExecutor(int index, bool whenBusy);
+    void stopExecutors();
+    void shutdown();
+    bool approve(int first, int count);
+    bool clockJump(qint64 advanceMs);
+    int countState(ActionState state);
+    bool settle();
+    void sendSelfTestDuplicate();
+    void check();
+    void violation(int invariant, const QString &text);
+    QUrl simUrl(const QString &path) const;
+
+    RunOptions m_options;
+    Schedule m_schedule;
+    RunResult m_result;
+    QTemporaryDir m_dir;
+    QString m_dbPath, m_keyFile, m_clockFile, m_stopFile;
+    qint64 m_clockOffsetMs = 0;
+    QList<Jump> m_jumps;
+    Http m_http;
+    std::unique_ptr<QProcess> m_paysim;
+    std::unique_ptr<QProcess> m_executors[2];
+    QByteArray m_executorOutput[2];
+    int m_generation[2] = {0, 0};
+    QUrl m_baseUrl;
+    QStringList m_chargeIds;        // by charge index
+    QStringList m_paymentIntentIds; // by charge index
+    QStringList m_actionIds; // index = planned action; empty until approved
+    std::unique_ptr<LedgerStore> m_ledger;
+    QString m_selfTestAction;
+};
+
+QUrl ChaosRun::simUrl(const QString &path) const
+{
+    QUrl url = m_baseUrl;
+    const qsizetype q = path.indexOf(QLatin1Char('?'));
+    url.setPath(q < 0 ? path : path.left(q));
+    if (q >= 0)
+        url.setQuery(path.mid(q + 1));
+    return url;
+}
+
+void ChaosRun::violation(int invariant, const QString &text)
+{
+    const QString line = invariant > 0 ? QStringLiteral("invariant %1 violated: %2").arg(invariant).arg(text) : text;
+    m_result.violations << line;
+}
+
+bool ChaosRun::startPaysim()
+{
+    m_paysim = std::make_unique<QProcess>();
+    m_paysim->setProcessChannelMode(QProcess::SeparateChannels);
+    if (!m_options.verbose)
+        m_paysim->setStandardErrorFile(QProcess::nullDevice());
+    else
+        m_paysim->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    m_paysim->start(m_options.paysimBin, {QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
+                                          QStringLiteral("--seed"), QString::number(m_options.seed)});
+    if (!m_paysim->waitForStarted(5000)) {
+        out(QStringLiteral("cannot start paysim (%1): %2").arg(m_options.paysimBin, m_paysim->errorString()));
+        return false;
+    }
+    QByteArray line;
+    QElapsedTimer clock;
+    clock.start();
+    while (!line.contains('\n') && clock.elapsed() < 5000 && m_paysim->state() == QProcess::Running) {
+        m_paysim->waitForReadyRead(200);
+        line += m_paysim->readAllStandardOutput();
+    }
+    m_baseUrl = QUrl(QString::fromUtf8(line.left(line.indexOf('\n')).trimmed()));
+    if (!m_baseUrl.isValid() || m_baseUrl.port() <= 0) {
+        out(QStringLiteral("paysim did not say its URL: %1").arg(excerpt(line)));
+        return false;
+    }
+    return true;
+}
+
+bool ChaosRun::setUp()
+{
+    if (!m_dir.isValid()) {
+        out(QStringLiteral("no temporary directory"));
+        return false;
+    }
+    m_dbPath = m_dir.filePath(QStringLiteral("ledger.db"));
+    m_keyFile = m_dir.filePath(QStringLiteral("stripe.key"));
+    m_clockFile = m_dir.filePath(QStringLiteral("clock-offset-ms"));
+    m_stopFile = m_dir.filePath(QStringLiteral("stop"));
+    QFile key(m_keyFile);
+    if (!key.open(QIODevice::WriteOnly) || key.write(QByteArray(SecretKey) + '\n') < 0)
+        return false;
+    key.close();
+    QFile clockFile(m_clockFile);
+    if (!clockFile.open(QIODevice::WriteOnly) || clockFile.write("0\n") < 0)
+        return false;
+    clockFile.close();
+
+    if (!startPaysim())
+        return false;
+    QJsonArray amounts;
+    for (const qint64 amount : std::as_const(m_schedule.chargeAmounts))
+        amounts.append(amount);
+    const HttpReply charges = m_http.send("POST", simUrl(QStringLiteral("/_sim/charges")),
+                                          QJsonDocument(QJsonObject{{QStringLiteral("amounts"), amounts}}).toJson());
+    const QJsonArray data = charges.json.value(QStringLiteral("data")).toArray();
+    if (charges.status != 200 || data.size() != amounts.size()) {
+        out(QStringLiteral("paysim did not create the charges: %1 %2").arg(charges.status).arg(excerpt(charges.body)));
+        return false;
+    }
+    for (const QJsonValue &c : data) {
+        m_chargeIds << c.toObject().value(QStringLiteral("id")).toString();
+        m_paymentIntentIds << c.toObject().value(QStringLiteral("payment_intent")).toString();
+    }
+
+    m_ledger = std::make_unique<LedgerStore>();
+    LedgerStore::Options options;
+    const QString clockPath = m_clockFile;
+    options.clock = [clockPath] {
+        qint64 offset = 0;
+        QFile file(clockPath);
+        if (file.open(QIODevice::ReadOnly))
+            offset = file.readAll().trimmed().toLongLong();
+        return QDateTime::currentDateTimeUtc().addMSecs(offset);
+    };
+    options.recoverExpiredLeasesOnOpen = false; // only the executors recover
+    const LedgerError opened = m_ledger->open(m_dbPath, options);
+    if (!opened.ok()) {
+        out(QStringLiteral("cannot open the ledger: %1").arg(opened.toString()));
+        return false;
+    }
+    for (int i = 0; i < m_schedule.actions.size(); ++i)
+        m_actionIds << QString();
+    return true;
+}
+
+bool ChaosRun::startExecutor(int index)
+{
+    if (m_executors[index] && m_executors[index]->state() != QProcess::NotRunning)
+        return true;
+    auto process = std::make_unique<QProcess>();
+    process->setProcessChannelMode(m_options.verbose ? QProcess::ForwardedErrorChannel : QProcess::SeparateChannels);
+    if (!m_options.verbose)
+        process->setStandardErrorFile(QProcess::nullDevice());
+    m_executorOutput[index].clear();
+    QProcess *raw = process.get();
+    QObject::connect(raw, &QProcess::readyReadStandardOutput, raw, [this, raw, index] {
+        const QByteArray chunk = raw->readAllStandardOutput();
+        m_executorOutput[index] += chunk;
+        if (m_options.verbose)
+            out(QStringLiteral("    [%1] %2").arg(executorName(index), QString::fromUtf8(chunk).trimmed()));
+    });
+    ++m_generation[index];
+    const QString name = executorName(index) + QString::number(m_generation[index]);
+    process->start(m_options.childBin, {QStringLiteral("--db"), m_dbPath,
+                                        QStringLiteral("--provider-url"), m_baseUrl.toString(),
+                                        QStringLiteral("--key-file"), m_keyFile,
+                                        QStringLiteral("--clock-file"), m_clockFile,
+                                        QStringLiteral("--stop-file"), m_stopFile,
+                                        QStringLiteral("--name"), name,
+                                        QStringLiteral("--workers"), QStringLiteral("2"),
+                                        // Short timeouts, leases and backoffs: many rounds in seconds.
+                                        QStringLiteral("--timeout-ms"), QStringLiteral("300"),
+                                        QStringLiteral("--lease-ms"), QStringLiteral("1600"),
+                                        QStringLiteral("--backoff-max-ms"), QStringLiteral("300"),
+                                        QStringLiteral("--max-busy-retries"), QStringLiteral("3"),
+                                        QStringLiteral("--ambiguous-lookups"), QStringLiteral("3")});
+    if (!process->waitForStarted(5000)) {
+        out(QStringLiteral("cannot start %1: %2").arg(m_options.childBin, process->errorString()));
+        return false;
+    }
+    m_executors[index] = std::move(process);
+    // Wait until its workers run (start() recovers expired leases first), so that a kill soon
+    // after does hit a working executor.
+    QElapsedTimer clock;
+    clock.start();
+    while (!m_executorOutput[index].contains("started") && clock.elapsed() < 5000
+           && raw->state() == QProcess::Running) {
+        sleepMs(5);
+    }
+    if (!m_executorOutput[index].contains("started")) {
+        out(QStringLiteral("executor %1 did not start: %2").arg(name, excerpt(m_executorOutput[index])));
+        return false;
+    }
+    ++m_result.starts;
+    return true;
+}
+
+void ChaosRun::killExecutor(int index, bool whenBusy)
+{
+    QProcess *process = m_executors[index].get();
+    if (!process || process->state() == QProcess::NotRunning)
+        return;
+    if (whenBusy) {
+        // Aim at a request in flight: the other executor's action counts too, which is fine
+        // (the lease and recovery must cope either way).
+        QElapsedTimer clock;
+        clock.start();
+        while (countState(ActionState::Executing) == 0 && clock.elapsed() < 400)
+            sleepMs(1);
+    }
+    if (countState(ActionState::Executing) > 0)
+        ++m_result.killsWithWorkInFlight;
+    process->kill(); // SIGKILL: no stop, no rollback
+    process->waitForFinished(5000);
+    ++m_result.kills;
+}
+
+void ChaosRun::stopExecutors()
+{
+    QFile stop(m_stopFile);
+    if (stop.open(QIODevice::WriteOnly))
+        stop.close();
+    for (auto &process : m_executors) {
+        if (!process || process->state() == QProcess::NotRunning)
+            continue;
+        QElapsedTimer clock;
+        clock.start();
+        while (process->state() != QProcess::NotRunning && clock.elapsed() < 8000)
+            sleepMs(20);
+        if (process->state() != QProcess::NotRunning) {
+            violation(0, QStringLiteral("an executor did not stop within 8 s of its stop signal"));
+            process->kill();
+            process->waitForFinished(5000);
+        }
+    }
+    QFile::remove(m_stopFile);
+}
+
+void ChaosRun::shutdown()
+{
+    for (auto &process : m_executors) {
+        if (process && process->state() != QProcess::NotRunning) {
+            process->kill();
+            process->waitForFinished(5000);
+        }
+        process.reset();
+    }
+    if (m_paysim && m_paysim->state() != QProcess::NotRunning) {
+        m_paysim->terminate();
+        if (!m_paysim->waitForFinished(5000)) {
+            m_paysim->kill();
+            m_paysim->waitForFinished(5000);
+        }
+    }
+    m_paysim.reset();
+    m_ledger.reset();
+}
+
+bool ChaosRun::approve(int first, int count)
+{
+    for (int i = first; i < first + count; ++i) {
+        const PlannedAction &planned = m_schedule.actions.at(i);
+        LedgerStore::ProposalInput input;
+        input.targetType = planned.viaPaymentIntent ? TargetType::PaymentIntent : TargetType::Charge;
+        input.targetId = planned.viaPaymentIntent ? m_paymentIntentIds.at(planned.charge) : m_chargeIds.at(planned.charge);
+        input.businessReference = QStringLiteral("order-%1-%2").arg(m_options.seed).arg(i + 1);
+        input.amount = planned.amount;
+        input.currency = QStringLiteral("usd");
+        input.reason = QStringLiteral("requested_by_customer");
+        input.clientReference = QStringLiteral("chaos-%1").arg(i + 1);
+        input.provider = QStringLiteral("paysim");
+        const auto proposed = m_ledger->propose(input, QStringLiteral("agent-chaos"));
+        if (!proposed.ok()) {
+            out(QStringLiteral("propose #%1 failed: %2").arg(i + 1).arg(proposed.error().toString()));
+            return false;
+        }
+        const auto approved = m_ledger->approve(proposed->record.id, QStringLiteral("approver-chaos"), QStringLiteral("chaos"),
+                                                proposed->record.stateVersion);
+        if (!approved.ok()) {
+            out(QStringLiteral("approve #%1 failed: %2").arg(i + 1).arg(approved.error().toString()));
+            return false;
+        }
+        m_actionIds[i] = approved->id;
+    }
+    return true;
+}
+
+bool ChaosRun::clockJump(qint64 advanceMs)
+{
+    // Our side first: for a moment we believe the window is over while paysim still keeps the
+    // keys (the safe direction). The children read the file on every clock call.
+    const qint64 before = QDateTime::currentMSecsSinceEpoch() + m_clockOffsetMs;
+    m_clockOffsetMs += advanceMs;
+    QFile clockFile(m_clockFile + QStringLiteral(".new"));
+    if (!clockFile.open(QIODevice::WriteOnly) || clockFile.write(QByteArray::number(m_clockOffsetMs) + '\n') < 0)
+        return false;
+    clockFile.close();
+    QFile::remove(m_clockFile);
+    if (!QFile::rename(m_clockFile + QStringLiteral(".new"), m_clockFile))
+        return false;
+    m_jumps << Jump{before + advanceMs / 2};
+    sleepMs(50);
+    const HttpReply moved = m_http.send("POST", simUrl(QStringLiteral("/_sim/clock")),
+                                        QJsonDocument(QJsonObject{{QStringLiteral("advance_ms"), advanceMs}}).toJson());
+    if (moved.status != 200) {
+        out(QStringLiteral("paysim clock refused: %1 %2").arg(moved.status).arg(excerpt(moved.body)));
+        return false;
+    }
+    ++m_result.clockJumps;
+    return true;
+}
+
+int ChaosRun::countState(ActionState state)
+{
+    const auto counts = m_ledger->countsByState();
+    return counts.ok() ? static_cast<int>(counts->value(state)) : 0;
+}
+
+bool ChaosRun::settle()
+{
+    const HttpReply cleared = m_http.send("DELETE", simUrl(QStringLiteral("/_sim/faults")));
+    if (cleared.status != 200) {
+        out(QStringLiteral("paysim did not clear faults: %1").arg(cleared.status));
+        return false;
+    }
+    const bool anyRunning = (m_executors[0] && m_executors[0]->state() == QProcess::Running)
+        || (m_executors[1] && m_executors[1]->state() == QProcess::Running);
+    if (!anyRunning && !startExecutor(0))
+        return false;
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < m_options.settleMs) {
+        const auto counts = m_ledger->countsByState();
+        if (counts.ok()) {
+            const qint64 open = counts->value(ActionState::Pending) + counts->value(ActionState::Executing)
+                + counts->value(ActionState::ConfirmationUnknown);
+            if (open == 0)
+                break;
+        }
+        sleepMs(50);
+    }
+    out(QStringLiteral("settle: %1 ms").arg(clock.elapsed()));
+    return true;
+}
+
+void ChaosRun::sendSelfTestDuplicate()
+{
+    // The harness's own proof that it can fail: a second refund for an action with a fresh key,
+    // sent straight to paysim as a buggy executor would. The checks must report it.
+    int chosen = -1;
+    for (int i = 0; i < m_actionIds.size() && chosen < 0; ++i) {
+        const auto action = m_ledger->action(m_actionIds.at(i));
+        if (action.ok() && action->state == ActionState::Completed && !m_schedule.actions.at(i).sharedCharge)
+            chosen = i;
+    }
+    for (int i = 0; i < m_actionIds.size() && chosen < 0; ++i) {
+        if (!m_schedule.actions.at(i).overRefund && !m_schedule.actions.at(i).sharedCharge)
+            chosen = i;
+    }
+    if (chosen < 0)
+        return;
+    m_selfTestAction = m_actionIds.at(chosen);
+    QUrlQuery form;
+    form.addQueryItem(QStringLiteral("charge"), m_chargeIds.at(m_schedule.actions.at(chosen).charge));
+    form.addQueryItem(QStringLiteral("amount"), QString::number(m_schedule.actions.at(chosen).amount));
+    form.addQueryItem(QStringLiteral("metadata[countersign_action_id]"), m_selfTestAction);
+    const QByteArray key = QByteArray("chaos-self-test-") + QByteArray::number(m_options.seed);
+    const HttpReply reply = m_http.send("POST", simUrl(QStringLiteral("/v1/refunds")),
+                                        form.query(QUrl::FullyEncoded).toUtf8(), "application/x-www-form-urlencoded", key);
+    out(QStringLiteral("self-test: sent a second refund for #%1 %2 with fresh key %3 -> HTTP %4")
+            .arg(chosen + 1)
+            .arg(m_selfTestAction, QString::fromLatin1(key))
+            .arg(reply.status));
+}
+
+void ChaosRun::check()
+{
+    // Ground truth and the request log, from paysim.
+    const HttpReply truthReply = m_http.send("GET", simUrl(QStringLiteral("/_sim/refunds")));
+    const HttpReply logReply = m_http.send("GET", simUrl(QStringLiteral("/_sim/requests?limit=2000")));
+    if (truthReply.status != 200 || logReply.status != 200) {
+        violation(0, QStringLiteral("paysim's ground truth or request log unavailable (%1, %2)")
+                         .arg(truthReply.status)
+                         .arg(logReply.status));
+        return;
+    }
+    QHash<QString, QJsonArray> refundsByAction;
+    for (const QJsonValue &v : truthReply.json.value(QStringLiteral("data")).toArray()) {
+        const QJsonObject refund = v.toObject();
+        const QString actionId =
+            refund.value(QStringLiteral("metadata")).toObject().value(QStringLiteral("countersign_action_id")).toString();
+        if (!m_actionIds.contains(actionId) || actionId.isEmpty()) {
+            violation(1, QStringLiteral("refund %1 (key %2) names no action of this run (%3)")
+                             .arg(refund.value(QStringLiteral("id")).toString(),
+                                  refund.value(QStringLiteral("idempotency_key")).toString(), actionId));
+            continue;
+        }
+        refundsByAction[actionId].append(refund);
+    }
+    QHash<QString, QStringList> faultsByKey; // POST faults applied to requests under a key
+    bool lookupFaults = false;
+    QSet<QString> postedKeys;
+    const QJsonArray log = logReply.json.value(QStringLiteral("data")).toArray();
+    for (const QJsonValue &v : log) {
+        const QJsonObject r = v.toObject();
+        const QString fault = r.value(QStringLiteral("fault")).toString();
+        const QString key = r.value(QStringLiteral("idempotency_key")).toString();
+        if (!fault.isEmpty())
+            ++m_result.faultsFired[fault];
+        if (r.value(QStringLiteral("method")).toString() == u"POST"
+            && r.value(QStringLiteral("path")).toString() == u"/v1/refunds") {
+            postedKeys.insert(key);
+            if (!fault.isEmpty())
+                faultsByKey[key] << fault;
+        } else if (r.value(QStringLiteral("method")).toString() == u"GET" && !fault.isEmpty()) {
+            lookupFaults = true;
+        }
+    }
+    if (log.size() >= 2000)
+        out(QStringLiteral("note: paysim's request log is full (2000); fault attribution may miss early requests"));
+
+    QSet<QString> actionKeys;
+    out(QStringLiteral("outcome:"));
+    for (int i = 0; i < m_actionIds.size(); ++i) {
+        const QString &id = m_actionIds.at(i);
+        const PlannedAction &planned = m_schedule.actions.at(i);
+        if (id.isEmpty()) {
+            violation(0, QStringLiteral("#%1 was never approved").arg(i + 1));
+            continue;
+        }
+        const auto action = m_ledger->action(id);
+        const auto attempts = m_ledger->attempts(id);
+        if (!action.ok() || !attempts.ok()) {
+            violation(0, QStringLiteral("#%1 %2 unreadable from the ledger").arg(i + 1).arg(id));
+            continue;
+        }
+        const QString key = action->idempotencyKey;
+        actionKeys.insert(key);
+        const QJsonArray truth = refundsByAction.value(id);
+        const QStringList faults = faultsByKey.value(key);
+        ++m_result.finalStates[toWire(action->state)];
+
+        // 1. At most one provider-side refund per action.
+        if (truth.size() > 1)
+            violation(1, QStringLiteral("#%1 %2 has %3 provider refunds").arg(i + 1).arg(id).arg(truth.size()));
+
+        // 3. One idempotency key across all attempts, and every refund of the action made with it.
+        QSet<QString> keys;
+        for (const Attempt &a : attempts.value())
+            keys.insert(a.idempotencyKey);
+        for (const QJsonValue &r : truth)
+            keys.insert(r.toObject().value(QStringLiteral("idempotency_key")).toString());
+        if (key.isEmpty() || keys.size() > 1 || (!keys.isEmpty() && !keys.contains(key))) {
+            QStringList list = keys.values();
+            list.sort();
+            violation(3, QStringLiteral("#%1 %2 used keys [%3], approved key %4")
+                             .arg(i + 1)
+                             .arg(id, list.join(QStringLiteral(", ")), key));
+        }
+        if (attempts->isEmpty())
+            violation(0, QStringLiteral("#%1 %2 approved but never attempted").arg(i + 1).arg(id));
+
+        // 2. The final state agrees with the ground truth.
+        QString why;
+        switch (action->state) {
+        case ActionState::Completed: {
+            const QJsonObject refund = truth.isEmpty() ? QJsonObject() : truth.first().toObject();
+            if (truth.size() != 1)
+                violation(2, QStringLiteral("#%1 %2 COMPLETED with %3 provider refunds").arg(i + 1).arg(id).arg(truth.size()));
+            else if (refund.value(QStringLiteral("amount")).toInteger() != action->amount
+                     || refund.value(QStringLiteral("currency")).toString() != action->currency)
+                violation(2, QStringLiteral("#%1 %2 COMPLETED for %3 %4 but the provider refunded %5 %6")
+                                 .arg(i + 1)
+                                 .arg(id)
+                                 .arg(action->amount)
+                                 .arg(action->currency)
+                                 .arg(refund.value(QStringLiteral("amount")).toInteger())
+                                 .arg(refund.value(QStringLiteral("currency")).toString()));
+            break;
+        }
+        case ActionState::Rejected:
+            if (!truth.isEmpty())
+                violation(2, QStringLiteral("#%1 %2 REJECTED but the provider refunded it (%3)").arg(i + 1).arg(id).arg(truth.size()));
+            break;
+        case ActionState::RequiresReview: {
+            // Accepted only with a reason the outcome was unknowable in time (docs/CHAOS.md):
+            // W the key window passed (a clock jump after its first attempt started),
+            // M paysim answered idempotency_error to its key, S paysim saved a 500 under its key
+            // (every same-key retry replays it), F the reconciler gave up after its rounds while
+            // faults hit its requests or the lookups, A paysim answered charge_already_refunded (the
+            // charge was shared, and the design treats that answer as ambiguous).
+            const qint64 firstStart = attempts->isEmpty() ? 0 : attempts->first().startedAt.toMSecsSinceEpoch();
+            bool w = false;
+            for (const Jump &j : std::as_const(m_jumps))
+                w |= !attempts->isEmpty() && firstStart < j.boundaryLedgerMs;
+            const bool m = faults.contains(QStringLiteral("idempotency_error"));
+            const bool s = faults.contains(QStringLiteral("error_500_before_commit"))
+                || faults.contains(QStringLiteral("error_500_after_commit"));
+            const bool f = action->reviewReason.contains(QStringLiteral("gave up after"))
+                && (!faults.isEmpty() || lookupFaults);
+            bool a = false;
+            for (const Attempt &t : attempts.value())
+                a |= t.errorCode == u"charge_already_refunded";
+            QStringList rules;
+            if (w) { rules << QStringLiteral("W"); ++m_result.reviewsByRule[0]; }
+            if (m) { rules << QStringLiteral("M"); ++m_result.reviewsByRule[1]; }
+            if (s) { rules << QStringLiteral("S"); ++m_result.reviewsByRule[2]; }
+            if (f) { rules << QStringLiteral("F"); ++m_result.reviewsByRule[3]; }
+            if (a) { rules << QStringLiteral("A"); ++m_result.reviewsByRule[4]; }
+            if (rules.isEmpty())
+                violation(2, QStringLiteral("#%1 %2 REQUIRES_REVIEW without a reason the schedule made it unknowable "
+                                            "(provider refunds %3; reason: %4)")
+                                 .arg(i + 1)
+                                 .arg(id)
+                                 .arg(truth.size())
+                                 .arg(action->reviewReason));
+            why = QStringLiteral(" review[%1]").arg(rules.join(QLatin1Char(',')));
+            break;
+        }
+        default:
+            violation(2, QStringLiteral("#%1 %2 still %3 after the settle time").arg(i + 1).arg(id, toWire(action->state)));
+            break;
+        }
+        if (planned.overRefund && action->state == ActionState::Completed)
+            violation(2, QStringLiteral("#%1 %2 COMPLETED although the charge is smaller than the refund").arg(i + 1).arg(id));
+
+        QStringList faultSummary = faults;
+        faultSummary.removeDuplicates();
+        out(QStringLiteral("  #%1 %2 %3 usd%4 %5 refunds=%6 attempts=%7 keys=%8%9%10")
+                .arg(i + 1, 2)
+                .arg(id)
+                .arg(action->amount, 5)
+                .arg(planned.overRefund ? QStringLiteral(" (over charge)")
+                                        : (planned.sharedCharge ? QStringLiteral(" (shared charge)") : QString()))
+                .arg(toWire(action->state), -20)
+                .arg(truth.size())
+                .arg(attempts->size())
+                .arg(keys.size())
+                .arg(faultSummary.isEmpty() ? QString() : QStringLiteral(" faults=") + faultSummary.join(QLatin1Char(',')))
+                .arg(why));
+        if (m_options.verbose && !action->reviewReason.isEmpty())
+            out(QStringLiteral("      reason: %1").arg(action->reviewReason));
+    }
+    // 3, from the provider's side: no refund request under a key the ledger did not mint.
+    for (const QString &k : std::as_const(postedKeys)) {
+        if (!actionKeys.contains(k))
+            violation(3, QStringLiteral("a refund was requested under key %1, which no approval minted").arg(k));
+    }
+
+    // 4. The audit chain verifies, through the real command.
+    QProcess verify;
+    verify.setProcessChannelMode(QProcess::MergedChannels);
+    verify.start(m_options.countersigndBin, {QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--db"), m_dbPath});
+    const bool finished = verify.waitForFinished(20000);
+    const QString said = QString::fromUtf8(verify.readAll()).trimmed();
+    if (!finished || verify.exitStatus() != QProcess::NormalExit || verify.exitCode() != 0)
+        violation(4, QStringLiteral("countersignd audit verify: exit %1: %2").arg(verify.exitCode()).arg(said));
+    else
+        out(QStringLiteral("audit: %1").arg(said));
+}
+
+RunResult ChaosRun::run()
+{
+    QElapsedTimer total;
+    total.start();
+    out(QStringLiteral("chaos seed=%1 actions=%2 steps=%3").arg(m_options.seed).arg(m_options.actions).arg(m_options.steps));
+    QStringList plan;
+    for (int i = 0; i < m_schedule.actions.size(); ++i) {
+        const PlannedAction &a = m_schedule.actions.at(i);
+        plan << QStringLiteral("#%1=%2/c%3:%4%5%6")
+                    .arg(i + 1)
+                    .arg(a.amount)
+                    .arg(a.charge + 1)
+                    .arg(m_schedule.chargeAmounts.at(a.charge))
+                    .arg(a.viaPaymentIntent ? QStringLiteral("(pi)") : QString())
+                    .arg(a.overRefund ? QStringLiteral("!") : (a.sharedCharge ? QStringLiteral("=") : QString()));
+    }
+    out(QStringLiteral("actions (#n=refund/charge:charge amount, (pi) by payment intent, ! over the charge, = charge shared): ")
+        + plan.join(QLatin1Char(' ')));
+    out(QStringLiteral("schedule:"));
+    for (int i = 0; i < m_schedule.steps.size(); ++i)
+        out(QStringLiteral("  %1 %2").arg(i + 1, 2).arg(m_schedule.steps.at(i).describe()));
+
+    if (!setUp()) {
+        m_result.verdict = RunResult::Verdict::Broken;
+        return m_result;
+    }
+    for (const Step &step : std::as_const(m_schedule.steps)) {
+        sleepMs(step.waitMs);
+        const bool bothUp = m_executors[0] && m_executors[0]->state() == QProcess::Running && m_executors[1]
+            && m_executors[1]->state() == QProcess::Running;
+        if (bothUp)
+            ++m_result.raceSteps;
+        bool ok = true;
+        switch (step.kind) {
+        case Step::Kind::Approve:
+            ok = approve(step.first, step.count);
+            break;
+        case Step::Kind::Fault: {
+            const HttpReply added = m_http.send("POST", simUrl(QStringLiteral("/_sim/faults")), QJsonDocument(step.rule).toJson());
+            ok = added.status == 200;
+            if (!ok)
+                out(QStringLiteral("fault refused: %1 %2").arg(added.status).arg(excerpt(added.body)));
+            break;
+        }
+        case Step::Kind::ClearFaults:
+            ok = m_http.send("DELETE", simUrl(QStringLiteral("/_sim/faults"))).status == 200;
+            break;
+        case Step::Kind::Start:
+            ok = startExecutor(step.executor);
+            break;
+        case Step::Kind::Kill:
+            killExecutor(step.executor, step.whenBusy);
+            break;
+        case Step::Kind::ClockJump:
+            ok = clockJump(step.advanceMs);
+            break;
+        case Step::Kind::Pause:
+            break;
+        }
+        if (!ok) {
+            m_result.verdict = RunResult::Verdict::Broken;
+            return m_result;
+        }
+    }
+    if (!settle()) {
+        m_result.verdict = RunResult::Verdict::Broken;
+        return m_result;
+    }
+    stopExecutors();
+    if (m_options.selfTestDuplicate)
+        sendSelfTestDuplicate();
+    check();
+    m_result.seconds = total.elapsed() / 1000.0;
+    m_result.verdict = m_result.violations.isEmpty() ? RunResult::Verdict::Pass : RunResult::Verdict::Fail;
+    return m_result;
+}
+
+} // namespace
+
+RunResult runChaos(const RunOptions &options)
+{
+    ChaosRun run(options);
+    return run.run();
+}
+
+} // namespace cs::chaos

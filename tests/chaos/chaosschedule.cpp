@@ -1,0 +1,214 @@
+#include "chaosschedule.h"
+
+#include <QJsonDocument>
+#include <QRandomGenerator>
+
+namespace cs::chaos {
+
+namespace {
+
+constexpr qint64 HourMs = 3600 * 1000;
+// The executor child's request timeout is 300 ms: delays above it are timeouts for the client.
+constexpr int ClientTimeoutMs = 300;
+
+int between(QRandomGenerator &random, int low, int high) // inclusive
+{
+    return low + static_cast<int>(random.bounded(static_cast<quint32>(high - low + 1)));
+}
+
+bool chance(QRandomGenerator &random, int percent)
+{
+    return static_cast<int>(random.bounded(100U)) < percent;
+}
+
+QJsonObject faultRule(QRandomGenerator &random)
+{
+    const QStringList kinds = injectedFaultKinds();
+    const QString kind = kinds.at(static_cast<int>(random.bounded(static_cast<quint32>(kinds.size()))));
+    QJsonObject rule{{QStringLiteral("method"), QStringLiteral("POST")},
+                     {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
+                     {QStringLiteral("fault"), kind}};
+    // Lookups (GET /v1/refunds?charge=..., GET /v1/refunds/{id}, GET /v1/events) fail too, at times.
+    const bool onLookups = (kind == u"outage_503" || kind == u"reset_connection" || kind == u"delay_after_commit"
+                            || kind == u"error_500_before_commit")
+        && chance(random, 35);
+    if (onLookups) {
+        rule.insert(QStringLiteral("method"), QStringLiteral("GET"));
+        rule.insert(QStringLiteral("path"), chance(random, 70) ? QStringLiteral("/v1/refunds*") : QStringLiteral("*"));
+    }
+    rule.insert(QStringLiteral("nth"), between(random, 1, 4));
+    if (chance(random, 20)) {
+        // A storm: unbounded, each matching request with some probability, until cleared.
+        rule.insert(QStringLiteral("times"), 0);
+        rule.insert(QStringLiteral("probability"), between(random, 2, 6) / 10.0);
+    } else {
+        rule.insert(QStringLiteral("times"), between(random, 1, 3));
+        if (chance(random, 30))
+            rule.insert(QStringLiteral("every"), between(random, 2, 3));
+    }
+    if (kind == u"delay_before_commit" || kind == u"delay_after_commit") {
+        // Mostly past the client's deadline (a timeout), sometimes just late.
+        rule.insert(QStringLiteral("delay_ms"),
+                    chance(random, 75) ? between(random, ClientTimeoutMs + 50, 1200) : between(random, 20, ClientTimeoutMs - 100));
+    } else if (kind == u"lookup_lag") {
+        rule.insert(QStringLiteral("delay_ms"), between(random, 200, 4000));
+    } else if (kind == u"reset_connection") {
+        rule.insert(QStringLiteral("after_commit"), chance(random, 50));
+    } else if (kind == u"forced_error") {
+        rule.insert(QStringLiteral("status"), 402);
+        rule.insert(QStringLiteral("type"), QStringLiteral("card_error"));
+        rule.insert(QStringLiteral("code"), QStringLiteral("card_declined"));
+        rule.insert(QStringLiteral("decline_code"), QStringLiteral("generic_decline"));
+        rule.insert(QStringLiteral("save"), chance(random, 50));
+    }
+    return rule;
+}
+
+} // namespace
+
+QStringList injectedFaultKinds()
+{
+    return {QStringLiteral("drop_response_after_commit"), QStringLiteral("delay_before_commit"),
+            QStringLiteral("delay_after_commit"),         QStringLiteral("error_500_before_commit"),
+            QStringLiteral("error_500_after_commit"),     QStringLiteral("outage_503"),
+            QStringLiteral("reset_connection"),           QStringLiteral("rate_limit_429"),
+            QStringLiteral("idempotency_error"),          QStringLiteral("lookup_lag"),
+            QStringLiteral("forced_error")};
+}
+
+QString executorName(int index)
+{
+    return index == 0 ? QStringLiteral("A") : QStringLiteral("B");
+}
+
+QString Step::describe() const
+{
+    QString what;
+    switch (kind) {
+    case Kind::Approve:
+        what = QStringLiteral("approve   #%1..#%2").arg(first + 1).arg(first + count);
+        break;
+    case Kind::Fault:
+        what = QStringLiteral("fault     ") + QString::fromUtf8(QJsonDocument(rule).toJson(QJsonDocument::Compact));
+        break;
+    case Kind::ClearFaults:
+        what = QStringLiteral("clear     all fault rules");
+        break;
+    case Kind::Start:
+        what = QStringLiteral("start     executor %1").arg(executorName(executor));
+        break;
+    case Kind::Kill:
+        what = QStringLiteral("kill -9   executor %1%2")
+                   .arg(executorName(executor), whenBusy ? QStringLiteral(" once an action is EXECUTING (<= 400 ms)") : QString());
+        break;
+    case Kind::ClockJump:
+        what = QStringLiteral("clock     +%1 h (ledger clocks, then paysim)").arg(advanceMs / double(HourMs), 0, 'f', 2);
+        break;
+    case Kind::Pause:
+        what = QStringLiteral("pause");
+        break;
+    }
+    return QStringLiteral("+%1ms ").arg(waitMs, 4) + what;
+}
+
+Schedule generateSchedule(quint32 seed, int actionCount, int stepCount)
+{
+    QRandomGenerator random(seed);
+    Schedule schedule;
+    schedule.seed = seed;
+    for (int i = 0; i < actionCount; ++i) {
+        PlannedAction a;
+        a.amount = between(random, 100, 5000);
+        a.viaPaymentIntent = chance(random, 25);
+        PlannedAction *previous = i > 0 ? &schedule.actions.last() : nullptr;
+        if (previous && !previous->overRefund && !previous->sharedCharge && chance(random, 10)) {
+            // The charge holds the previous action's amount and at most 99 more (refunds are >= 100):
+            // only one of the two can be paid. Exactly full: the second is refused with the
+            // ambiguous charge_already_refunded; not quite: with amount_too_large.
+            a.sharedCharge = previous->sharedCharge = true;
+            a.charge = previous->charge;
+            schedule.chargeAmounts[a.charge] = previous->amount + (chance(random, 50) ? 0 : between(random, 1, 99));
+        } else {
+            a.overRefund = chance(random, 8);
+            a.charge = static_cast<int>(schedule.chargeAmounts.size());
+            // Otherwise room for a second refund of the same amount, so that a duplicate would really
+            // be created (and counted) instead of being refused as amount_too_large.
+            schedule.chargeAmounts << (a.overRefund ? a.amount - between(random, 1, static_cast<int>(a.amount / 2))
+                                                    : 2 * a.amount + 100);
+        }
+        schedule.actions << a;
+    }
+
+    bool running[2] = {false, false};
+    int approved = 0;
+    bool jumped = false;
+    auto add = [&](Step step) {
+        schedule.steps << step;
+    };
+
+    // Executor A first, sometimes already racing with B from the start.
+    add(Step{Step::Kind::Start, 0, 0, 0, 0, {}, 0, false});
+    running[0] = true;
+    if (chance(random, 35)) {
+        add(Step{Step::Kind::Start, 0, 1, 0, 0, {}, 0, false});
+        running[1] = true;
+    }
+
+    while (schedule.steps.size() < stepCount) {
+        Step step;
+        step.waitMs = between(random, 0, 160);
+        const int roll = between(random, 0, 99);
+        if (roll < 22 && approved < actionCount) {
+            step.kind = Step::Kind::Approve;
+            step.first = approved;
+            step.count = std::min(between(random, 1, 4), actionCount - approved);
+            approved += step.count;
+        } else if (roll < 58) {
+            step.kind = Step::Kind::Fault;
+            step.rule = faultRule(random);
+        } else if (roll < 72) {
+            const bool any = running[0] || running[1];
+            if (!any)
+                continue;
+            step.kind = Step::Kind::Kill;
+            step.whenBusy = chance(random, 60);
+            if (step.whenBusy && approved < actionCount && chance(random, 60)) {
+                // New work right before the kill, so that it finds requests in flight.
+                Step work;
+                work.kind = Step::Kind::Approve;
+                work.waitMs = step.waitMs;
+                work.first = approved;
+                work.count = std::min(between(random, 1, 3), actionCount - approved);
+                approved += work.count;
+                add(work);
+                step.waitMs = between(random, 0, 20);
+            }
+            step.executor = running[0] && running[1] ? between(random, 0, 1) : (running[0] ? 0 : 1);
+            running[step.executor] = false;
+        } else if (roll < 86) {
+            if (running[0] && running[1])
+                continue;
+            step.kind = Step::Kind::Start;
+            step.executor = running[0] ? 1 : (running[1] ? 0 : between(random, 0, 1));
+            running[step.executor] = true;
+        } else if (roll < 90) {
+            step.kind = Step::Kind::ClearFaults;
+        } else if (roll < 94) {
+            if (jumped || approved == 0)
+                continue;
+            step.kind = Step::Kind::ClockJump;
+            // Past the 24 h window (minus the 1 h margin) of every attempt made so far.
+            step.advanceMs = 25 * HourMs + between(random, 0, 3600) * 1000LL;
+            jumped = true;
+        } else {
+            step.kind = Step::Kind::Pause;
+            step.waitMs = between(random, 100, 400);
+        }
+        add(step);
+    }
+    if (approved < actionCount)
+        add(Step{Step::Kind::Approve, between(random, 0, 100), 0, approved, actionCount - approved, {}, 0, false});
+    return schedule;
+}
+
+} // namespace cs::chaos

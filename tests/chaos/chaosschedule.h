@@ -1,0 +1,70 @@
+#pragma once
+
+// The chaos harness's schedule: everything random in a run, drawn from one seed with
+// QRandomGenerator and nothing else, so that `chaos --seed N` replays the same schedule.
+// (Thread interleavings, the OS scheduler and wall-clock timing are not replayed: a replay runs
+// the same steps at the same offsets, which reproduces most, not all, failures.)
+
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+#include <chrono>
+
+namespace cs::chaos {
+
+// One refund to propose: amount in minor units (usd) against charge `charge` (an index into
+// Schedule::chargeAmounts), named by its charge id or by its payment intent.
+// overRefund: the charge is smaller than the refund: the provider must refuse it (amount_too_large).
+// sharedCharge: two neighbouring actions on one charge that holds only the first one's amount:
+// whichever runs second must be refused (amount_too_large or the ambiguous charge_already_refunded).
+struct PlannedAction
+{
+    qint64 amount = 0;
+    int charge = 0;
+    bool viaPaymentIntent = false;
+    bool overRefund = false;
+    bool sharedCharge = false;
+};
+
+struct Step
+{
+    enum class Kind {
+        Approve,     // propose + approve actions [first, first + count) through the ledger API
+        Fault,       // POST /_sim/faults with `rule`
+        ClearFaults, // DELETE /_sim/faults
+        Start,       // start executor process `executor` (0 = A, 1 = B)
+        Kill,        // SIGKILL executor process `executor` (whenBusy: once an action is EXECUTING, <= 400 ms)
+        ClockJump,   // ledger clocks, then paysim's clock, forward by advanceMs (past the key window)
+        Pause,       // nothing: let the system run for waitMs more
+    };
+    Kind kind = Kind::Pause;
+    int waitMs = 0; // slept before the step
+    int executor = 0;
+    int first = 0;
+    int count = 0;
+    QJsonObject rule;
+    qint64 advanceMs = 0;
+    bool whenBusy = false;
+
+    QString describe() const;
+};
+
+struct Schedule
+{
+    quint32 seed = 0;
+    QList<PlannedAction> actions;
+    QList<qint64> chargeAmounts;
+    QList<Step> steps;
+};
+
+// Fault names paysim supports that the harness injects (clock_advance is not among them: a
+// paysim-only clock jump would be a provider clock that disagrees with ours by a day, which the
+// product does not claim to survive; ClockJump steps move both clocks instead).
+QStringList injectedFaultKinds();
+
+Schedule generateSchedule(quint32 seed, int actionCount, int stepCount);
+
+QString executorName(int index); // "A", "B"
+
+} // namespace cs::chaos
