@@ -324,10 +324,16 @@ QString canonicalPayload(const QJsonObject &payload)
 
 // Writes every mutable column of `after` if the row is still exactly `before` (state and
 // state_version in the WHERE clause, row count checked): a second writer can never both win.
+// state_version (the API's ETag) and updated_at move with every change of the record; a write
+// that only takes, renews or releases a lease keeps both, so that an executor's bookkeeping never
+// makes a reviewer's If-Match stale. (Writers are serialized by BEGIN IMMEDIATE and each one
+// loads the row inside its own transaction, so a lease write still cannot lose an update.)
 LedgerError saveAction(QSqlDatabase &db, const ActionRow &before, ActionRow &after, const QDateTime &now)
 {
-    after.record.stateVersion = before.record.stateVersion + 1;
-    after.record.updatedAt = now;
+    const bool leaseOnly = after.record == before.record && after.reviewRequested == before.reviewRequested;
+    after.record.stateVersion = before.record.stateVersion + (leaseOnly ? 0 : 1);
+    if (!leaseOnly)
+        after.record.updatedAt = now;
     const ActionRecord &r = after.record;
     const QString sql = QStringLiteral(
         "UPDATE actions SET amount = ?, reason = ?, request_fingerprint = ?, idempotency_key = ?,"
@@ -339,7 +345,7 @@ LedgerError saveAction(QSqlDatabase &db, const ActionRow &before, ActionRow &aft
     if (!run(q, sql,
              {r.amount, text(r.reason), text(r.requestFingerprint), text(r.idempotencyKey), r.approvalVersion,
               toWire(r.state), r.stateVersion, text(r.reviewReason), after.reviewRequested ? 1 : 0,
-              textOrNull(after.leaseOwner), msOrNull(after.leaseExpiresAtMs), toMs(now),
+              textOrNull(after.leaseOwner), msOrNull(after.leaseExpiresAtMs), toMs(r.updatedAt),
               r.id, toWire(before.record.state), before.record.stateVersion},
              &error)) {
         return error;

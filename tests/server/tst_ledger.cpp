@@ -767,8 +767,15 @@ void TestLedger::expiredLeaseRecovery()
 
     m_clock.advance(20'000);
     QCOMPARE(m_store->recoverExpiredLeases().value(), 0);
+    const ActionRecord beforeRenewal = m_store->action(c.record.id).value();
     const auto renewed = m_store->renewLease(c.record.id, QStringLiteral("exec-1"), 30s);
     QVERIFY2(renewed.ok(), qPrintable(renewed.error().toString()));
+    // Lease bookkeeping is audited but is no change of the record: a reviewer's If-Match (the
+    // state_version) and the "last change" time stay as they were.
+    QCOMPARE(m_store->action(c.record.id).value(), beforeRenewal);
+    QCOMPARE(renewed->stateVersion, beforeRenewal.stateVersion);
+    QCOMPARE(m_store->audit(c.record.id)->last().event, QStringLiteral("lease_renewed"));
+    QCOMPARE(m_store->executionInfo(c.record.id)->leaseExpiresAt, m_clock.now().addSecs(30));
     m_clock.advance(29'999);
     QCOMPARE(m_store->recoverExpiredLeases().value(), 0);
     m_clock.advance(1);
@@ -822,6 +829,7 @@ void TestLedger::reconcilerLeaseAndSameKeyRetry()
     QCOMPARE(w(m_store->beginRetryAttempt(cu.id, QStringLiteral("rec-1")).code()), w(LedgerError::Code::LeaseLost));
     const auto leased = m_store->acquireLease(cu.id, QStringLiteral("rec-1"), 10s);
     QVERIFY2(leased.ok(), qPrintable(leased.error().toString()));
+    QCOMPARE(leased->stateVersion, cu.stateVersion); // a lease is not a change of the record
     QCOMPARE(w(m_store->acquireLease(cu.id, QStringLiteral("rec-2"), 10s).code()), w(LedgerError::Code::Conflict));
     QCOMPARE(w(m_store->releaseLease(cu.id, QStringLiteral("rec-2")).code()), w(LedgerError::Code::LeaseLost));
 
