@@ -234,6 +234,9 @@ try {
     // List and detail.
     const page = await call('list', 'GET', '/actions?state=queue,COMPLETED&limit=1', { token: tokens.ana });
     if (page.json?.next_cursor) await call('list page 2', 'GET', `/actions?state=queue,COMPLETED&limit=1&cursor=${page.json.next_cursor}`, { token: tokens.ana });
+    const sorted = await call('list sorted', 'GET', '/actions?state=queue,COMPLETED&sort=-amount&limit=1', { token: tokens.ana });
+    if (sorted.json?.next_cursor) await call('list sorted page 2', 'GET', `/actions?state=queue,COMPLETED&sort=-amount&limit=1&cursor=${sorted.json.next_cursor}`, { token: tokens.ana });
+    await call('list bad sort', 'GET', '/actions?sort=state', { token: tokens.ana });
     await call('list bad limit', 'GET', '/actions?limit=0', { token: tokens.ana });
     await call('list as agent for another', 'GET', '/actions?requested_by=ana', { token: tokens['agent-7'] });
     await call('detail', 'GET', `/actions/${id}`, { token: tokens.aud });
