@@ -232,6 +232,16 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     if (!ok || pollMs < 10 || pollMs > 5000)
         return fail(QStringLiteral("--sse-poll-ms expects 10 to 5000"));
 
+    cs::ExecutionConfig execution;
+    if (parser.isSet(executionConfig)) {
+        QFile file(parser.value(executionConfig));
+        if (!file.open(QIODevice::ReadOnly))
+            return fail(QStringLiteral("--execution-config: cannot read ") + file.fileName());
+        QString configError;
+        execution = cs::ExecutionConfig::fromJson(QJsonDocument::fromJson(file.readAll()).object(), &configError);
+        if (!configError.isEmpty())
+            return fail(QStringLiteral("--execution-config: ") + configError);
+    }
     // The provider adapter. Without --provider-url the API runs without one: look-ups answer 503.
     std::unique_ptr<cs::StripeClient> providerClient;
     if (parser.isSet(providerUrl)) {
@@ -243,21 +253,16 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         if (!key)
             return fail(QStringLiteral("--provider-key-file: ") + keyError);
         config.secretKey = *key;
+        // The adapter's deadlines are the executor's: ExecutionConfig sizes the lease from
+        // request_timeout_ms (>= 2x + 1 s), so a POST must never outlive it. A look-up never
+        // waits longer than a refund request either.
+        config.requestTimeout = execution.requestTimeout;
+        config.lookupTimeout = std::min(config.lookupTimeout, execution.requestTimeout);
         if (const QString invalid = config.validate(); !invalid.isEmpty())
             return fail(invalid);
         providerClient = std::make_unique<cs::StripeClient>(config);
     }
 
-    cs::ExecutionConfig execution;
-    if (parser.isSet(executionConfig)) {
-        QFile file(parser.value(executionConfig));
-        if (!file.open(QIODevice::ReadOnly))
-            return fail(QStringLiteral("--execution-config: cannot read ") + file.fileName());
-        QString configError;
-        execution = cs::ExecutionConfig::fromJson(QJsonDocument::fromJson(file.readAll()).object(), &configError);
-        if (!configError.isEmpty())
-            return fail(QStringLiteral("--execution-config: ") + configError);
-    }
     // One key window for the executor, the reconciler and the API's key_window_ends_at.
     execution.keyWindow = std::chrono::milliseconds(qint64(windowHours * 3600 * 1000));
     execution.keyWindowMargin = std::chrono::minutes(marginMinutes);

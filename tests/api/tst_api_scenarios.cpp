@@ -137,6 +137,28 @@ private slots:
             QCOMPARE(attempt.toObject().value(QStringLiteral("idempotency_key")).toString(), record(id).idempotencyKey);
     }
 
+    // countersignd gives the provider adapter the executor's deadline (request_timeout_ms, 3 s
+    // here; the adapter's own default is 30 s): an answer that takes 5 s is not waited for, the
+    // attempt is unknown after ~3 s, and the reconciler finds the one refund with the same key.
+    void requestDeadlineComesFromTheExecutionConfig()
+    {
+        const ApiReply added = paysim("POST", QStringLiteral("/_sim/faults"),
+                                      {{QStringLiteral("method"), QStringLiteral("POST")}, {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
+                                       {QStringLiteral("times"), 1}, {QStringLiteral("fault"), QStringLiteral("delay_before_commit")},
+                                       {QStringLiteral("delay_ms"), 5000}});
+        QVERIFY2(added.status == 200 || added.status == 201, added.body.constData());
+        const QString id = proposeAndApprove(2500, QStringLiteral("deadline-1"));
+        QVERIFY(!id.isEmpty());
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(id), QStringLiteral("COMPLETED"), 30000);
+        QCOMPARE(refundsAtProviderFor(id), 1);
+        const ApiReply detail = m_client->get(QStringLiteral("/actions/") + id, token(QStringLiteral("sam")));
+        const QJsonObject first = detail.json.value(QStringLiteral("attempts")).toArray().first().toObject();
+        QCOMPARE(first.value(QStringLiteral("outcome")).toString(), QStringLiteral("unknown"));
+        const qint64 waitedMs = QDateTime::fromString(first.value(QStringLiteral("started_at")).toString(), Qt::ISODateWithMs)
+                                    .msecsTo(QDateTime::fromString(first.value(QStringLiteral("finished_at")).toString(), Qt::ISODateWithMs));
+        QVERIFY2(waitedMs >= 2500 && waitedMs < 4500, qPrintable(QString::number(waitedMs)));
+    }
+
     // Seed scenario 2, after execution: $45 under the $40's reference -> 409, the record unchanged.
     void changedResubmissionAfterCompletion()
     {
