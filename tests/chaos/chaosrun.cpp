@@ -13,6 +13,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QProcess>
+#include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTextStream>
 #include <QTimer>
@@ -20,6 +21,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 namespace cs::chaos {
 
@@ -51,17 +53,21 @@ struct HttpReply
     QByteArray body;
     QJsonObject json;
     QString error;
+    bool replayed = false; // Idempotent-Replayed: true (countersignd's client idempotency)
 };
 
 class Http
 {
 public:
     HttpReply send(const QByteArray &verb, const QUrl &url, const QByteArray &body = {},
-                   const QByteArray &contentType = "application/json", const QByteArray &idempotencyKey = {})
+                   const QByteArray &contentType = "application/json", const QByteArray &idempotencyKey = {},
+                   const QByteArray &bearer = SecretKey, const QByteArray &ifMatch = {})
     {
         QNetworkRequest request(url);
         request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-        request.setRawHeader("Authorization", QByteArray("Bearer ") + SecretKey);
+        request.setRawHeader("Authorization", QByteArray("Bearer ") + bearer);
+        if (!ifMatch.isEmpty())
+            request.setRawHeader("If-Match", ifMatch);
         if (!body.isEmpty() || verb == "POST")
             request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
         if (!idempotencyKey.isEmpty())
@@ -76,6 +82,7 @@ public:
         r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         r.body = reply->readAll();
         r.json = QJsonDocument::fromJson(r.body).object();
+        r.replayed = reply->rawHeader("Idempotent-Replayed") == "true";
         if (reply->error() != QNetworkReply::NoError && r.status == 0)
             r.error = reply->errorString();
         reply->deleteLater();
@@ -101,7 +108,8 @@ class ChaosRun
 public:
     explicit ChaosRun(const RunOptions &options)
         : m_options(options),
-          m_schedule(generateSchedule(options.seed, options.actions, options.steps))
+          m_schedule(generateSchedule(options.seed, options.actions, options.steps)),
+          m_apiRandom(options.seed ^ 0x5eedA91u)
     {
     }
     ~ChaosRun() { shutdown(); }
@@ -116,6 +124,16 @@ private:
     void stopExecutors();
     void shutdown();
     bool approve(int first, int count);
+    bool runningProcess(int index) const;
+    bool createUsers();
+    QUrl apiUrl(const QString &path); // a running countersignd, chosen by m_apiRandom
+    HttpReply apiPost(const QString &path, const QJsonObject &body, const QByteArray &key, const QByteArray &token,
+                      const QByteArray &ifMatch = {});
+    QJsonObject proposalBody(int index) const;
+    void approveViaApi(int index);
+    void checkNoUnexpectedExit();
+    void proposeAgain(int index, const char *when);
+    void flushDeferredApprovals();
     bool clockJump(qint64 advanceMs);
     int countState(ActionState state);
     bool settle();
@@ -142,6 +160,14 @@ private:
     QStringList m_actionIds; // index = planned action; empty until approved
     std::unique_ptr<LedgerStore> m_ledger;
     QString m_selfTestAction;
+    // --via-api: its own generator, so the schedule (and the other mode) draws exactly as before.
+    QRandomGenerator m_apiRandom;
+    QString m_executionConfigFile;
+    QByteArray m_agentToken, m_approverToken;
+    QUrl m_serverUrl[2];
+    QList<int> m_deferred;     // planned actions whose approve step found no countersignd up
+    QList<int> m_resendLater;  // planned actions whose proposal is resent once more before the settle
+    bool m_exitReported[2] = {false, false};
 };
 
 QUrl ChaosRun::simUrl(const QString &path) const
@@ -243,7 +269,58 @@ bool ChaosRun::setUp()
     }
     for (int i = 0; i < m_schedule.actions.size(); ++i)
         m_actionIds << QString();
+    if (m_options.viaApi) {
+        // The same tuning as executor_child's where countersignd lets us set it. Its provider
+        // adapter keeps its own 30 s deadline (no flag), so request_timeout_ms only sizes the
+        // lease here: 1.5 s covers paysim's longest delay (1.2 s), and the lease is the
+        // validated minimum 2 x 1.5 s + 1 s, after which a restarted process recovers the action.
+        m_executionConfigFile = m_dir.filePath(QStringLiteral("execution.json"));
+        const QJsonObject config{{QStringLiteral("workers"), 2},
+                                 {QStringLiteral("request_timeout_ms"), 1500},
+                                 {QStringLiteral("lease_duration_ms"), 4000},
+                                 {QStringLiteral("idle_poll_ms"), 10},
+                                 {QStringLiteral("recovery_sweep_ms"), 100},
+                                 {QStringLiteral("backoff_base_ms"), 50},
+                                 {QStringLiteral("backoff_max_ms"), 300},
+                                 {QStringLiteral("max_busy_retries"), 3},
+                                 {QStringLiteral("ambiguous_lookups"), 3},
+                                 {QStringLiteral("max_reconcile_tries"), 8}};
+        QFile file(m_executionConfigFile);
+        if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(config).toJson()) < 0)
+            return false;
+        file.close();
+        if (!createUsers())
+            return false;
+    }
     return true;
+}
+
+bool ChaosRun::createUsers()
+{
+    // countersignd user add NAME --role ROLE --db FILE prints the token as its last word.
+    const QList<std::pair<QString, QByteArray *>> users{{QStringLiteral("agent"), &m_agentToken},
+                                                        {QStringLiteral("approver"), &m_approverToken}};
+    for (const auto &[role, token] : users) {
+        QProcess add;
+        add.setProcessChannelMode(QProcess::SeparateChannels);
+        add.start(m_options.countersigndBin, {QStringLiteral("user"), QStringLiteral("add"), role + QStringLiteral("-chaos"),
+                                              QStringLiteral("--role"), role, QStringLiteral("--db"), m_dbPath});
+        const bool finished = add.waitForFinished(20000);
+        const QByteArray said = add.readAllStandardOutput().trimmed();
+        const QList<QByteArray> words = said.simplified().split(' ');
+        *token = words.isEmpty() ? QByteArray() : words.last();
+        if (!finished || add.exitCode() != 0 || !token->startsWith("cst_")) {
+            out(QStringLiteral("countersignd user add %1 failed: %2 %3")
+                    .arg(role, excerpt(said), excerpt(add.readAllStandardError())));
+            return false;
+        }
+    }
+    return true;
+}
+
+bool ChaosRun::runningProcess(int index) const
+{
+    return m_executors[index] && m_executors[index]->state() == QProcess::Running;
 }
 
 bool ChaosRun::startExecutor(int index)
@@ -263,7 +340,34 @@ bool ChaosRun::startExecutor(int index)
             out(QStringLiteral("    [%1] %2").arg(executorName(index), QString::fromUtf8(chunk).trimmed()));
     });
     ++m_generation[index];
+    m_exitReported[index] = false;
     const QString name = executorName(index) + QString::number(m_generation[index]);
+    if (m_options.viaApi) {
+        // countersignd serve: API + executor + reconciler; recovers expired leases on start and
+        // prints its URL as its first line once it listens.
+        process->start(m_options.countersigndBin,
+                       {QStringLiteral("serve"), QStringLiteral("--db"), m_dbPath, QStringLiteral("--listen"),
+                        QStringLiteral("127.0.0.1:0"), QStringLiteral("--provider"), QStringLiteral("paysim"),
+                        QStringLiteral("--provider-url"), m_baseUrl.toString(), QStringLiteral("--provider-key-file"),
+                        m_keyFile, QStringLiteral("--execution-config"), m_executionConfigFile});
+        if (!process->waitForStarted(5000)) {
+            out(QStringLiteral("cannot start %1: %2").arg(m_options.countersigndBin, process->errorString()));
+            return false;
+        }
+        m_executors[index] = std::move(process);
+        QElapsedTimer clock;
+        clock.start();
+        while (!m_executorOutput[index].contains('\n') && clock.elapsed() < 10000 && raw->state() == QProcess::Running)
+            sleepMs(5);
+        const QByteArray &said = m_executorOutput[index];
+        m_serverUrl[index] = QUrl(QString::fromUtf8(said.left(said.indexOf('\n')).trimmed()));
+        if (!said.contains('\n') || !m_serverUrl[index].isValid() || m_serverUrl[index].port() <= 0) {
+            out(QStringLiteral("countersignd %1 did not say its URL: %2").arg(name, excerpt(said)));
+            return false;
+        }
+        ++m_result.starts;
+        return true;
+    }
     process->start(m_options.childBin, {QStringLiteral("--db"), m_dbPath,
                                         QStringLiteral("--provider-url"), m_baseUrl.toString(),
                                         QStringLiteral("--key-file"), m_keyFile,
@@ -315,11 +419,35 @@ void ChaosRun::killExecutor(int index, bool whenBusy)
         ++m_result.killsWithWorkInFlight;
     process->kill(); // SIGKILL: no stop, no rollback
     process->waitForFinished(5000);
+    m_exitReported[index] = true; // ours
     ++m_result.kills;
 }
 
 void ChaosRun::stopExecutors()
 {
+    if (m_options.viaApi) {
+        // SIGTERM drains countersignd: the executor records what is in flight, then exit 0.
+        for (int i = 0; i < 2; ++i) {
+            QProcess *process = m_executors[i].get();
+            if (!runningProcess(i))
+                continue;
+            process->terminate();
+            QElapsedTimer clock;
+            clock.start();
+            while (process->state() != QProcess::NotRunning && clock.elapsed() < 8000)
+                sleepMs(20);
+            if (process->state() != QProcess::NotRunning) {
+                violation(0, QStringLiteral("countersignd %1 did not stop within 8 s of SIGTERM").arg(executorName(i)));
+                process->kill();
+                process->waitForFinished(5000);
+            } else if (process->exitStatus() != QProcess::NormalExit || process->exitCode() != 0) {
+                violation(0, QStringLiteral("countersignd %1 exited with %2 after SIGTERM")
+                                 .arg(executorName(i))
+                                 .arg(process->exitCode()));
+            }
+        }
+        return;
+    }
     QFile stop(m_stopFile);
     if (stop.open(QIODevice::WriteOnly))
         stop.close();
@@ -361,6 +489,17 @@ void ChaosRun::shutdown()
 
 bool ChaosRun::approve(int first, int count)
 {
+    if (m_options.viaApi) {
+        for (int i = first; i < first + count; ++i) {
+            if (!runningProcess(0) && !runningProcess(1)) {
+                m_deferred << i; // no API up: the next start (or the settle) does it
+                ++m_result.deferredApprovals;
+                continue;
+            }
+            approveViaApi(i);
+        }
+        return true;
+    }
     for (int i = first; i < first + count; ++i) {
         const PlannedAction &planned = m_schedule.actions.at(i);
         LedgerStore::ProposalInput input;
@@ -388,6 +527,123 @@ bool ChaosRun::approve(int first, int count)
     return true;
 }
 
+QUrl ChaosRun::apiUrl(const QString &path)
+{
+    int index = runningProcess(0) ? 0 : 1;
+    if (runningProcess(0) && runningProcess(1))
+        index = static_cast<int>(m_apiRandom.bounded(2)); // proposals and approvals land on either process
+    QUrl url = m_serverUrl[index];
+    url.setPath(path);
+    return url;
+}
+
+HttpReply ChaosRun::apiPost(const QString &path, const QJsonObject &body, const QByteArray &key, const QByteArray &token,
+                            const QByteArray &ifMatch)
+{
+    // A client that lost an answer resends the same request with the same key: that is the
+    // contract (docs/API.md). Only "nothing was written" answers are retried: no answer at all,
+    // 409 idempotency_key_in_flight and 5xx (Retry-After is short; 100 ms is enough here).
+    HttpReply reply;
+    for (int attempt = 0; attempt < 20; ++attempt) {
+        if (!runningProcess(0) && !runningProcess(1))
+            break;
+        reply = m_http.send("POST", apiUrl(path), QJsonDocument(body).toJson(QJsonDocument::Compact), "application/json",
+                            key, token, ifMatch);
+        const bool inFlight = reply.status == 409
+            && reply.json.value(QStringLiteral("code")).toString() == u"idempotency_key_in_flight";
+        if (reply.status != 0 && !inFlight && reply.status < 500)
+            break;
+        sleepMs(100);
+    }
+    return reply;
+}
+
+QJsonObject ChaosRun::proposalBody(int i) const
+{
+    const PlannedAction &planned = m_schedule.actions.at(i);
+    QJsonObject target;
+    target.insert(planned.viaPaymentIntent ? QStringLiteral("payment_intent") : QStringLiteral("charge"),
+                  planned.viaPaymentIntent ? m_paymentIntentIds.at(planned.charge) : m_chargeIds.at(planned.charge));
+    return {{QStringLiteral("kind"), QStringLiteral("refund")},
+            {QStringLiteral("target"), target},
+            {QStringLiteral("amount"), planned.amount},
+            {QStringLiteral("currency"), QStringLiteral("usd")},
+            {QStringLiteral("reason"), QStringLiteral("requested_by_customer")},
+            {QStringLiteral("client_reference"), QStringLiteral("chaos-%1").arg(i + 1)},
+            {QStringLiteral("business_reference"), QStringLiteral("order-%1-%2").arg(m_options.seed).arg(i + 1)}};
+}
+
+void ChaosRun::approveViaApi(int i)
+{
+    const QJsonObject proposal = proposalBody(i);
+    const QByteArray proposeKey = QStringLiteral("chaos-%1-propose-%2").arg(m_options.seed).arg(i + 1).toLatin1();
+    const HttpReply proposed = apiPost(QStringLiteral("/api/v1/actions"), proposal, proposeKey, m_agentToken);
+    const QString id = proposed.json.value(QStringLiteral("id")).toString();
+    if (proposed.status != 201 || id.isEmpty()) {
+        violation(0, QStringLiteral("api: proposing #%1 answered %2 %3")
+                         .arg(i + 1)
+                         .arg(proposed.status)
+                         .arg(excerpt(proposed.body + proposed.error.toUtf8())));
+        return;
+    }
+    m_actionIds[i] = id;
+    // Some proposals are resent at once (the agent lost the answer), some again before the settle,
+    // after kills and executions: each must replay the first answer, never create an action.
+    const quint32 roll = m_apiRandom.bounded(100);
+    if (roll < 30)
+        proposeAgain(i, "at once");
+    else if (roll < 50)
+        m_resendLater << i;
+
+    const QJsonObject approval{{QStringLiteral("note"), QStringLiteral("chaos")}};
+    const QByteArray approveKey = QStringLiteral("chaos-%1-approve-%2").arg(m_options.seed).arg(i + 1).toLatin1();
+    const qint64 version = proposed.json.value(QStringLiteral("state_version")).toInteger();
+    const QByteArray ifMatch = '"' + QByteArray::number(version) + '"';
+    const QString path = QStringLiteral("/api/v1/actions/%1/approvals").arg(id);
+    const HttpReply approved = apiPost(path, approval, approveKey, m_approverToken, ifMatch);
+    if (approved.status != 200) {
+        violation(0, QStringLiteral("api: approving #%1 %2 answered %3 %4")
+                         .arg(i + 1)
+                         .arg(id)
+                         .arg(approved.status)
+                         .arg(excerpt(approved.body + approved.error.toUtf8())));
+        return;
+    }
+    if (m_apiRandom.bounded(100) < 20) {
+        // The approver's console lost the answer: the same request, stale If-Match and all.
+        ++m_result.resentApprovals;
+        const HttpReply again = apiPost(path, approval, approveKey, m_approverToken, ifMatch);
+        if (again.status != 200 || !again.replayed
+            || again.json.value(QStringLiteral("approval")) != approved.json.value(QStringLiteral("approval")))
+            violation(0, QStringLiteral("api: resent approval of #%1 %2 was not replayed: %3 replayed=%4 %5")
+                             .arg(i + 1).arg(id).arg(again.status).arg(again.replayed).arg(excerpt(again.body)));
+    }
+}
+
+void ChaosRun::proposeAgain(int i, const char *when)
+{
+    // The same request with the same client key (and the same client_reference).
+    const QJsonObject proposal = proposalBody(i);
+    const QByteArray key = QStringLiteral("chaos-%1-propose-%2").arg(m_options.seed).arg(i + 1).toLatin1();
+    ++m_result.resentProposals;
+    const HttpReply again = apiPost(QStringLiteral("/api/v1/actions"), proposal, key, m_agentToken);
+    const QString id = again.json.value(QStringLiteral("id")).toString();
+    if (again.replayed)
+        ++m_result.replayedProposals;
+    if ((again.status != 201 && again.status != 200) || id != m_actionIds.at(i))
+        violation(5, QStringLiteral("#%1 %2: its proposal resent (%3) with the same Idempotency-Key answered %4 with action %5")
+                         .arg(i + 1).arg(m_actionIds.at(i), QString::fromLatin1(when)).arg(again.status).arg(id));
+    else if (!again.replayed && m_options.verbose)
+        out(QStringLiteral("  note: resent proposal #%1 answered %2 without Idempotent-Replayed").arg(i + 1).arg(again.status));
+}
+
+void ChaosRun::flushDeferredApprovals()
+{
+    const QList<int> deferred = std::exchange(m_deferred, {});
+    for (const int i : deferred)
+        approveViaApi(i);
+}
+
 bool ChaosRun::clockJump(qint64 advanceMs)
 {
     // Our side first: for a moment we believe the window is over while paysim still keeps the
@@ -413,6 +669,21 @@ bool ChaosRun::clockJump(qint64 advanceMs)
     return true;
 }
 
+void ChaosRun::checkNoUnexpectedExit()
+{
+    // A countersignd that the harness did not kill must still be serving.
+    for (int i = 0; i < 2; ++i) {
+        if (m_executors[i] && !runningProcess(i) && !m_exitReported[i]) {
+            m_exitReported[i] = true;
+            violation(0, QStringLiteral("countersignd %1 exited on its own (%2, exit %3): %4")
+                             .arg(executorName(i))
+                             .arg(m_executors[i]->exitStatus() == QProcess::CrashExit ? QStringLiteral("crash") : QStringLiteral("normal"))
+                             .arg(m_executors[i]->exitCode())
+                             .arg(excerpt(m_executorOutput[i])));
+        }
+    }
+}
+
 int ChaosRun::countState(ActionState state)
 {
     const auto counts = m_ledger->countsByState();
@@ -430,6 +701,11 @@ bool ChaosRun::settle()
         || (m_executors[1] && m_executors[1]->state() == QProcess::Running);
     if (!anyRunning && !startExecutor(0))
         return false;
+    if (m_options.viaApi) {
+        flushDeferredApprovals();
+        for (const int i : std::exchange(m_resendLater, {}))
+            proposeAgain(i, "later");
+    }
     QElapsedTimer clock;
     clock.start();
     while (clock.elapsed() < m_options.settleMs) {
@@ -474,6 +750,23 @@ void ChaosRun::sendSelfTestDuplicate()
             .arg(chosen + 1)
             .arg(m_selfTestAction, QString::fromLatin1(key))
             .arg(reply.status));
+    if (m_options.viaApi) {
+        // And what a resent proposal that the API failed to replay would leave: a second action
+        // for the same planned refund (under another client reference). Invariant 5 must see it.
+        const PlannedAction &planned = m_schedule.actions.at(chosen);
+        LedgerStore::ProposalInput input;
+        input.targetId = m_chargeIds.at(planned.charge);
+        input.businessReference = QStringLiteral("order-%1-%2").arg(m_options.seed).arg(chosen + 1);
+        input.amount = planned.amount;
+        input.currency = QStringLiteral("usd");
+        input.reason = QStringLiteral("requested_by_customer");
+        input.clientReference = QStringLiteral("chaos-self-test-%1").arg(chosen + 1);
+        input.provider = QStringLiteral("paysim");
+        const auto twin = m_ledger->propose(input, QStringLiteral("agent-chaos"));
+        out(QStringLiteral("self-test: proposed a second action for #%1 behind the API's back -> %2")
+                .arg(chosen + 1)
+                .arg(twin.ok() ? twin->record.id : twin.error().toString()));
+    }
 }
 
 void ChaosRun::check()
@@ -650,6 +943,29 @@ void ChaosRun::check()
             violation(3, QStringLiteral("a refund was requested under key %1, which no approval minted").arg(k));
     }
 
+    // 5 (--via-api). One action per proposal: resent proposals replayed, created nothing.
+    if (m_options.viaApi) {
+        const auto counts = m_ledger->countsByState();
+        qint64 total = 0;
+        if (counts.ok()) {
+            for (const qint64 n : counts.value())
+                total += n;
+        }
+        QSet<QString> distinct;
+        for (const QString &id : std::as_const(m_actionIds)) {
+            if (!id.isEmpty())
+                distinct.insert(id);
+        }
+        if (!counts.ok() || total != m_schedule.actions.size() || distinct.size() != m_schedule.actions.size())
+            violation(5, QStringLiteral("the ledger holds %1 actions for %2 distinct proposals (%3 ids answered)")
+                             .arg(total).arg(m_schedule.actions.size()).arg(distinct.size()));
+        else
+            out(QStringLiteral("proposals: %1 actions for %1 proposals; %2 proposals resent (%3 answered Idempotent-Replayed), "
+                               "%4 approvals resent, %5 approvals deferred to a start")
+                    .arg(total).arg(m_result.resentProposals).arg(m_result.replayedProposals)
+                    .arg(m_result.resentApprovals).arg(m_result.deferredApprovals));
+    }
+
     // 4. The audit chain verifies, through the real command.
     QProcess verify;
     verify.setProcessChannelMode(QProcess::MergedChannels);
@@ -666,7 +982,12 @@ RunResult ChaosRun::run()
 {
     QElapsedTimer total;
     total.start();
-    out(QStringLiteral("chaos seed=%1 actions=%2 steps=%3").arg(m_options.seed).arg(m_options.actions).arg(m_options.steps));
+    out(QStringLiteral("chaos seed=%1 actions=%2 steps=%3%4")
+            .arg(m_options.seed)
+            .arg(m_options.actions)
+            .arg(m_options.steps)
+            .arg(m_options.viaApi ? QStringLiteral(" via-api (executors A/B are `countersignd serve` processes; clock jumps skipped)")
+                                  : QString()));
     QStringList plan;
     for (int i = 0; i < m_schedule.actions.size(); ++i) {
         const PlannedAction &a = m_schedule.actions.at(i);
@@ -711,11 +1032,19 @@ RunResult ChaosRun::run()
             break;
         case Step::Kind::Start:
             ok = startExecutor(step.executor);
+            if (ok && m_options.viaApi)
+                flushDeferredApprovals();
             break;
         case Step::Kind::Kill:
             killExecutor(step.executor, step.whenBusy);
             break;
         case Step::Kind::ClockJump:
+            if (m_options.viaApi) {
+                // countersignd runs on the system clock: nothing to move. Said, and counted.
+                out(QStringLiteral("  (skipped: clock jump, not possible with --via-api)"));
+                ++m_result.skippedClockJumps;
+                break;
+            }
             ok = clockJump(step.advanceMs);
             break;
         case Step::Kind::Pause:
@@ -725,11 +1054,15 @@ RunResult ChaosRun::run()
             m_result.verdict = RunResult::Verdict::Broken;
             return m_result;
         }
+        if (m_options.viaApi)
+            checkNoUnexpectedExit();
     }
     if (!settle()) {
         m_result.verdict = RunResult::Verdict::Broken;
         return m_result;
     }
+    if (m_options.viaApi)
+        checkNoUnexpectedExit();
     stopExecutors();
     if (m_options.selfTestDuplicate)
         sendSelfTestDuplicate();

@@ -21,6 +21,10 @@ struct RunOptions
     int settleMs = 20000;
     bool verbose = false;
     bool selfTestDuplicate = false; // send one extra refund with a fresh key: the checks must fail
+    // Through the REST API: one or two `countersignd serve` processes (executor + reconciler +
+    // API) instead of executor_child processes; proposals and approvals over HTTP by an agent and
+    // an approver user; clock jumps skipped (countersignd runs on the system clock).
+    bool viaApi = false;
     QString paysimBin;
     QString childBin;
     QString countersigndBin;
@@ -39,6 +43,12 @@ struct RunResult
     int starts = 0;
     int raceSteps = 0;   // steps run while both executors were up
     int clockJumps = 0;
+    // --via-api only.
+    int skippedClockJumps = 0;
+    int resentProposals = 0;   // same Idempotency-Key again: must replay, never a second action
+    int replayedProposals = 0; // of those, answered with Idempotent-Replayed: true
+    int resentApprovals = 0;
+    int deferredApprovals = 0; // an approve step while no countersignd was up: done at the next start
     QMap<QString, int> finalStates;
     int reviewsByRule[5] = {0, 0, 0, 0, 0}; // W, M, S, F, A (see docs/CHAOS.md)
 };
