@@ -175,6 +175,28 @@ ApiResponse ActionService::stale(const ActionRecord &current, qint64 ifMatch, co
         .toResponse(instance);
 }
 
+std::variant<ApiResponse, ActionRecord> ActionService::loadForMutation(const User &user, const QString &id, qint64 ifMatch,
+                                                                       const QString &instance) const
+{
+    const auto loaded = load(user, id, instance);
+    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
+        return *answer;
+    const ActionRecord record = std::get<ActionReader::Summary>(loaded).record;
+    if (record.stateVersion != ifMatch)
+        return stale(record, ifMatch, instance);
+    return record;
+}
+
+ApiResponse ActionService::decided(const ActionRecord &record) const
+{
+    // The approval row the decision wrote (its version is the record's approval_version).
+    std::optional<Approval> approval;
+    if (const auto approvals = m_ledger->approvals(record.id); approvals.ok())
+        approval = approvalVersion(*approvals, record.approvalVersion);
+    return withAction(200, QJsonObject{{QStringLiteral("approval"), approval ? approval->toJson() : QJsonObject()}},
+                      record);
+}
+
 ApiResponse ActionService::refusal(const ActionPolicy::Verdict &verdict, const ActionRecord &record,
                                    const QString &instance) const
 {
@@ -454,12 +476,10 @@ ApiResponse ActionService::approve(const User &user, const QString &id, qint64 i
     const auto request = DecisionParser::approval(body, &errors);
     if (!request)
         return validationFailed(errors, instance);
-    const auto loaded = load(user, id, instance);
+    const auto loaded = loadForMutation(user, id, ifMatch, instance);
     if (const auto *answer = std::get_if<ApiResponse>(&loaded))
         return *answer;
-    const ActionRecord record = std::get<ActionReader::Summary>(loaded).record;
-    if (record.stateVersion != ifMatch)
-        return stale(record, ifMatch, instance);
+    const ActionRecord record = std::get<ActionRecord>(loaded);
     const auto attempts = m_ledger->attempts(id);
     const auto approvals = m_ledger->approvals(id);
     if (!attempts.ok())
@@ -485,15 +505,10 @@ ApiResponse ActionService::approve(const User &user, const QString &id, qint64 i
             return problem(QStringLiteral("fingerprint_mismatch"), approved.error().message(), instance);
         return ledgerFailure(approved.error(), instance);
     }
-    const auto after = m_ledger->approvals(id);
-    std::optional<Approval> approval;
-    if (after.ok())
-        approval = approvalVersion(*after, approved->approvalVersion);
     qCInfo(lcApi) << user.name << "approved" << id << "version" << approved->approvalVersion;
     if (m_config.approved)
         m_config.approved();
-    return withAction(200, QJsonObject{{QStringLiteral("approval"), approval ? approval->toJson() : QJsonObject()}},
-                      *approved);
+    return decided(*approved);
 }
 
 ApiResponse ActionService::reject(const User &user, const QString &id, qint64 ifMatch, const QJsonObject &body,
@@ -503,12 +518,10 @@ ApiResponse ActionService::reject(const User &user, const QString &id, qint64 if
     const auto request = DecisionParser::rejection(body, &errors);
     if (!request)
         return validationFailed(errors, instance);
-    const auto loaded = load(user, id, instance);
+    const auto loaded = loadForMutation(user, id, ifMatch, instance);
     if (const auto *answer = std::get_if<ApiResponse>(&loaded))
         return *answer;
-    const ActionRecord record = std::get<ActionReader::Summary>(loaded).record;
-    if (record.stateVersion != ifMatch)
-        return stale(record, ifMatch, instance);
+    const ActionRecord record = std::get<ActionRecord>(loaded);
     const ActionPolicy::Verdict verdict = ActionPolicy::reject(user, record);
     if (!verdict.allowed)
         return refusal(verdict, record, instance);
@@ -516,13 +529,8 @@ ApiResponse ActionService::reject(const User &user, const QString &id, qint64 if
     if (!rejected.ok()) {
         return mutationFailure(rejected.error(), id, ifMatch, instance);
     }
-    const auto after = m_ledger->approvals(id);
-    std::optional<Approval> approval;
-    if (after.ok())
-        approval = approvalVersion(*after, rejected->approvalVersion);
     qCInfo(lcApi) << user.name << "rejected" << id;
-    return withAction(200, QJsonObject{{QStringLiteral("approval"), approval ? approval->toJson() : QJsonObject()}},
-                      *rejected);
+    return decided(*rejected);
 }
 
 ApiResponse ActionService::reconcile(const User &user, const QString &id, qint64 ifMatch, const QJsonObject &body,
@@ -532,12 +540,10 @@ ApiResponse ActionService::reconcile(const User &user, const QString &id, qint64
     const auto request = DecisionParser::reconciliation(body, &errors);
     if (!request)
         return validationFailed(errors, instance);
-    const auto loaded = load(user, id, instance);
+    const auto loaded = loadForMutation(user, id, ifMatch, instance);
     if (const auto *answer = std::get_if<ApiResponse>(&loaded))
         return *answer;
-    const ActionRecord record = std::get<ActionReader::Summary>(loaded).record;
-    if (record.stateVersion != ifMatch)
-        return stale(record, ifMatch, instance);
+    const ActionRecord record = std::get<ActionRecord>(loaded);
     const ActionPolicy::Verdict verdict = ActionPolicy::reconcile(user, record, {}, {}, false);
     if (!verdict.allowed)
         return refusal(verdict, record, instance);
@@ -566,12 +572,10 @@ ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 
     const auto request = DecisionParser::followUp(body, &errors);
     if (!request)
         return validationFailed(errors, instance);
-    const auto loaded = load(user, id, instance);
+    const auto loaded = loadForMutation(user, id, ifMatch, instance);
     if (const auto *answer = std::get_if<ApiResponse>(&loaded))
         return *answer;
-    const ActionRecord parent = std::get<ActionReader::Summary>(loaded).record;
-    if (parent.stateVersion != ifMatch)
-        return stale(parent, ifMatch, instance);
+    const ActionRecord parent = std::get<ActionRecord>(loaded);
     const auto followUps = m_ledger->followUps(id);
     if (!followUps.ok())
         return ledgerFailure(followUps.error(), instance);
@@ -648,12 +652,10 @@ std::variant<ApiResponse, ActionRecord> ActionService::prepareLookup(const User 
     QList<FieldError> errors;
     if (!DecisionParser::lookup(body, &errors))
         return validationFailed(errors, instance);
-    const auto loaded = load(user, id, instance);
+    const auto loaded = loadForMutation(user, id, ifMatch, instance);
     if (const auto *answer = std::get_if<ApiResponse>(&loaded))
         return *answer;
-    const ActionRecord record = std::get<ActionReader::Summary>(loaded).record;
-    if (record.stateVersion != ifMatch)
-        return stale(record, ifMatch, instance);
+    const ActionRecord record = std::get<ActionRecord>(loaded);
     const ActionPolicy::Verdict verdict = ActionPolicy::lookup(user);
     if (!verdict.allowed)
         return refusal(verdict, record, instance);

@@ -74,6 +74,11 @@ public:
     // Problem answers shared with the HTTP layer.
     ApiResponse ledgerFailure(const LedgerError &error, const QString &instance) const;
     ApiResponse stale(const ActionRecord &current, qint64 ifMatch, const QString &instance) const;
+    // load(), then the If-Match check every mutation of an existing action makes first.
+    std::variant<ApiResponse, ActionRecord> loadForMutation(const User &user, const QString &id, qint64 ifMatch,
+                                                            const QString &instance) const;
+    // 200 with the action and the approval row an approve or reject just wrote.
+    ApiResponse decided(const ActionRecord &record) const;
     // A ledger refusal of a mutation guarded by If-Match: StaleVersion (the action moved after our
     // checks, e.g. another process) answers 412 with the current version; anything else as
     // ledgerFailure.
