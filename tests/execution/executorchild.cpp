@@ -16,32 +16,21 @@
 // or empty: 0), read on every call, so that a harness can move the clock of a running executor
 // forward (the chaos harness's key-window jump, seen by both sides).
 
+#include "childprocess.h"
 #include "executor.h"
 #include "ledgerstore.h"
 #include "stripeclient.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QFile>
 #include <QThread>
 #include <QTimer>
 
-#include <cstdio>
-#include <mutex>
-
 using namespace cs;
+using cs::test::say;
 
 namespace {
-
-std::mutex g_outputMutex;
-
-void say(const QString &line)
-{
-    std::lock_guard lock(g_outputMutex);
-    std::fputs(qPrintable(line + QLatin1Char('\n')), stdout);
-    std::fflush(stdout);
-}
 
 // Thread-safe: every call opens its own QFile.
 Clock fileClock(const QString &path)
@@ -135,17 +124,8 @@ int main(int argc, char *argv[])
     }
     say(QStringLiteral("ready"));
 
-    const QString startFile = parser.value(QStringLiteral("start-file"));
-    if (!startFile.isEmpty()) {
-        QDeadlineTimer deadline(20000);
-        while (!QFile::exists(startFile)) {
-            if (deadline.hasExpired()) {
-                say(QStringLiteral("start signal never came"));
-                return 4;
-            }
-            QThread::usleep(200);
-        }
-    }
+    if (!cs::test::waitForStartFile(parser.value(QStringLiteral("start-file"))))
+        return 4;
 
     Executor executor(ledger, provider, config);
     const QString pauseAt = parser.value(QStringLiteral("pause-at"));

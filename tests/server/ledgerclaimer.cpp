@@ -10,27 +10,15 @@
 //   retry-hold  acquireLease() + beginRetryAttempt() on a CONFIRMATION_UNKNOWN action; prints
 //               "retrying <seq>", then sleeps until killed
 
+#include "childprocess.h"
 #include "ledgerstore.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QDeadlineTimer>
-#include <QFile>
 #include <QThread>
 
-#include <cstdio>
-
 using namespace cs;
-
-namespace {
-
-void say(const QString &line)
-{
-    std::fputs(qPrintable(line + QLatin1Char('\n')), stdout);
-    std::fflush(stdout);
-}
-
-} // namespace
+using cs::test::say;
 
 int main(int argc, char *argv[])
 {
@@ -64,17 +52,8 @@ int main(int argc, char *argv[])
     }
     say(QStringLiteral("ready"));
 
-    const QString startFile = parser.value(QStringLiteral("start-file"));
-    if (!startFile.isEmpty()) {
-        QDeadlineTimer deadline(20000);
-        while (!QFile::exists(startFile)) {
-            if (deadline.hasExpired()) {
-                say(QStringLiteral("start signal never came"));
-                return 4;
-            }
-            QThread::usleep(200);
-        }
-    }
+    if (!cs::test::waitForStartFile(parser.value(QStringLiteral("start-file"))))
+        return 4;
 
     if (mode == u"claim" || mode == u"hold") {
         const auto claimed = store.claim(actionId, executor, lease);
