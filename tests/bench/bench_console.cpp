@@ -19,6 +19,7 @@
 
 #include "actionqueuemodel.h"
 #include "apiclient.h"
+#include "benchstats.h"
 #include "consolesettings.h"
 #include "eventstreamclient.h"
 #include "mainwindow.h"
@@ -47,6 +48,8 @@
 #ifndef COUNTERSIGND_BIN
 #error "COUNTERSIGND_BIN must name the countersignd executable"
 #endif
+
+using cs::bench::median;
 
 namespace {
 
@@ -357,14 +360,6 @@ QJsonObject runConsole(const Ledger &ledger, const QString &self)
     }
     const QList<QByteArray> lines = child.readAllStandardOutput().trimmed().split('\n');
     return QJsonDocument::fromJson(lines.last()).object();
-}
-
-double median(QList<double> values)
-{
-    if (values.isEmpty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    return values.at(values.size() / 2);
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 // refunds, one per action. Prints each round, the medians and the ratio Countersign / bare.
 // Goal: ratio >= 0.5.
 
+#include "benchstats.h"
 #include "executor.h"
 #include "ids.h"
 #include "ledgerstore.h"
@@ -42,6 +43,7 @@
 #include <unistd.h>
 
 using namespace cs;
+using cs::bench::median;
 
 namespace {
 
@@ -268,13 +270,6 @@ double countersign(Admin &admin, const StripeClientConfig &providerConfig, int n
         each = each && perAction.value(id) == 1 && ledger.action(id)->state == ActionState::Completed;
     *ok = completed == n && total == n && each;
     return n / seconds;
-}
-
-double median(QList<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const qsizetype m = values.size() / 2;
-    return values.size() % 2 ? values.at(m) : (values.at(m - 1) + values.at(m)) / 2;
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 // snapshots and the SHA-256 audit chain (raw inserts the audit rows with a constant hash).
 // Goal: ledger >= 0.5 x raw.
 
+#include "benchstats.h"
 #include "ledgerstore.h"
 
 #include <QCommandLineParser>
@@ -25,6 +26,7 @@
 #include <cstdio>
 
 using namespace cs;
+using cs::bench::median;
 using namespace std::chrono_literals;
 
 namespace {
@@ -217,13 +219,6 @@ double rawRun(const QString &path, int n, bool *ok)
     for (int i = 0; i < n && *ok; ++i)
         *ok = raw.action(i);
     return n / (double(timer.nsecsElapsed()) / 1e9);
-}
-
-double median(QList<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const qsizetype m = values.size() / 2;
-    return values.size() % 2 ? values.at(m) : (values.at(m - 1) + values.at(m)) / 2;
 }
 
 } // namespace
