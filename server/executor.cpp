@@ -285,6 +285,13 @@ bool Executor::start(QString *error)
     if (m_running)
         return true;
     QString problem = m_config.validate();
+    if (problem.isEmpty() && m_provider.longestDeadline() > m_config.requestTimeout) {
+        // The lease (>= 2 x request_timeout_ms + 1 s) must outlive every call to the provider.
+        problem = QStringLiteral("the provider adapter may wait %1 ms, longer than request_timeout_ms (%2 ms):"
+                                 " a lease could end while a request is still in flight")
+                      .arg(m_provider.longestDeadline().count())
+                      .arg(m_config.requestTimeout.count());
+    }
     if (problem.isEmpty() && !m_ledger.isOpen())
         problem = QStringLiteral("the ledger is not open");
     if (problem.isEmpty()) {

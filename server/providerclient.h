@@ -1,5 +1,7 @@
 #pragma once
 
+#include <chrono>
+
 #include "actionrecord.h"
 #include "attempt.h"
 #include "fingerprint.h"
@@ -87,6 +89,10 @@ public:
     // Aborts every request in flight, from any thread; they end as Unknown (the request may
     // have reached the provider). The last resort of a graceful stop. Default: does nothing.
     virtual void abortInFlight() {}
+
+    // The longest a call may wait for the provider (0: not known). The executor sizes its leases
+    // from its own request timeout and refuses to start if this is longer.
+    virtual std::chrono::milliseconds longestDeadline() const { return std::chrono::milliseconds(0); }
 };
 
 } // namespace cs

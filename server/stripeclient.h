@@ -6,6 +6,7 @@
 #include <QString>
 #include <QUrl>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -70,6 +71,10 @@ public:
     const StripeClientConfig &config() const { return m_config; }
 
     QString name() const override;
+    std::chrono::milliseconds longestDeadline() const override
+    {
+        return std::max(m_config.requestTimeout, m_config.lookupTimeout);
+    }
     RefundOutcome createRefund(const ProviderRequest &request, const QString &idempotencyKey) override;
     ProviderLookup findRefundForAction(const ActionRecord &action, const QString &askedBy) override;
     ProviderLookup retrieveRefund(const ActionRecord &action, const QString &refundId,

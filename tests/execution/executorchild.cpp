@@ -5,7 +5,7 @@
 //   executor_child --db PATH --provider-url URL --key-file PATH [--workers N] [--timeout-ms N]
 //                  [--lease-ms N] [--name NAME] [--start-file PATH] [--stop-file PATH]
 //                  [--pause-at committed|answered] [--clock-file PATH] [--max-busy-retries N]
-//                  [--ambiguous-lookups N] [--backoff-max-ms N] [--lookup-timeout-ms N]
+//                  [--ambiguous-lookups N] [--backoff-max-ms N]
 //
 // Prints "ready" once the ledger is open, waits for --start-file (if given), starts the executor
 // and prints "started". With --pause-at, the first worker to reach that point prints
@@ -63,8 +63,6 @@ int main(int argc, char *argv[])
         {QStringLiteral("key-file"), QStringLiteral("Secret key file."), QStringLiteral("path")},
         {QStringLiteral("workers"), QStringLiteral("Worker threads."), QStringLiteral("n"), QStringLiteral("2")},
         {QStringLiteral("timeout-ms"), QStringLiteral("Request timeout."), QStringLiteral("ms"), QStringLiteral("400")},
-        {QStringLiteral("lookup-timeout-ms"), QStringLiteral("Deadline of a look-up GET (default: --timeout-ms)."),
-         QStringLiteral("ms")},
         {QStringLiteral("lease-ms"), QStringLiteral("Lease duration."), QStringLiteral("ms"), QStringLiteral("2000")},
         {QStringLiteral("name"), QStringLiteral("Instance name."), QStringLiteral("name"), QStringLiteral("child")},
         {QStringLiteral("start-file"), QStringLiteral("Wait for this file before starting."), QStringLiteral("path")},
@@ -88,9 +86,7 @@ int main(int argc, char *argv[])
     providerConfig.secretKey = *key;
     providerConfig.name = QStringLiteral("paysim");
     providerConfig.requestTimeout = std::chrono::milliseconds(parser.value(QStringLiteral("timeout-ms")).toInt());
-    providerConfig.lookupTimeout = parser.isSet(QStringLiteral("lookup-timeout-ms"))
-        ? std::chrono::milliseconds(parser.value(QStringLiteral("lookup-timeout-ms")).toInt())
-        : providerConfig.requestTimeout;
+    providerConfig.lookupTimeout = providerConfig.requestTimeout;
     if (const QString problem = providerConfig.validate(); !problem.isEmpty()) {
         say(QStringLiteral("config error ") + problem);
         return 2;

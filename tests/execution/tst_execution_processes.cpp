@@ -154,12 +154,12 @@ void TestExecutionProcesses::twoProcessesRaceForTheSameActions()
     for (int i = 0; i < 4; ++i)
         ids << approvedRefund(*m_ledger, charge, 1000 + i, QStringLiteral("race-%1").arg(i)).id;
     const QString startFile = m_dir->filePath(QStringLiteral("go"));
-    // Every POST's answer is dropped (400 ms deadline); the reconciler's look-up must then find the
-    // refund. A look-up slower than its deadline would (rightly) lead to a same-key resend and a
-    // second attempt row, so on a loaded machine the look-ups get time enough (5 s), and the lease
-    // covers a look-up as it covers a request (>= 2 x 5 s + 1 s; nothing is killed here).
-    const QStringList lookupTime = {QStringLiteral("--lookup-timeout-ms"), QStringLiteral("5000"),
-                                    QStringLiteral("--lease-ms"), QStringLiteral("11000")};
+    // Every POST's answer is dropped; the reconciler's look-up must then find the refund. A look-up
+    // slower than its deadline would (rightly) lead to a same-key resend and a second attempt row,
+    // so on a loaded machine the calls get 2 s (the default 400 ms, as a POST's, was tight), and
+    // the lease covers them (>= 2 x 2 s + 1 s; nothing is killed here).
+    const QStringList lookupTime = {QStringLiteral("--timeout-ms"), QStringLiteral("2000"),
+                                    QStringLiteral("--lease-ms"), QStringLiteral("5000")};
     QProcess *a = startChild(QStringLiteral("alpha"), QStringList{QStringLiteral("--start-file"), startFile} + lookupTime);
     QProcess *b = startChild(QStringLiteral("beta"), QStringList{QStringLiteral("--start-file"), startFile} + lookupTime);
     QVERIFY(waitForLine(a, "ready"));

@@ -58,6 +58,7 @@ private slots:
     void startupRecoveryRunsBeforeWorkers();
     void gracefulStopLetsInFlightFinish();
     void stopOutOfGraceLeavesItHonestlyUnknown();
+    void refusesAProviderThatWaitsLongerThanItsLease();
     void observerSeesEveryStateChange();
     void stormOfFaultsNeverDuplicates();
 
@@ -414,6 +415,24 @@ void TestExecutor::gracefulStopLetsInFlightFinish()
     QCOMPARE(m_sim->refundsFor(action.id).size(), 1);
 }
 
+// The lease is sized from request_timeout_ms; an adapter allowed to wait longer (here 3 s for
+// 400 ms) could still be waiting when the lease ends and another executor takes the action over.
+void TestExecutor::refusesAProviderThatWaitsLongerThanItsLease()
+{
+    m_client = std::make_unique<StripeClient>(providerConfig(m_sim->url(), 3000));
+    QCOMPARE(m_client->longestDeadline(), 3000ms);
+    auto executor = makeExecutor(fastConfig(1));
+    QString error;
+    QVERIFY(!executor->start(&error));
+    QVERIFY2(error.contains(QStringLiteral("3000 ms, longer than request_timeout_ms (400 ms)")), qPrintable(error));
+    ExecutionConfig matching = fastConfig(1);
+    matching.requestTimeout = 3000ms;
+    matching.leaseDuration = 7000ms;
+    auto fitting = makeExecutor(matching);
+    QVERIFY(fitting->start());
+    fitting->stop();
+}
+
 void TestExecutor::stopOutOfGraceLeavesItHonestlyUnknown()
 {
     m_client = std::make_unique<StripeClient>(providerConfig(m_sim->url(), 5000));
@@ -441,7 +460,10 @@ void TestExecutor::stopOutOfGraceLeavesItHonestlyUnknown()
 
     // paysim commits once its delay ends; a new executor reconciles it without a second refund.
     QTRY_COMPARE_WITH_TIMEOUT(m_sim->refundsFor(action.id).size(), 1, 5000);
-    auto again = makeExecutor(fastConfig(1));
+    ExecutionConfig againConfig = fastConfig(1); // the same client: its 5 s deadline
+    againConfig.requestTimeout = 5000ms;
+    againConfig.leaseDuration = 12000ms;
+    auto again = makeExecutor(againConfig);
     QVERIFY(again->start());
     QVERIFY(waitSettled(action.id));
     again->stop();
