@@ -1,4 +1,5 @@
 #include "actionqueuemodel.h"
+#include "columntitles.h"
 #include "displayformat.h"
 
 namespace cs {
@@ -396,28 +397,10 @@ QVariant ActionQueueModel::headerData(int section, Qt::Orientation orientation, 
     }
     if (role != Qt::DisplayRole)
         return QVariant();
-    switch (section) {
-    case StateColumn:
-        return tr("State");
-    case AmountColumn:
-        return tr("Amount");
-    case TargetColumn:
-        return tr("Charge");
-    case OrderColumn:
-        return tr("Order");
-    case AgentColumn:
-        return tr("Agent");
-    case AgeColumn:
-        return tr("Age");
-    case AttemptsColumn:
-        return tr("Attempts");
-    case LastEventColumn:
-        return tr("Last event");
-    case IdColumn:
-        return tr("Action");
-    default:
-        return QVariant();
-    }
+    return columnTitle({
+        tr("State"), tr("Amount"), tr("Charge"), tr("Order"), tr("Agent"), tr("Age"), tr("Attempts"),
+        tr("Last event"), tr("Action")
+    }, section);
 }
 
 QHash<int, QByteArray> ActionQueueModel::roleNames() const

@@ -3,9 +3,14 @@
 
 namespace cs {
 
-int ApprovalTableModel::columnCount(const QModelIndex &parent) const
+ApprovalTableModel::ApprovalTableModel(QObject *parent)
+    : RecordTableModel(parent)
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    setColumnTitles({
+        tr("Version"), tr("Time"), tr("Decided by"), tr("Decision"), tr("Note or reason"),
+        tr("Key minted"), tr("Signed fingerprint")
+    });
+    Q_ASSERT(columnCount() == ColumnCount);
 }
 
 QVariant ApprovalTableModel::data(const QModelIndex &index, int role) const
@@ -44,30 +49,6 @@ QVariant ApprovalTableModel::data(const QModelIndex &index, int role) const
         return a.idempotencyKey;
     case FingerprintColumn:
         return display::shortHash(a.approvedFingerprint);
-    default:
-        return QVariant();
-    }
-}
-
-QVariant ApprovalTableModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QVariant();
-    switch (section) {
-    case VersionColumn:
-        return tr("Version");
-    case DecidedAtColumn:
-        return tr("Time");
-    case DecidedByColumn:
-        return tr("Decided by");
-    case DecisionColumn:
-        return tr("Decision");
-    case NoteColumn:
-        return tr("Note or reason");
-    case KeyColumn:
-        return tr("Key minted");
-    case FingerprintColumn:
-        return tr("Signed fingerprint");
     default:
         return QVariant();
     }

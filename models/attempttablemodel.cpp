@@ -3,6 +3,16 @@
 
 namespace cs {
 
+AttemptTableModel::AttemptTableModel(QObject *parent)
+    : RecordTableModel(parent)
+{
+    setColumnTitles({
+        tr("#"), tr("Time"), tr("Idempotency key"), tr("Fingerprint"), tr("Outcome"), tr("HTTP"),
+        tr("Latency"), tr("Replayed"), tr("Provider object"), tr("Error")
+    });
+    Q_ASSERT(columnCount() == ColumnCount);
+}
+
 QString AttemptTableModel::outcomeName(Attempt::Outcome outcome)
 {
     switch (outcome) {
@@ -22,11 +32,6 @@ QString AttemptTableModel::outcomeName(Attempt::Outcome outcome)
         return tr("idempotency mismatch");
     }
     return QString();
-}
-
-int AttemptTableModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QVariant AttemptTableModel::data(const QModelIndex &index, int role) const
@@ -87,36 +92,6 @@ QVariant AttemptTableModel::data(const QModelIndex &index, int role) const
         return a.providerObjectId;
     case ErrorColumn:
         return a.errorCode.isEmpty() ? a.errorExcerpt.left(80) : a.errorCode;
-    default:
-        return QVariant();
-    }
-}
-
-QVariant AttemptTableModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QVariant();
-    switch (section) {
-    case SeqColumn:
-        return tr("#");
-    case StartedColumn:
-        return tr("Time");
-    case KeyColumn:
-        return tr("Idempotency key");
-    case FingerprintColumn:
-        return tr("Fingerprint");
-    case OutcomeColumn:
-        return tr("Outcome");
-    case HttpStatusColumn:
-        return tr("HTTP");
-    case LatencyColumn:
-        return tr("Latency");
-    case ReplayedColumn:
-        return tr("Replayed");
-    case ProviderObjectColumn:
-        return tr("Provider object");
-    case ErrorColumn:
-        return tr("Error");
     default:
         return QVariant();
     }

@@ -31,13 +31,11 @@ public:
     Q_ENUM(Column)
     enum Role { AttemptRole = Qt::UserRole + 1, OutcomeRole };
 
-    using RecordTableModel::RecordTableModel;
+    explicit AttemptTableModel(QObject *parent = nullptr);
 
     static QString outcomeName(Attempt::Outcome outcome);
 
-    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 };
 
 } // namespace cs

@@ -8,6 +8,15 @@
 
 namespace cs {
 
+AuditTableModel::AuditTableModel(QObject *parent)
+    : RecordTableModel(parent)
+{
+    setColumnTitles({
+        tr("Seq"), tr("Time"), tr("Actor"), tr("Event"), tr("Reason"), tr("Change")
+    });
+    Q_ASSERT(columnCount() == ColumnCount);
+}
+
 namespace {
 QString valueText(const QJsonValue &value)
 {
@@ -47,11 +56,6 @@ QString AuditTableModel::describeChange(const AuditEvent &event)
     return parts.join(QStringLiteral(", "));
 }
 
-int AuditTableModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
 QVariant AuditTableModel::data(const QModelIndex &index, int role) const
 {
     if (!isValidIndex(index))
@@ -86,28 +90,6 @@ QVariant AuditTableModel::data(const QModelIndex &index, int role) const
         return e.reason;
     case ChangeColumn:
         return describeChange(e);
-    default:
-        return QVariant();
-    }
-}
-
-QVariant AuditTableModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QVariant();
-    switch (section) {
-    case SeqColumn:
-        return tr("Seq");
-    case AtColumn:
-        return tr("Time");
-    case ActorColumn:
-        return tr("Actor");
-    case EventColumn:
-        return tr("Event");
-    case ReasonColumn:
-        return tr("Reason");
-    case ChangeColumn:
-        return tr("Change");
     default:
         return QVariant();
     }

@@ -19,14 +19,12 @@ public:
     Q_ENUM(Column)
     enum Role { AuditRole = Qt::UserRole + 1 };
 
-    using RecordTableModel::RecordTableModel;
+    explicit AuditTableModel(QObject *parent = nullptr);
 
     // "state: PENDING → EXECUTING, state_version: 2 → 3" from before/after.
     static QString describeChange(const AuditEvent &event);
 
-    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 };
 
 } // namespace cs

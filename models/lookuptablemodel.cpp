@@ -3,6 +3,16 @@
 
 namespace cs {
 
+LookupTableModel::LookupTableModel(QObject *parent)
+    : RecordTableModel(parent)
+{
+    setColumnTitles({
+        tr("#"), tr("Time"), tr("Method"), tr("Asked by"), tr("Result"), tr("Provider object"),
+        tr("Status"), tr("Amount"), tr("HTTP")
+    });
+    Q_ASSERT(columnCount() == ColumnCount);
+}
+
 QString LookupTableModel::methodName(ProviderLookup::Method method)
 {
     switch (method) {
@@ -31,11 +41,6 @@ QString LookupTableModel::describe(const ProviderLookup &l)
             + display::money(l.amount, l.currency);
     }
     return text + QStringLiteral(" (%1, %2, %3)").arg(methodName(l.method), l.askedBy, display::time(l.at));
-}
-
-int LookupTableModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QVariant LookupTableModel::data(const QModelIndex &index, int role) const
@@ -82,34 +87,6 @@ QVariant LookupTableModel::data(const QModelIndex &index, int role) const
         default:
             return QVariant();
         }
-    default:
-        return QVariant();
-    }
-}
-
-QVariant LookupTableModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QVariant();
-    switch (section) {
-    case SeqColumn:
-        return tr("#");
-    case AtColumn:
-        return tr("Time");
-    case MethodColumn:
-        return tr("Method");
-    case AskedByColumn:
-        return tr("Asked by");
-    case ResultColumn:
-        return tr("Result");
-    case ProviderObjectColumn:
-        return tr("Provider object");
-    case StatusColumn:
-        return tr("Status");
-    case AmountColumn:
-        return tr("Amount");
-    case HttpStatusColumn:
-        return tr("HTTP");
     default:
         return QVariant();
     }

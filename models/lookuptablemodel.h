@@ -31,16 +31,14 @@ public:
     Q_ENUM(Column)
     enum Role { LookupRole = Qt::UserRole + 1, ResultRole, SeqRole };
 
-    using RecordTableModel::RecordTableModel;
+    explicit LookupTableModel(QObject *parent = nullptr);
 
     static QString methodName(ProviderLookup::Method method);
     static QString resultName(ProviderLookup::Result result);
     // One line a human can read: "#2 FOUND re_… succeeded 40.00 USD (list by metadata, ana)".
     static QString describe(const ProviderLookup &lookup);
 
-    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 };
 
 } // namespace cs

@@ -1,4 +1,5 @@
 #include "payloaddiffmodel.h"
+#include "columntitles.h"
 #include "displayformat.h"
 
 #include <QJsonArray>
@@ -140,16 +141,9 @@ QVariant PayloadDiffModel::headerData(int section, Qt::Orientation orientation, 
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QVariant();
-    switch (section) {
-    case FieldColumn:
-        return tr("Field");
-    case StoredColumn:
-        return tr("Stored (what was proposed first)");
-    case ConflictingColumn:
-        return tr("Conflicting resubmission");
-    default:
-        return QVariant();
-    }
+    return columnTitle({
+        tr("Field"), tr("Stored (what was proposed first)"), tr("Conflicting resubmission")
+    }, section);
 }
 
 } // namespace cs

@@ -3,9 +3,13 @@
 
 namespace cs {
 
-int ReconciliationTableModel::columnCount(const QModelIndex &parent) const
+ReconciliationTableModel::ReconciliationTableModel(QObject *parent)
+    : RecordTableModel(parent)
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    setColumnTitles({
+        tr("#"), tr("Time"), tr("Decided by"), tr("Outcome"), tr("Evidence"), tr("Note")
+    });
+    Q_ASSERT(columnCount() == ColumnCount);
 }
 
 QVariant ReconciliationTableModel::data(const QModelIndex &index, int role) const
@@ -32,28 +36,6 @@ QVariant ReconciliationTableModel::data(const QModelIndex &index, int role) cons
         return tr("lookup #%1").arg(r.evidenceLookupSeq);
     case NoteColumn:
         return r.note;
-    default:
-        return QVariant();
-    }
-}
-
-QVariant ReconciliationTableModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QVariant();
-    switch (section) {
-    case SeqColumn:
-        return tr("#");
-    case DecidedAtColumn:
-        return tr("Time");
-    case DecidedByColumn:
-        return tr("Decided by");
-    case OutcomeColumn:
-        return tr("Outcome");
-    case EvidenceColumn:
-        return tr("Evidence");
-    case NoteColumn:
-        return tr("Note");
     default:
         return QVariant();
     }

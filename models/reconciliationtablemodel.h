@@ -20,11 +20,9 @@ public:
     Q_ENUM(Column)
     enum Role { ReconciliationRole = Qt::UserRole + 1 };
 
-    using RecordTableModel::RecordTableModel;
+    explicit ReconciliationTableModel(QObject *parent = nullptr);
 
-    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 };
 
 } // namespace cs

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "columntitles.h"
+
 #include <QAbstractTableModel>
 #include <QList>
 
@@ -8,7 +10,8 @@ namespace cs {
 // Base of the detail pane's table models: a list of one append-mostly record type (attempts,
 // lookups, approvals, ...), one row per record. setRecords() announces only what differs, so a
 // live refresh that appended an attempt inserts one row instead of resetting the view (the
-// selection and scroll position survive). Subclasses define the columns and data().
+// selection and scroll position survive). Subclasses name their columns once, in their constructor
+// (setColumnTitles, in the order of their Column enum), and define data().
 template <typename Record>
 class RecordTableModel : public QAbstractTableModel
 {
@@ -55,7 +58,22 @@ public:
         return parent.isValid() ? 0 : int(m_records.size());
     }
 
+    int columnCount(const QModelIndex &parent = QModelIndex()) const override
+    {
+        return parent.isValid() ? 0 : int(m_columnTitles.size());
+    }
+
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override
+    {
+        if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+            return QVariant();
+        return columnTitle(m_columnTitles, section);
+    }
+
 protected:
+    // Once, in the subclass's constructor, before any view asks.
+    void setColumnTitles(const QList<QString> &titles) { m_columnTitles = titles; }
+
     bool isValidIndex(const QModelIndex &index) const
     {
         return checkIndex(index, QAbstractItemModel::CheckIndexOption::IndexIsValid
@@ -63,6 +81,9 @@ protected:
     }
 
     QList<Record> m_records;
+
+private:
+    QList<QString> m_columnTitles;
 };
 
 } // namespace cs

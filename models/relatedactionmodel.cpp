@@ -3,6 +3,15 @@
 
 namespace cs {
 
+RelatedActionModel::RelatedActionModel(QObject *parent)
+    : RecordTableModel(parent)
+{
+    setColumnTitles({
+        tr("Relation"), tr("Action"), tr("State"), tr("Amount"), tr("Proposed")
+    });
+    Q_ASSERT(columnCount() == ColumnCount);
+}
+
 void RelatedActionModel::setDetail(const ActionDetail &detail)
 {
     QList<RelatedAction> rows;
@@ -11,11 +20,6 @@ void RelatedActionModel::setDetail(const ActionDetail &detail)
     for (const ActionSummary &followUp : detail.followUps)
         rows.append({ RelatedAction::Relation::FollowUp, followUp });
     setRecords(rows);
-}
-
-int RelatedActionModel::columnCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QVariant RelatedActionModel::data(const QModelIndex &index, int role) const
@@ -49,26 +53,6 @@ QVariant RelatedActionModel::data(const QModelIndex &index, int role) const
         default:
             return QVariant();
         }
-    default:
-        return QVariant();
-    }
-}
-
-QVariant RelatedActionModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QVariant();
-    switch (section) {
-    case RelationColumn:
-        return tr("Relation");
-    case IdColumn:
-        return tr("Action");
-    case StateColumn:
-        return tr("State");
-    case AmountColumn:
-        return tr("Amount");
-    case CreatedColumn:
-        return tr("Proposed");
     default:
         return QVariant();
     }

@@ -25,13 +25,11 @@ public:
     Q_ENUM(Column)
     enum Role { ActionRole = Qt::UserRole + 1, ActionIdRole, StateRole };
 
-    using RecordTableModel::RecordTableModel;
+    explicit RelatedActionModel(QObject *parent = nullptr);
 
     void setDetail(const ActionDetail &detail);
 
-    int columnCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 };
 
 } // namespace cs

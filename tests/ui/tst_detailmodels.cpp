@@ -3,6 +3,7 @@
 // remainder.
 
 #include "actiondetail.h"
+#include "actionqueuemodel.h"
 #include "approvaltablemodel.h"
 #include "attempttablemodel.h"
 #include "audittablemodel.h"
@@ -11,6 +12,8 @@
 #include "payloaddiffmodel.h"
 #include "reconciliationtablemodel.h"
 #include "relatedactionmodel.h"
+
+#include "fakepagesource.h"
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
@@ -285,6 +288,48 @@ private slots:
         plan = FollowUpPlan::compute(d);
         QVERIFY(!plan.possible);
         QVERIFY(plan.blockedReason.contains(earlier.record.id));
+    }
+    // Every column of every table model has its title, in the order of the model's Column enum,
+    // and a section past the last column has none.
+    void columnTitles_data()
+    {
+        QTest::addColumn<QSharedPointer<QAbstractItemModel>>("model");
+        QTest::addColumn<QStringList>("titles");
+        auto row = [](const char *name, QAbstractItemModel *model, const QStringList &titles) {
+            QTest::newRow(name) << QSharedPointer<QAbstractItemModel>(model) << titles;
+        };
+        auto *source = new FakePageSource;
+        auto *queue = new ActionQueueModel(source);
+        source->setParent(queue);
+        row("queue", queue, { u"State"_qs, u"Amount"_qs, u"Charge"_qs, u"Order"_qs,
+            u"Agent"_qs, u"Age"_qs, u"Attempts"_qs, u"Last event"_qs, u"Action"_qs });
+        row("attempts", new AttemptTableModel, { u"#"_qs, u"Time"_qs, u"Idempotency key"_qs,
+            u"Fingerprint"_qs, u"Outcome"_qs, u"HTTP"_qs, u"Latency"_qs, u"Replayed"_qs,
+            u"Provider object"_qs, u"Error"_qs });
+        row("lookups", new LookupTableModel, { u"#"_qs, u"Time"_qs, u"Method"_qs, u"Asked by"_qs,
+            u"Result"_qs, u"Provider object"_qs, u"Status"_qs, u"Amount"_qs, u"HTTP"_qs });
+        row("approvals", new ApprovalTableModel, { u"Version"_qs, u"Time"_qs, u"Decided by"_qs,
+            u"Decision"_qs, u"Note or reason"_qs, u"Key minted"_qs, u"Signed fingerprint"_qs });
+        row("reconciliations", new ReconciliationTableModel, { u"#"_qs, u"Time"_qs, u"Decided by"_qs,
+            u"Outcome"_qs, u"Evidence"_qs, u"Note"_qs });
+        row("audit", new AuditTableModel, { u"Seq"_qs, u"Time"_qs, u"Actor"_qs, u"Event"_qs,
+            u"Reason"_qs, u"Change"_qs });
+        row("related", new RelatedActionModel, { u"Relation"_qs, u"Action"_qs, u"State"_qs,
+            u"Amount"_qs, u"Proposed"_qs });
+        row("payload diff", new PayloadDiffModel, { u"Field"_qs, u"Stored (what was proposed first)"_qs,
+            u"Conflicting resubmission"_qs });
+    }
+
+    void columnTitles()
+    {
+        QFETCH(QSharedPointer<QAbstractItemModel>, model);
+        QFETCH(QStringList, titles);
+        QCOMPARE(model->columnCount(), titles.size());
+        for (int section = 0; section < titles.size(); ++section)
+            QCOMPARE(model->headerData(section, Qt::Horizontal).toString(), titles.at(section));
+        QVERIFY(!model->headerData(int(titles.size()), Qt::Horizontal).isValid());
+        QVERIFY(!model->headerData(-1, Qt::Horizontal).isValid());
+        QVERIFY(!model->headerData(0, Qt::Horizontal, Qt::EditRole).isValid());
     }
 };
 
