@@ -150,6 +150,17 @@ HttpResponse StripeApi::errorResponse(const ApiError &error)
     return HttpResponse::json(error.status, error.toJson());
 }
 
+// One page of a list endpoint, newest first; its paging parameters were checked before dispatch.
+HttpResponse StripeApi::listPage(const Call &call, const QList<QJsonObject> &items, const QString &url,
+                                 const QString &objectName)
+{
+    const auto query = std::get<ListPagination::Query>(ListPagination::parse(call.params));
+    const auto page = ListPagination::page(items, query, url, objectName);
+    if (const auto *e = std::get_if<ApiError>(&page))
+        return errorResponse(*e);
+    return HttpResponse::json(200, std::get<QJsonObject>(page));
+}
+
 void StripeApi::handle(const std::shared_ptr<HttpExchange> &exchange)
 {
     auto call = std::make_shared<Call>();
@@ -665,11 +676,7 @@ HttpResponse StripeApi::listRefunds(const Call &call)
             continue;
         items.append(it->toApiJson());
     }
-    const auto query = std::get<ListPagination::Query>(ListPagination::parse(call.params));
-    const auto page = ListPagination::page(items, query, QStringLiteral("/v1/refunds"), QStringLiteral("refund"));
-    if (const auto *e = std::get_if<ApiError>(&page))
-        return errorResponse(*e);
-    return HttpResponse::json(200, std::get<QJsonObject>(page));
+    return listPage(call, items, QStringLiteral("/v1/refunds"), QStringLiteral("refund"));
 }
 
 HttpResponse StripeApi::listCharges(const Call &call)
@@ -682,11 +689,7 @@ HttpResponse StripeApi::listCharges(const Call &call)
             continue;
         items.append(it->toApiJson());
     }
-    const auto query = std::get<ListPagination::Query>(ListPagination::parse(call.params));
-    const auto page = ListPagination::page(items, query, QStringLiteral("/v1/charges"), QStringLiteral("charge"));
-    if (const auto *e = std::get_if<ApiError>(&page))
-        return errorResponse(*e);
-    return HttpResponse::json(200, std::get<QJsonObject>(page));
+    return listPage(call, items, QStringLiteral("/v1/charges"), QStringLiteral("charge"));
 }
 
 HttpResponse StripeApi::listEvents(const Call &call)
@@ -712,11 +715,7 @@ HttpResponse StripeApi::listEvents(const Call &call)
         if (m_store.isVisible(*it, now) && typeMatches(it->type))
             items.append(it->toApiJson());
     }
-    const auto query = std::get<ListPagination::Query>(ListPagination::parse(call.params));
-    const auto page = ListPagination::page(items, query, QStringLiteral("/v1/events"), QStringLiteral("event"));
-    if (const auto *e = std::get_if<ApiError>(&page))
-        return errorResponse(*e);
-    return HttpResponse::json(200, std::get<QJsonObject>(page));
+    return listPage(call, items, QStringLiteral("/v1/events"), QStringLiteral("event"));
 }
 
 } // namespace cs::paysim

@@ -93,6 +93,8 @@ private:
     HttpResponse listEvents(const Call &call);
 
     static HttpResponse errorResponse(const ApiError &error);
+    static HttpResponse listPage(const Call &call, const QList<QJsonObject> &items, const QString &url,
+                                 const QString &objectName);
 
     SimClock &m_clock;
     IdMinter &m_ids;
