@@ -157,15 +157,21 @@ bool SimDatabase::Transaction::commit()
     return true;
 }
 
-void SimDatabase::saveJson(const QString &table, const QString &id, qint64 seq, const QJsonObject &json)
+// One prepared statement with bound values; a failure is logged (paysim keeps serving from memory).
+void SimDatabase::write(const QString &what, const QString &sql, const QVariantList &values)
 {
     QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(QStringLiteral("INSERT OR REPLACE INTO %1 (id, seq, json) VALUES (?, ?, ?)").arg(table));
-    q.addBindValue(id);
-    q.addBindValue(seq);
-    q.addBindValue(QString::fromUtf8(QJsonDocument(json).toJson(QJsonDocument::Compact)));
+    q.prepare(sql);
+    for (const QVariant &value : values)
+        q.addBindValue(value);
     if (!q.exec())
-        qCWarning(lcPaysim) << "saving to" << table << "failed:" << q.lastError().text();
+        qCWarning(lcPaysim).noquote() << what << "failed:" << q.lastError().text();
+}
+
+void SimDatabase::saveJson(const QString &table, const QString &id, qint64 seq, const QJsonObject &json)
+{
+    write(QStringLiteral("saving to ") + table, QStringLiteral("INSERT OR REPLACE INTO %1 (id, seq, json) VALUES (?, ?, ?)").arg(table),
+          { id, seq, QString::fromUtf8(QJsonDocument(json).toJson(QJsonDocument::Compact)) });
 }
 
 QList<QJsonObject> SimDatabase::loadJson(const QString &table) const
@@ -198,40 +204,22 @@ void SimDatabase::saveEvent(const StripeEvent &event)
 
 void SimDatabase::saveIdempotency(const IdempotencyRecord &r)
 {
-    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(QStringLiteral("INSERT OR REPLACE INTO idempotency (api_key, idem_key, method, path, params, status, body, "
-                             "request_id, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-    q.addBindValue(r.apiKey);
-    q.addBindValue(r.key);
-    q.addBindValue(r.method);
-    q.addBindValue(r.path);
-    q.addBindValue(QString::fromUtf8(QJsonDocument(r.params).toJson(QJsonDocument::Compact)));
-    q.addBindValue(r.status);
-    q.addBindValue(r.body);
-    q.addBindValue(r.requestId);
-    q.addBindValue(r.createdMs);
-    if (!q.exec())
-        qCWarning(lcPaysim) << "saving idempotency record failed:" << q.lastError().text();
+    write(QStringLiteral("saving an idempotency record"),
+          QStringLiteral("INSERT OR REPLACE INTO idempotency (api_key, idem_key, method, path, params, status, body, "
+                         "request_id, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+          { r.apiKey, r.key, r.method, r.path, QString::fromUtf8(QJsonDocument(r.params).toJson(QJsonDocument::Compact)),
+            r.status, r.body, r.requestId, r.createdMs });
 }
 
 void SimDatabase::deleteIdempotency(const QString &apiKey, const QString &key)
 {
-    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(QStringLiteral("DELETE FROM idempotency WHERE api_key = ? AND idem_key = ?"));
-    q.addBindValue(apiKey);
-    q.addBindValue(key);
-    if (!q.exec())
-        qCWarning(lcPaysim) << "deleting idempotency record failed:" << q.lastError().text();
+    write(QStringLiteral("deleting an idempotency record"), QStringLiteral("DELETE FROM idempotency WHERE api_key = ? AND idem_key = ?"),
+          { apiKey, key });
 }
 
 void SimDatabase::setMeta(const QString &key, const QString &value)
 {
-    QSqlQuery q(QSqlDatabase::database(m_connectionName, false));
-    q.prepare(QStringLiteral("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"));
-    q.addBindValue(key);
-    q.addBindValue(value);
-    if (!q.exec())
-        qCWarning(lcPaysim) << "saving meta failed:" << q.lastError().text();
+    write(QStringLiteral("saving meta"), QStringLiteral("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"), { key, value });
 }
 
 QString SimDatabase::meta(const QString &key) const
@@ -252,28 +240,28 @@ void SimDatabase::clearAll()
     t.commit();
 }
 
+template <typename Record>
+QList<Record> SimDatabase::loadRecords(const QString &table) const
+{
+    QList<Record> out;
+    for (const QJsonObject &o : loadJson(table))
+        out.append(Record::fromStorageJson(o));
+    return out;
+}
+
 QList<Charge> SimDatabase::loadCharges() const
 {
-    QList<Charge> out;
-    for (const QJsonObject &o : loadJson(QStringLiteral("charges")))
-        out.append(Charge::fromStorageJson(o));
-    return out;
+    return loadRecords<Charge>(QStringLiteral("charges"));
 }
 
 QList<Refund> SimDatabase::loadRefunds() const
 {
-    QList<Refund> out;
-    for (const QJsonObject &o : loadJson(QStringLiteral("refunds")))
-        out.append(Refund::fromStorageJson(o));
-    return out;
+    return loadRecords<Refund>(QStringLiteral("refunds"));
 }
 
 QList<StripeEvent> SimDatabase::loadEvents() const
 {
-    QList<StripeEvent> out;
-    for (const QJsonObject &o : loadJson(QStringLiteral("events")))
-        out.append(StripeEvent::fromStorageJson(o));
-    return out;
+    return loadRecords<StripeEvent>(QStringLiteral("events"));
 }
 
 QList<IdempotencyRecord> SimDatabase::loadIdempotency() const

@@ -58,7 +58,10 @@ public:
 private:
     bool exec(const QString &sql, QString *error = nullptr);
     bool migrate(QString *error);
+    void write(const QString &what, const QString &sql, const QVariantList &values);
     void saveJson(const QString &table, const QString &id, qint64 seq, const QJsonObject &json);
+    template <typename Record>
+    QList<Record> loadRecords(const QString &table) const;
     QList<QJsonObject> loadJson(const QString &table) const;
 
     QString m_path;
