@@ -1,5 +1,6 @@
 #include "actionrecord.h"
 #include "jsonfieldreader.h"
+#include "wirenames.h"
 
 #include <QJsonValue>
 
@@ -7,26 +8,25 @@
 
 namespace cs {
 
-using namespace wire; // FieldReader, timeToJson, finish
+using namespace wire; // FieldReader, timeToJson, finish, Name, nameOf, valueOf
+
+namespace {
+
+constexpr Name<TargetType> TargetTypeNames[] = {
+    { TargetType::Charge, QLatin1String("charge") },
+    { TargetType::PaymentIntent, QLatin1String("payment_intent") },
+};
+
+} // namespace
 
 QString toWire(TargetType type)
 {
-    switch (type) {
-    case TargetType::Charge:
-        return QStringLiteral("charge");
-    case TargetType::PaymentIntent:
-        return QStringLiteral("payment_intent");
-    }
-    return QString();
+    return nameOf(TargetTypeNames, type);
 }
 
 std::optional<TargetType> targetTypeFromWire(QStringView wire)
 {
-    if (wire == QLatin1String("charge"))
-        return TargetType::Charge;
-    if (wire == QLatin1String("payment_intent"))
-        return TargetType::PaymentIntent;
-    return std::nullopt;
+    return valueOf(TargetTypeNames, wire);
 }
 
 std::optional<Money> ActionRecord::money() const

@@ -1,4 +1,5 @@
 #include "actionstate.h"
+#include "wirenames.h"
 
 #include <QStringList>
 
@@ -6,13 +7,7 @@ namespace cs {
 
 namespace {
 
-struct StateName
-{
-    ActionState state;
-    QLatin1String wire;
-};
-
-constexpr StateName StateNames[] = {
+constexpr wire::Name<ActionState> StateNames[] = {
     { ActionState::Pending, QLatin1String("PENDING") },
     { ActionState::Executing, QLatin1String("EXECUTING") },
     { ActionState::ConfirmationUnknown, QLatin1String("CONFIRMATION_UNKNOWN") },
@@ -93,20 +88,12 @@ const TriggerName &triggerName(Trigger trigger)
 
 QString toWire(ActionState state)
 {
-    for (const StateName &name : StateNames) {
-        if (name.state == state)
-            return name.wire;
-    }
-    return QString();
+    return wire::nameOf(StateNames, state);
 }
 
 std::optional<ActionState> stateFromWire(QStringView wire)
 {
-    for (const StateName &name : StateNames) {
-        if (wire == name.wire)
-            return name.state;
-    }
-    return std::nullopt;
+    return wire::valueOf(StateNames, wire);
 }
 
 QString toWire(Trigger trigger)

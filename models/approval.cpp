@@ -1,5 +1,6 @@
 #include "approval.h"
 #include "jsonfieldreader.h"
+#include "wirenames.h"
 
 #include "actionrecord.h" // toWireTime, timeFromWire
 
@@ -9,26 +10,25 @@
 
 namespace cs {
 
-using namespace wire; // FieldReader, timeToJson, finish
+using namespace wire; // FieldReader, timeToJson, finish, Name, nameOf, valueOf
+
+namespace {
+
+constexpr Name<Approval::Decision> DecisionNames[] = {
+    { Approval::Decision::Approved, QLatin1String("approved") },
+    { Approval::Decision::Rejected, QLatin1String("rejected") },
+};
+
+} // namespace
 
 QString toWire(Approval::Decision decision)
 {
-    switch (decision) {
-    case Approval::Decision::Approved:
-        return QStringLiteral("approved");
-    case Approval::Decision::Rejected:
-        return QStringLiteral("rejected");
-    }
-    return QString();
+    return nameOf(DecisionNames, decision);
 }
 
 std::optional<Approval::Decision> decisionFromWire(QStringView wire)
 {
-    if (wire == QLatin1String("approved"))
-        return Approval::Decision::Approved;
-    if (wire == QLatin1String("rejected"))
-        return Approval::Decision::Rejected;
-    return std::nullopt;
+    return valueOf(DecisionNames, wire);
 }
 
 QJsonObject Approval::toJson() const

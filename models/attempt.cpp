@@ -1,5 +1,6 @@
 #include "attempt.h"
 #include "jsonfieldreader.h"
+#include "wirenames.h"
 
 #include "actionrecord.h" // toWireTime, timeFromWire
 
@@ -9,17 +10,11 @@
 
 namespace cs {
 
-using namespace wire; // FieldReader, timeToJson, finish
+using namespace wire; // FieldReader, timeToJson, finish, Name, nameOf, valueOf
 
 namespace {
 
-struct OutcomeName
-{
-    Attempt::Outcome outcome;
-    QLatin1String wire;
-};
-
-constexpr OutcomeName OutcomeNames[] = {
+constexpr Name<Attempt::Outcome> OutcomeNames[] = {
     { Attempt::Outcome::Open, QLatin1String("open") },
     { Attempt::Outcome::Succeeded, QLatin1String("succeeded") },
     { Attempt::Outcome::Rejected, QLatin1String("rejected") },
@@ -33,20 +28,12 @@ constexpr OutcomeName OutcomeNames[] = {
 
 QString toWire(Attempt::Outcome outcome)
 {
-    for (const OutcomeName &name : OutcomeNames) {
-        if (name.outcome == outcome)
-            return name.wire;
-    }
-    return QString();
+    return nameOf(OutcomeNames, outcome);
 }
 
 std::optional<Attempt::Outcome> attemptOutcomeFromWire(QStringView wire)
 {
-    for (const OutcomeName &name : OutcomeNames) {
-        if (wire == name.wire)
-            return name.outcome;
-    }
-    return std::nullopt;
+    return valueOf(OutcomeNames, wire);
 }
 
 QJsonObject Attempt::toJson() const

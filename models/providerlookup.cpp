@@ -1,5 +1,6 @@
 #include "providerlookup.h"
 #include "jsonfieldreader.h"
+#include "wirenames.h"
 
 #include "actionrecord.h" // toWireTime, timeFromWire
 
@@ -9,30 +10,18 @@
 
 namespace cs {
 
-using namespace wire; // FieldReader, timeToJson, finish
+using namespace wire; // FieldReader, timeToJson, finish, Name, nameOf, valueOf
 
 namespace {
 
-struct MethodName
-{
-    ProviderLookup::Method method;
-    QLatin1String wire;
-};
-
-constexpr MethodName MethodNames[] = {
+constexpr Name<ProviderLookup::Method> MethodNames[] = {
     { ProviderLookup::Method::ListByMetadata, QLatin1String("list_by_metadata") },
     { ProviderLookup::Method::RetrieveRefund, QLatin1String("retrieve_refund") },
     { ProviderLookup::Method::Events, QLatin1String("events") },
     { ProviderLookup::Method::Webhook, QLatin1String("webhook") },
 };
 
-struct ResultName
-{
-    ProviderLookup::Result result;
-    QLatin1String wire;
-};
-
-constexpr ResultName ResultNames[] = {
+constexpr Name<ProviderLookup::Result> ResultNames[] = {
     { ProviderLookup::Result::Found, QLatin1String("FOUND") },
     { ProviderLookup::Result::NotFound, QLatin1String("NOT_FOUND") },
     { ProviderLookup::Result::Error, QLatin1String("ERROR") },
@@ -42,38 +31,22 @@ constexpr ResultName ResultNames[] = {
 
 QString toWire(ProviderLookup::Method method)
 {
-    for (const MethodName &name : MethodNames) {
-        if (name.method == method)
-            return name.wire;
-    }
-    return QString();
+    return nameOf(MethodNames, method);
 }
 
 std::optional<ProviderLookup::Method> lookupMethodFromWire(QStringView wire)
 {
-    for (const MethodName &name : MethodNames) {
-        if (wire == name.wire)
-            return name.method;
-    }
-    return std::nullopt;
+    return valueOf(MethodNames, wire);
 }
 
 QString toWire(ProviderLookup::Result result)
 {
-    for (const ResultName &name : ResultNames) {
-        if (name.result == result)
-            return name.wire;
-    }
-    return QString();
+    return nameOf(ResultNames, result);
 }
 
 std::optional<ProviderLookup::Result> lookupResultFromWire(QStringView wire)
 {
-    for (const ResultName &name : ResultNames) {
-        if (wire == name.wire)
-            return name.result;
-    }
-    return std::nullopt;
+    return valueOf(ResultNames, wire);
 }
 
 QJsonObject ProviderLookup::toJson() const

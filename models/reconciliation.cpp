@@ -1,5 +1,6 @@
 #include "reconciliation.h"
 #include "jsonfieldreader.h"
+#include "wirenames.h"
 
 #include "actionrecord.h" // toWireTime, timeFromWire
 
@@ -9,26 +10,25 @@
 
 namespace cs {
 
-using namespace wire; // FieldReader, timeToJson, finish
+using namespace wire; // FieldReader, timeToJson, finish, Name, nameOf, valueOf
+
+namespace {
+
+constexpr Name<Reconciliation::Outcome> OutcomeNames[] = {
+    { Reconciliation::Outcome::Committed, QLatin1String("committed") },
+    { Reconciliation::Outcome::NotCommitted, QLatin1String("not_committed") },
+};
+
+} // namespace
 
 QString toWire(Reconciliation::Outcome outcome)
 {
-    switch (outcome) {
-    case Reconciliation::Outcome::Committed:
-        return QStringLiteral("committed");
-    case Reconciliation::Outcome::NotCommitted:
-        return QStringLiteral("not_committed");
-    }
-    return QString();
+    return nameOf(OutcomeNames, outcome);
 }
 
 std::optional<Reconciliation::Outcome> reconciliationOutcomeFromWire(QStringView wire)
 {
-    if (wire == QLatin1String("committed"))
-        return Reconciliation::Outcome::Committed;
-    if (wire == QLatin1String("not_committed"))
-        return Reconciliation::Outcome::NotCommitted;
-    return std::nullopt;
+    return valueOf(OutcomeNames, wire);
 }
 
 QJsonObject Reconciliation::toJson() const
