@@ -92,18 +92,11 @@ QJsonObject ActionRecord::proposalPayload() const
     return payload;
 }
 
+// The proposal payload's fields, then the record's own.
 QJsonObject ActionRecord::toJson() const
 {
-    const QJsonObject target = targetToJson(targetType, targetId);
-
-    QJsonObject json;
+    QJsonObject json = proposalPayload();
     json.insert(QLatin1String("id"), id);
-    json.insert(QLatin1String("kind"), kind);
-    json.insert(QLatin1String("target"), target);
-    json.insert(QLatin1String("business_reference"), businessReference);
-    json.insert(QLatin1String("amount"), QJsonValue(amount));
-    json.insert(QLatin1String("currency"), currency);
-    json.insert(QLatin1String("reason"), reason);
     json.insert(QLatin1String("provider"), provider);
     json.insert(QLatin1String("provider_account"), providerAccount);
     json.insert(QLatin1String("requested_by"), requestedBy);

@@ -17,24 +17,6 @@ AuditTableModel::AuditTableModel(QObject *parent)
     Q_ASSERT(columnCount() == ColumnCount);
 }
 
-namespace {
-QString valueText(const QJsonValue &value)
-{
-    if (value.isUndefined())
-        return QStringLiteral("\u2014");
-    if (value.isString())
-        return value.toString();
-    if (value.isDouble())
-        return QString::number(value.toInteger(qint64(value.toDouble())));
-    if (value.isBool())
-        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    if (value.isNull())
-        return QStringLiteral("null");
-    const QJsonDocument doc = value.isObject() ? QJsonDocument(value.toObject()) : QJsonDocument(value.toArray());
-    return QString::fromUtf8(doc.toJson(QJsonDocument::Compact));
-}
-} // namespace
-
 QString AuditTableModel::describeChange(const AuditEvent &event)
 {
     QStringList keys = event.after.keys();
@@ -49,9 +31,9 @@ QString AuditTableModel::describeChange(const AuditEvent &event)
         if (before == after)
             continue;
         if (before.isUndefined())
-            parts.append(key + QStringLiteral(": ") + valueText(after));
+            parts.append(key + QStringLiteral(": ") + display::jsonValue(after));
         else
-            parts.append(key + QStringLiteral(": ") + valueText(before) + QStringLiteral(" \u2192 ") + valueText(after));
+            parts.append(key + QStringLiteral(": ") + display::jsonValue(before) + QStringLiteral(" \u2192 ") + display::jsonValue(after));
     }
     return parts.join(QStringLiteral(", "));
 }

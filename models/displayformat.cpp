@@ -2,6 +2,9 @@
 #include "money.h"
 
 #include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTimeZone>
 
 namespace cs::display {
@@ -137,6 +140,22 @@ std::optional<qint64> parseAmount(const QString &text, const QString &currency)
     if (!ok || value > Money::MaxMinorUnits)
         return std::nullopt;
     return value;
+}
+
+QString jsonValue(const QJsonValue &value)
+{
+    if (value.isUndefined())
+        return QStringLiteral("\u2014");
+    if (value.isString())
+        return value.toString();
+    if (value.isDouble())
+        return QString::number(value.toInteger(qint64(value.toDouble())));
+    if (value.isBool())
+        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    if (value.isNull())
+        return QStringLiteral("null");
+    const QJsonDocument doc = value.isObject() ? QJsonDocument(value.toObject()) : QJsonDocument(value.toArray());
+    return QString::fromUtf8(doc.toJson(QJsonDocument::Compact));
 }
 
 } // namespace cs::display

@@ -3,6 +3,7 @@
 #include "actionstate.h"
 
 #include <QDateTime>
+#include <QJsonValue>
 #include <QString>
 
 #include <optional>
@@ -22,6 +23,9 @@ QString isoTime(const QDateTime &utc);  // "2026-11-29T22:38:35.123Z" (tooltips)
 QString duration(qint64 milliseconds);  // "120 ms", "3.4 s", "2 min 5 s", "23 h 59 min"
 QString shortHash(const QString &hex);  // "3f2a9c…8b1d" for long hex strings and keys
 QString yesNo(bool value);
+// A JSON value as a reviewer reads it: strings bare, integers without a fraction, true/false/null,
+// arrays and objects as compact JSON; "\u2014" for an absent (undefined) value.
+QString jsonValue(const QJsonValue &value);
 // Parses "45", "45.5", "45.50" (major units, '.' or ',' as the decimal mark, at most the
 // currency's minor digits) into minor units; nothing for anything else.
 std::optional<qint64> parseAmount(const QString &text, const QString &currency);

@@ -21,23 +21,6 @@ void flatten(const QJsonObject &object, const QString &prefix, QMap<QString, QJs
     }
 }
 
-QString text(const QJsonValue &value)
-{
-    if (value.isString())
-        return value.toString();
-    if (value.isDouble())
-        return QString::number(value.toInteger(qint64(value.toDouble())));
-    if (value.isBool())
-        return value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-    if (value.isNull())
-        return QStringLiteral("null");
-    if (value.isArray())
-        return QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
-    if (value.isObject())
-        return QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
-    return QString();
-}
-
 // Fields in the order a reviewer reads a refund; others after them, alphabetically.
 int rank(const QString &field)
 {
@@ -55,7 +38,7 @@ QString amountText(const QMap<QString, QJsonValue> &fields)
     const QJsonValue amount = fields.value(QStringLiteral("amount"));
     const QString currency = fields.value(QStringLiteral("currency")).toString();
     if (!amount.isDouble() || currency.isEmpty())
-        return text(amount);
+        return display::jsonValue(amount);
     const qint64 minor = amount.toInteger();
     return QStringLiteral("%1  (%2)").arg(minor).arg(display::money(minor, currency));
 }
@@ -88,8 +71,8 @@ void PayloadDiffModel::setPayloads(const QJsonObject &stored, const QJsonObject 
         row.storedPresent = left.contains(field);
         row.conflictingPresent = right.contains(field);
         const bool isAmount = field == QLatin1String("amount");
-        row.stored = row.storedPresent ? (isAmount ? amountText(left) : text(left.value(field))) : QString();
-        row.conflicting = row.conflictingPresent ? (isAmount ? amountText(right) : text(right.value(field))) : QString();
+        row.stored = row.storedPresent ? (isAmount ? amountText(left) : display::jsonValue(left.value(field))) : QString();
+        row.conflicting = row.conflictingPresent ? (isAmount ? amountText(right) : display::jsonValue(right.value(field))) : QString();
         row.changed = row.storedPresent != row.conflictingPresent || left.value(field) != right.value(field);
         // A field empty on both sides says nothing.
         if (!row.changed && row.stored.isEmpty() && row.conflicting.isEmpty())
