@@ -1,9 +1,7 @@
 #include "approvedialog.h"
 #include "displayformat.h"
 
-#include <QLabel>
 #include <QPlainTextEdit>
-#include <QVBoxLayout>
 
 namespace cs {
 
@@ -12,39 +10,15 @@ ApproveDialog::ApproveDialog(const ActionDetail &detail, QWidget *parent)
 {
     setObjectName(QStringLiteral("approveDialog"));
     setWindowTitle(tr("Approve refund"));
-    auto *label = new QLabel(tr("&Note (optional, kept with the approval):"), this);
-    m_note = new QPlainTextEdit(this);
-    m_note->setObjectName(QStringLiteral("noteEdit"));
-    m_note->setAccessibleName(tr("Approval note"));
-    m_note->setTabChangesFocus(true);
-    m_note->setFixedHeight(70);
-    label->setBuddy(m_note);
-    fieldsLayout()->addWidget(label);
-    fieldsLayout()->addWidget(m_note);
+    m_note = addTextField(tr("&Note (optional, kept with the approval):"), QStringLiteral("note"), QStringLiteral("noteEdit"), tr("Approval note"), 70);
     setConfirmText(tr("Approve"));
     refresh();
     updateConfirm();
-    connect(m_note, &QPlainTextEdit::textChanged, this, &ApproveDialog::updateConfirm);
 }
 
 QString ApproveDialog::note() const
 {
     return m_note->toPlainText().trimmed();
-}
-
-QVariantMap ApproveDialog::draft() const
-{
-    return { { QStringLiteral("note"), m_note->toPlainText() } };
-}
-
-void ApproveDialog::restoreDraft(const QVariantMap &draft)
-{
-    m_note->setPlainText(draft.value(QStringLiteral("note")).toString());
-}
-
-void ApproveDialog::setInputReadOnly(bool readOnly)
-{
-    m_note->setReadOnly(readOnly);
 }
 
 void ApproveDialog::refresh()

@@ -17,12 +17,9 @@ public:
     explicit ApproveDialog(const ActionDetail &detail, QWidget *parent = nullptr);
 
     QString note() const;
-    QVariantMap draft() const override;
-    void restoreDraft(const QVariantMap &draft) override;
 
 protected:
     void refresh() override;
-    void setInputReadOnly(bool readOnly) override;
 
 private:
     QPlainTextEdit *m_note;

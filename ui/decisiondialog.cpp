@@ -4,6 +4,7 @@
 #include <QDialogButtonBox>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -91,6 +92,50 @@ void DecisionDialog::keyPressEvent(QKeyEvent *event)
     if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter)
         return;
     QDialog::keyPressEvent(event);
+}
+
+QPlainTextEdit *DecisionDialog::textInput(const QString &draftKey, const QString &objectName, const QString &accessibleName,
+                                          int height)
+{
+    auto *edit = new QPlainTextEdit(this);
+    m_textFields.append({ draftKey, edit });
+    edit->setObjectName(objectName);
+    edit->setAccessibleName(accessibleName);
+    edit->setTabChangesFocus(true);
+    edit->setFixedHeight(height);
+    connect(edit, &QPlainTextEdit::textChanged, this, &DecisionDialog::updateConfirm);
+    return edit;
+}
+
+QPlainTextEdit *DecisionDialog::addTextField(const QString &label, const QString &draftKey, const QString &objectName,
+                                             const QString &accessibleName, int height)
+{
+    auto *buddy = new QLabel(label, this);
+    QPlainTextEdit *edit = textInput(draftKey, objectName, accessibleName, height);
+    buddy->setBuddy(edit);
+    m_fields->addWidget(buddy);
+    m_fields->addWidget(edit);
+    return edit;
+}
+
+QVariantMap DecisionDialog::draft() const
+{
+    QVariantMap fields;
+    for (const auto &[key, edit] : m_textFields)
+        fields.insert(key, edit->toPlainText());
+    return fields;
+}
+
+void DecisionDialog::restoreDraft(const QVariantMap &draft)
+{
+    for (const auto &[key, edit] : std::as_const(m_textFields))
+        edit->setPlainText(draft.value(key).toString());
+}
+
+void DecisionDialog::setInputReadOnly(bool readOnly)
+{
+    for (const auto &field : std::as_const(m_textFields))
+        field.second->setReadOnly(readOnly);
 }
 
 void DecisionDialog::setDescription(const QString &html)

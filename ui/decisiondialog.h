@@ -3,9 +3,11 @@
 #include "actiondetail.h"
 
 #include <QDialog>
+#include <QList>
 #include <QVariantMap>
 
 class QLabel;
+class QPlainTextEdit;
 class QPushButton;
 class QVBoxLayout;
 
@@ -16,7 +18,9 @@ namespace cs {
 // shows the submission's fate: sending, resending while the backend is away (the input stays,
 // read-only, and the same Idempotency-Key is reused), refused (the input comes back for
 // editing), or overtaken by someone else (the new state and what changed are shown, and the
-// reviewer decides again). Subclasses add their fields and say when confirming is not possible.
+// reviewer decides again). Subclasses add their fields and say when confirming is not possible;
+// text fields added with addTextField()/textInput() are kept in the draft and made read-only
+// while sending by this class, other fields by the subclass's overrides.
 class DecisionDialog : public QDialog
 {
     Q_OBJECT
@@ -31,8 +35,8 @@ public:
     qint64 ifMatch() const { return m_detail.record.stateVersion; }
 
     // The reviewer's input, to keep when the dialog closes before it was applied.
-    virtual QVariantMap draft() const = 0;
-    virtual void restoreDraft(const QVariantMap &draft) = 0;
+    virtual QVariantMap draft() const;
+    virtual void restoreDraft(const QVariantMap &draft);
 
     // Adopt a newer detail of the action and say what changed (after a 412, or live).
     void updateDetail(const ActionDetail &detail, const QStringList &changes);
@@ -55,11 +59,18 @@ signals:
 protected:
     void setDescription(const QString &html);
     QVBoxLayout *fieldsLayout() const { return m_fields; }
+    // A multi-line input (a note, a reason) `height` pixels high, kept in the draft as `draftKey`:
+    // Tab leaves it, each edit re-checks whether confirming is possible, and it is read-only
+    // while sending. textInput() leaves placing it to the caller; addTextField() adds it to the
+    // fields below `label` (a mnemonic label, its buddy).
+    QPlainTextEdit *textInput(const QString &draftKey, const QString &objectName, const QString &accessibleName, int height);
+    QPlainTextEdit *addTextField(const QString &label, const QString &draftKey, const QString &objectName,
+                                 const QString &accessibleName, int height);
     // Re-render from detail() (the description, lists) — called on construction and updates.
     virtual void refresh() = 0;
     // Input problems; empty when the input is complete.
     virtual QString inputProblem() const { return QString(); }
-    virtual void setInputReadOnly(bool readOnly) = 0;
+    virtual void setInputReadOnly(bool readOnly);
     void updateConfirm();
     void setConfirmText(const QString &text);
     // For subclasses whose "done" state replaces confirming (look up: shows the result).
@@ -70,6 +81,7 @@ protected:
 
 private:
     QString m_kind;
+    QList<QPair<QString, QPlainTextEdit *>> m_textFields; // draft key, input
     bool m_sending = false;
     QLabel *m_description;
     QLabel *m_changes;

@@ -35,11 +35,7 @@ FollowUpDialog::FollowUpDialog(const ActionDetail &detail, const FollowUpPlan &p
     m_remainder->setObjectName(QStringLiteral("remainderLabel"));
     m_remainder->setFont(StatePalette::monospaceFont());
     form->addRow(tr("Remainder to refund:"), m_remainder);
-    m_note = new QPlainTextEdit(this);
-    m_note->setObjectName(QStringLiteral("noteEdit"));
-    m_note->setAccessibleName(tr("Follow-up note"));
-    m_note->setTabChangesFocus(true);
-    m_note->setFixedHeight(64);
+    m_note = textInput(QStringLiteral("note"), QStringLiteral("noteEdit"), tr("Follow-up note"), 64);
     form->addRow(tr("&Note (required):"), m_note);
     fieldsLayout()->addLayout(form);
 
@@ -47,7 +43,6 @@ FollowUpDialog::FollowUpDialog(const ActionDetail &detail, const FollowUpPlan &p
     refresh();
     updateConfirm();
     connect(m_desired, &QLineEdit::textChanged, this, [this] { refresh(); updateConfirm(); });
-    connect(m_note, &QPlainTextEdit::textChanged, this, &FollowUpDialog::updateConfirm);
 }
 
 void FollowUpDialog::setPlan(const FollowUpPlan &plan)
@@ -94,18 +89,20 @@ QString FollowUpDialog::inputProblem() const
 void FollowUpDialog::setInputReadOnly(bool readOnly)
 {
     m_desired->setReadOnly(readOnly);
-    m_note->setReadOnly(readOnly);
+    DecisionDialog::setInputReadOnly(readOnly); // the note
 }
 
 QVariantMap FollowUpDialog::draft() const
 {
-    return { { QStringLiteral("desired"), m_desired->text() }, { QStringLiteral("note"), m_note->toPlainText() } };
+    QVariantMap draft = DecisionDialog::draft(); // the note
+    draft.insert(QStringLiteral("desired"), m_desired->text());
+    return draft;
 }
 
 void FollowUpDialog::restoreDraft(const QVariantMap &draft)
 {
     m_desired->setText(draft.value(QStringLiteral("desired")).toString());
-    m_note->setPlainText(draft.value(QStringLiteral("note")).toString());
+    DecisionDialog::restoreDraft(draft); // the note
 }
 
 void FollowUpDialog::refresh()

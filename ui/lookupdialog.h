@@ -13,14 +13,11 @@ class LookupDialog : public DecisionDialog
 public:
     explicit LookupDialog(const ActionDetail &detail, QWidget *parent = nullptr);
 
-    QVariantMap draft() const override { return {}; }
-    void restoreDraft(const QVariantMap &) override {}
     // The recorded lookup and the action after it.
     void showResult(const ProviderLookup &lookup, const ActionRecord &after);
 
 protected:
     void refresh() override;
-    void setInputReadOnly(bool) override {}
 };
 
 } // namespace cs

@@ -3,37 +3,26 @@
 #include "actionqueuemodel.h"
 #include "apiclient.h"
 #include "apipagesource.h"
-#include "approvedialog.h"
 #include "connectiondialog.h"
 #include "consolesettings.h"
-#include "displayformat.h"
+#include "decisioncontroller.h"
 #include "eventstreamclient.h"
-#include "followupdialog.h"
-#include "followupplan.h"
-#include "lookupdialog.h"
 #include "offlinebanner.h"
 #include "queueview.h"
-#include "reconciledialog.h"
-#include "rejectdialog.h"
 #include "statepalette.h"
 #include "tokenstore.h"
-#include "uilog.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPixmap>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
-
-#include <memory>
 
 // Outside any namespace, as Q_INIT_RESOURCE requires.
 static void initCountersignResources()
@@ -99,6 +88,7 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
     statusBar()->addPermanentWidget(m_userLabel);
     statusBar()->addPermanentWidget(m_liveLabel);
 
+    m_decisions = new DecisionController(m_client, m_pane, this, this);
     buildActions();
     buildMenus();
 
@@ -127,10 +117,11 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
             m_firstPageShown = true;
             if (m_currentId.isEmpty())
                 m_queue->focusTable(); // selects the first row: its detail follows
-            maybeTakeScreenshot();
+            emit firstPageShown();
         }
     });
     connect(m_pane, &ActionDetailPane::relatedActionActivated, this, &MainWindow::selectAction);
+    connectDecisions();
     connect(m_banner, &OfflineBanner::retryRequested, m_client, &ApiClient::probeNow);
 
     connect(m_client, &ApiClient::connectionStateChanged, this, &MainWindow::onConnectionState);
@@ -151,6 +142,26 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::connectDecisions()
+{
+    connect(m_decisions, &DecisionController::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_decisions, &DecisionController::decisionApplied, this, &MainWindow::decisionApplied);
+    connect(m_decisions, &DecisionController::queueRowOutdated, m_model, &ActionQueueModel::refreshAction);
+    connect(m_decisions, &DecisionController::detailOutdated, this, [this](const QString &id) {
+        if (id == m_currentId)
+            loadDetail(id);
+    });
+    connect(m_decisions, &DecisionController::outcomeUnknown, &m_detailReload, qOverload<>(&QTimer::start));
+    connect(m_decisions, &DecisionController::detailRead, this, [this](const ActionDetail &detail) {
+        if (detail.record.id == m_currentId)
+            showDetail(detail);
+    });
+    connect(m_decisions, &DecisionController::resending, this, [this](int pending) {
+        if (m_banner->isVisible())
+            m_banner->setPendingDecisions(pending);
+    });
+}
+
 void MainWindow::buildActions()
 {
     const struct
@@ -162,20 +173,20 @@ void MainWindow::buildActions()
         const char *icon;
         const char *shortcut;
         const char *help;
-        void (MainWindow::*slot)();
+        void (DecisionController::*slot)();
     } decisions[] = {
         { "approve", "approveAction", QT_TR_NOOP("&Approve\u2026"), QT_TR_NOOP("Approve"), "approve", "Ctrl+Shift+A",
           QT_TR_NOOP("Approve the selected action: mints its key; nothing is sent until the executor claims it"),
-          &MainWindow::openApprove },
+          &DecisionController::openApprove },
         { "reject", "rejectAction", QT_TR_NOOP("&Reject\u2026"), QT_TR_NOOP("Reject"), "reject", "Ctrl+Shift+R",
-          QT_TR_NOOP("Reject the selected action with a reason: nothing is ever sent"), &MainWindow::openReject },
+          QT_TR_NOOP("Reject the selected action with a reason: nothing is ever sent"), &DecisionController::openReject },
         { "lookup", "lookupAction", QT_TR_NOOP("&Look up at provider\u2026"), QT_TR_NOOP("Look up"), "lookup", "Ctrl+Shift+L",
-          QT_TR_NOOP("Ask the provider now what happened to this action"), &MainWindow::openLookup },
+          QT_TR_NOOP("Ask the provider now what happened to this action"), &DecisionController::openLookup },
         { "reconcile", "reconcileAction", QT_TR_NOOP("Re&concile\u2026"), QT_TR_NOOP("Reconcile"), "reconcile", "Ctrl+Shift+C",
-          QT_TR_NOOP("Confirm what happened at the provider, with a lookup as evidence"), &MainWindow::openReconcile },
+          QT_TR_NOOP("Confirm what happened at the provider, with a lookup as evidence"), &DecisionController::openReconcile },
         { "follow_up", "followUpAction", QT_TR_NOOP("&Follow-up\u2026"), QT_TR_NOOP("Follow-up"), "followup", "Ctrl+Shift+F",
           QT_TR_NOOP("Propose a new action for the remainder the provider evidence shows is still owed"),
-          &MainWindow::openFollowUp },
+          &DecisionController::openFollowUp },
     };
     QList<QPair<QAction *, QString>> paneActions;
     for (const auto &d : decisions) {
@@ -186,7 +197,7 @@ void MainWindow::buildActions()
         action->setShortcutContext(Qt::WindowShortcut);
         action->setStatusTip(tr(d.help));
         action->setProperty("help", tr(d.help));
-        connect(action, &QAction::triggered, this, d.slot);
+        connect(action, &QAction::triggered, m_decisions, d.slot);
         addAction(action);
         m_decisionActions.insert(QString::fromLatin1(d.kind), action);
         paneActions.append({ action, QString::fromLatin1(d.kind) });
@@ -309,12 +320,12 @@ void MainWindow::saveLayout()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    if (pendingDecisions() > 0) {
+    if (m_decisions->pendingDecisions() > 0) {
         const auto answer = QMessageBox::question(
             this, tr("Decisions not confirmed yet"),
             tr("%n decision(s) have not been confirmed by the backend yet. Quitting stops resending them; whether "
                "the backend received them is then unknown until you look again. Quit anyway?",
-               nullptr, pendingDecisions()));
+               nullptr, m_decisions->pendingDecisions()));
         if (answer != QMessageBox::Yes) {
             event->ignore();
             return;
@@ -349,7 +360,7 @@ void MainWindow::loadIdentity()
         m_user = response.object().value(QLatin1String("user")).toString();
         m_role = response.object().value(QLatin1String("role")).toString();
         // Drafts belong to this backend and user: read theirs (adopting any made meanwhile).
-        m_drafts.open(DraftStore::fileFor(DraftStore::directoryFor(*m_settings->store()), m_client->baseUrl(), m_user));
+        m_decisions->drafts().open(DraftStore::fileFor(DraftStore::directoryFor(*m_settings->store()), m_client->baseUrl(), m_user));
         updateStatusBar();
         emit identityKnown(m_user, m_role);
     });
@@ -408,20 +419,11 @@ void MainWindow::loadDetail(const QString &actionId)
 void MainWindow::showDetail(const ActionDetail &detail)
 {
     const bool sameAction = m_pane->hasDetail() && m_pane->detail().record.id == detail.record.id;
-    const ActionDetail before = sameAction ? m_pane->detail() : ActionDetail();
     m_pane->setDetail(detail);
     m_model->updateSummary(detail.summary());
     updateDecisionActions();
-    // An open dialog on this action learns what changed under it (it then sends the new
-    // version as If-Match: the reviewer has been shown the change).
-    if (m_dialog && m_dialog->actionId() == detail.record.id && !m_dialog->isSending()
-        && detail.record.stateVersion != m_dialog->ifMatch()) {
-        m_dialog->updateDetail(detail, ActionDetail::describeChanges(m_dialog->detail(), detail));
-    } else if (m_dialog && m_dialog->actionId() == detail.record.id && !m_dialog->isSending() && sameAction) {
-        m_dialog->updateDetail(detail, {}); // e.g. a new lookup to choose as evidence
-    }
+    m_decisions->adoptShownDetail(detail, sameAction);
     emit detailShown(detail.record.id);
-    maybeTakeScreenshot();
 }
 
 void MainWindow::updateDecisionActions()
@@ -455,7 +457,7 @@ void MainWindow::onConnectionState()
 {
     const ApiClient::ConnectionState state = m_client->connectionState();
     if (state == ApiClient::ConnectionState::Offline) {
-        m_banner->showOffline(m_client->baseUrl().toDisplayString(), pendingDecisions());
+        m_banner->showOffline(m_client->baseUrl().toDisplayString(), m_decisions->pendingDecisions());
     } else if (state == ApiClient::ConnectionState::Online && m_banner->isVisible()) {
         m_banner->hideBanner();
         statusBar()->showMessage(tr("The backend answers again."), 5000);
@@ -512,327 +514,6 @@ void MainWindow::updateStatusBar()
                                    .arg(StatePalette::stateChip(tone, palette()).text.name()));
 }
 
-int MainWindow::pendingDecisions() const
-{
-    int n = 0;
-    for (const QPointer<ApiCall> &call : m_inFlight) {
-        if (call && !call->isFinished())
-            ++n;
-    }
-    return n;
-}
-
-// ---- decisions -----------------------------------------------------------------------------
-
-void MainWindow::openApprove()
-{
-    openDecision(QStringLiteral("approve"));
-}
-
-void MainWindow::openReject()
-{
-    openDecision(QStringLiteral("reject"));
-}
-
-void MainWindow::openLookup()
-{
-    openDecision(QStringLiteral("lookup"));
-}
-
-void MainWindow::openReconcile()
-{
-    openDecision(QStringLiteral("reconcile"));
-}
-
-void MainWindow::openFollowUp()
-{
-    openDecision(QStringLiteral("follow_up"));
-}
-
-void MainWindow::openDecision(const QString &kind)
-{
-    if (!m_pane->hasDetail())
-        return;
-    if (m_dialog) {
-        m_dialog->show();
-        m_dialog->raise();
-        m_dialog->activateWindow();
-        return;
-    }
-    const ActionDetail detail = m_pane->detail();
-    if (const PermissionEntry *entry = detail.permissions.entry(kind); !entry || !entry->allowed) {
-        statusBar()->showMessage(entry ? entry->reason : QString(), 8000);
-        return;
-    }
-    if (kind == QLatin1String("approve"))
-        showDialog(new ApproveDialog(detail, this));
-    else if (kind == QLatin1String("reject"))
-        showDialog(new RejectDialog(detail, this));
-    else if (kind == QLatin1String("lookup"))
-        showDialog(new LookupDialog(detail, this));
-    else if (kind == QLatin1String("reconcile"))
-        showDialog(new ReconcileDialog(detail, this));
-    else if (kind == QLatin1String("follow_up")) {
-        // The remainder counts earlier follow-ups by their own provider evidence: fetch them.
-        auto followUps = std::make_shared<QList<ActionDetail>>();
-        auto remaining = std::make_shared<int>(int(detail.followUps.size()));
-        const auto open = [this, detail, followUps] {
-            showDialog(new FollowUpDialog(detail, FollowUpPlan::compute(detail, *followUps), this));
-        };
-        if (*remaining == 0) {
-            open();
-            return;
-        }
-        for (const ActionSummary &f : detail.followUps) {
-            ApiCall *call = m_client->action(f.record.id);
-            connect(call, &ApiCall::finished, this, [followUps, remaining, open](ApiCall *c) {
-                if (c->response().ok()) {
-                    if (std::optional<ActionDetail> d = ActionDetail::fromJson(c->response().object()))
-                        followUps->append(*d);
-                }
-                if (--*remaining == 0)
-                    open();
-            });
-        }
-    }
-}
-
-void MainWindow::showDialog(DecisionDialog *dialog)
-{
-    m_dialog = dialog;
-    const QString draftKey = DraftStore::keyFor(dialog->kind(), dialog->actionId());
-    if (m_drafts.contains(draftKey))
-        dialog->restoreDraft(m_drafts.draft(draftKey).fields);
-    connect(dialog, &DecisionDialog::confirmed, this, [this, dialog] { submit(dialog); });
-    connect(dialog, &QDialog::finished, this, [this, dialog, draftKey, origin = m_drafts.origin()](int result) {
-        // Closed without being applied: keep what was typed for next time.
-        DraftStore other;
-        if (DraftStore *drafts = draftsOf(origin, other); drafts && result != QDialog::Accepted)
-            drafts->saveFields(draftKey, dialog->draft());
-        if (m_dialog == dialog)
-            m_dialog = nullptr;
-        if (!m_inFlight.value(dialog))
-            dialog->deleteLater();
-        // else: deleted when its call finishes (the decision is still being delivered)
-    });
-    if (auto *reconcile = qobject_cast<ReconcileDialog *>(dialog))
-        connect(reconcile, &ReconcileDialog::lookupRequested, this, [this, dialog] { runDialogLookup(dialog); });
-    dialog->open();
-}
-
-void MainWindow::submit(DecisionDialog *dialog)
-{
-    const QString id = dialog->actionId();
-    const QString kind = dialog->kind();
-    const qint64 ifMatch = dialog->ifMatch();
-    const QString encoded = QString::fromLatin1(QUrl::toPercentEncoding(id));
-    QString path;
-    QJsonObject body;
-    if (auto *d = qobject_cast<ApproveDialog *>(dialog)) {
-        path = QStringLiteral("/actions/%1/approvals").arg(encoded);
-        body.insert(QStringLiteral("note"), d->note());
-    } else if (auto *d = qobject_cast<RejectDialog *>(dialog)) {
-        path = QStringLiteral("/actions/%1/rejections").arg(encoded);
-        body.insert(QStringLiteral("reason"), d->reason());
-    } else if (qobject_cast<LookupDialog *>(dialog)) {
-        path = QStringLiteral("/actions/%1/lookups").arg(encoded);
-    } else if (auto *d = qobject_cast<ReconcileDialog *>(dialog)) {
-        path = QStringLiteral("/actions/%1/reconciliations").arg(encoded);
-        body.insert(QStringLiteral("outcome"), d->committedChosen() ? QStringLiteral("committed") : QStringLiteral("not_committed"));
-        body.insert(QStringLiteral("evidence_lookup_seq"), d->evidenceLookupSeq());
-        body.insert(QStringLiteral("note"), d->note());
-    } else if (auto *d = qobject_cast<FollowUpDialog *>(dialog)) {
-        path = QStringLiteral("/actions/%1/follow-ups").arg(encoded);
-        body.insert(QStringLiteral("desired_total_amount"), QJsonValue(d->desiredTotal().value_or(0)));
-        body.insert(QStringLiteral("note"), d->note());
-    } else {
-        return;
-    }
-
-    // One human intent, one key: resending the very same request (after a lost answer, even
-    // from a reopened dialog) reuses the key, so the backend replays its first answer.
-    const QString draftKey = DraftStore::keyFor(kind, id);
-    const QByteArray identity = "POST " + path.toUtf8() + '\n' + QByteArray::number(ifMatch) + '\n'
-        + QJsonDocument(body).toJson(QJsonDocument::Compact);
-    const QString key = m_drafts.keyForRequest(draftKey, identity, &ApiClient::mintIdempotencyKey);
-    m_drafts.saveFields(draftKey, dialog->draft());
-
-    const int deadline = kind == QLatin1String("lookup") ? qMax(25000, m_client->deadlineMs()) : 0;
-    ApiCall *call = m_client->post(path, body, ifMatch, key, deadline);
-    m_inFlight.insert(dialog, call);
-    dialog->setSending();
-    qCInfo(lcUi) << "sending" << kind << id << "If-Match" << ifMatch << "Idempotency-Key" << key;
-
-    connect(call, &ApiCall::resending, dialog, [this, dialog, call](int sendCount, const ApiError &error) {
-        dialog->setResending(sendCount, error.userText(), call->idempotencyKey());
-        if (m_banner->isVisible())
-            m_banner->setPendingDecisions(pendingDecisions());
-    });
-    connect(dialog, &DecisionDialog::stopResendingRequested, call, &ApiCall::abandon);
-    connect(call, &ApiCall::finished, this,
-            [this, dialog, origin = m_drafts.origin()](ApiCall *c) { onDecisionFinished(dialog, c, origin); });
-}
-
-void MainWindow::onDecisionFinished(DecisionDialog *dialog, ApiCall *call, const DraftStore::Origin &origin)
-{
-    m_inFlight.remove(dialog);
-    const ApiResponse &response = call->response();
-    const QString id = dialog->actionId();
-    const QString kind = dialog->kind();
-    const QString draftKey = DraftStore::keyFor(kind, id);
-    const bool visible = dialog->isVisible();
-    const auto done = [this, dialog, visible] {
-        if (!visible && m_dialog != dialog)
-            dialog->deleteLater();
-    };
-
-    if (response.error.kind == ApiError::Kind::Cancelled || response.error.responseLost()) {
-        // Unknown whether it was applied: the key stays with the draft, so sending the same
-        // request again replays the first answer instead of acting twice.
-        dialog->setFailed(tr("Stopped waiting for the backend. Whether it received your decision is unknown; "
-                             "confirm again to resend it with the same Idempotency-Key (it cannot apply twice)."));
-        if (!visible)
-            statusBar()->showMessage(tr("A %1 decision on %2 was not confirmed by the backend.").arg(kind, id), 15000);
-        m_detailReload.start();
-        done();
-        return;
-    }
-    DraftStore other;
-    DraftStore *drafts = draftsOf(origin, other);
-    if (drafts)
-        drafts->resolve(draftKey); // the backend answered this request: its key is spent
-
-    if (response.ok()) {
-        if (drafts)
-            drafts->remove(draftKey);
-        const QJsonObject body = response.object();
-        const QString replayed = response.replayed ? tr(" (the backend replayed its first answer)") : QString();
-        emit decisionApplied(kind, id);
-        if (kind == QLatin1String("lookup")) {
-            auto *lookupDialog = qobject_cast<LookupDialog *>(dialog);
-            const std::optional<ProviderLookup> lookup = ProviderLookup::fromJson(body.value(QLatin1String("lookup")).toObject());
-            const std::optional<ActionRecord> after = ActionRecord::fromJson(body.value(QLatin1String("action")).toObject());
-            if (lookupDialog && lookup && after)
-                lookupDialog->showResult(*lookup, *after);
-            statusBar()->showMessage(tr("Lookup recorded for %1%2.").arg(id, replayed), 8000);
-        } else if (kind == QLatin1String("follow_up")) {
-            const QString newId = body.value(QLatin1String("id")).toString();
-            statusBar()->showMessage(tr("Follow-up %1 proposed for %2; it needs its own approval%3.")
-                                         .arg(newId, display::money(body.value(QLatin1String("amount")).toInteger(),
-                                                                    body.value(QLatin1String("currency")).toString()),
-                                              replayed),
-                                     15000);
-            dialog->accept();
-            m_model->refreshAction(newId);
-        } else {
-            const QJsonObject approval = body.value(QLatin1String("approval")).toObject();
-            QString message;
-            if (kind == QLatin1String("approve"))
-                message = tr("Approved %1: approval v%2, key %3. Nothing is sent until the executor claims it%4.")
-                              .arg(id)
-                              .arg(approval.value(QLatin1String("version")).toInt())
-                              .arg(approval.value(QLatin1String("idempotency_key")).toString(), replayed);
-            else if (kind == QLatin1String("reject"))
-                message = tr("Rejected %1%2.").arg(id, replayed);
-            else
-                message = tr("Reconciled %1%2.").arg(id, replayed);
-            statusBar()->showMessage(message, 15000);
-            dialog->accept();
-        }
-        if (const QJsonObject action = body.value(QLatin1String("action")).toObject(); !action.isEmpty()) {
-            if (std::optional<ActionRecord> record = ActionRecord::fromJson(action))
-                m_model->refreshAction(record->id);
-        }
-        if (id == m_currentId)
-            loadDetail(id);
-        done();
-        return;
-    }
-
-    const ApiError &error = response.error;
-    if (error.httpStatus == 412 || error.code == QLatin1String("illegal_state")
-        || error.code == QLatin1String("already_approved") || error.code == QLatin1String("already_sent")
-        || error.code == QLatin1String("in_flight")) {
-        // Someone else acted: reload, show what changed, let the reviewer decide again.
-        dialog->setIdle();
-        reloadDialogAction(dialog, error.userText());
-        done();
-        return;
-    }
-    dialog->setFailed(error.userText());
-    if (!visible)
-        statusBar()->showMessage(tr("%1 on %2 was refused: %3").arg(kind, id, error.userText()), 15000);
-    done();
-}
-
-DraftStore *MainWindow::draftsOf(const DraftStore::Origin &origin, DraftStore &other)
-{
-    if (origin.session == m_drafts.origin().session
-        || (!origin.fileName.isEmpty() && origin.fileName == m_drafts.fileName()))
-        return &m_drafts; // the same session, or the same user's file opened again
-    if (origin.fileName.isEmpty())
-        return nullptr; // drafts of a session whose user was never known: forgotten with it
-    other.open(origin.fileName);
-    return &other;
-}
-
-void MainWindow::reloadDialogAction(DecisionDialog *dialog, const QString &why)
-{
-    QPointer<DecisionDialog> guard(dialog);
-    ApiCall *call = m_client->action(dialog->actionId());
-    connect(call, &ApiCall::finished, this, [this, guard, why](ApiCall *c) {
-        if (!guard)
-            return;
-        const std::optional<ActionDetail> detail = c->response().ok() ? ActionDetail::fromJson(c->response().object())
-                                                                       : std::nullopt;
-        if (!detail) {
-            guard->setFailed(why);
-            return;
-        }
-        QStringList changes = ActionDetail::describeChanges(guard->detail(), *detail);
-        if (changes.isEmpty())
-            changes << why;
-        guard->updateDetail(*detail, changes);
-        if (detail->record.id == m_currentId)
-            showDetail(*detail);
-    });
-}
-
-void MainWindow::runDialogLookup(DecisionDialog *dialog)
-{
-    auto *reconcile = qobject_cast<ReconcileDialog *>(dialog);
-    if (!reconcile)
-        return;
-    QPointer<ReconcileDialog> guard(reconcile);
-    reconcile->setLookupRunning(true);
-    ApiCall *call = m_client->lookUp(dialog->actionId(), dialog->ifMatch());
-    connect(call, &ApiCall::finished, this, [this, guard](ApiCall *c) {
-        if (!guard)
-            return;
-        guard->setLookupRunning(false);
-        if (!c->response().ok() && c->response().error.httpStatus != 412) {
-            guard->setFailed(c->response().error.userText());
-            return;
-        }
-        // The new lookup (or whatever else changed) arrives with the action.
-        QPointer<ReconcileDialog> inner = guard;
-        ApiCall *reload = m_client->action(guard->actionId());
-        connect(reload, &ApiCall::finished, this, [this, inner](ApiCall *r) {
-            if (!inner || !r->response().ok())
-                return;
-            if (const std::optional<ActionDetail> detail = ActionDetail::fromJson(r->response().object())) {
-                const bool versionChanged = detail->record.stateVersion != inner->ifMatch();
-                inner->updateDetail(*detail, versionChanged ? ActionDetail::describeChanges(inner->detail(), *detail)
-                                                            : QStringList());
-                if (!detail->lookups.isEmpty())
-                    inner->selectEvidence(detail->lookups.last().seq);
-                if (detail->record.id == m_currentId)
-                    showDetail(*detail);
-            }
-        });
-    });
-}
-
 // ---- connection ----------------------------------------------------------------------------
 
 void MainWindow::editConnection()
@@ -884,7 +565,7 @@ void MainWindow::editConnection()
     }
     m_user.clear();
     m_role.clear();
-    m_drafts.close(); // another backend (or user): its drafts are read once /me answers
+    m_decisions->drafts().close(); // another backend (or user): its drafts are read once /me answers
     m_currentId.clear();
     m_pane->showMessage(tr("Select an action in the queue."));
     updateDecisionActions();
@@ -898,63 +579,11 @@ void MainWindow::switchToken(const QString &token)
     m_events->setToken(token);
     m_user.clear();
     m_role.clear();
-    m_drafts.close(); // perhaps another user: their drafts are read once /me answers
+    m_decisions->drafts().close(); // perhaps another user: their drafts are read once /me answers
     updateDecisionActions();
     start();
     if (!m_currentId.isEmpty())
         loadDetail(m_currentId);
-}
-
-// ---- screenshots ---------------------------------------------------------------------------
-
-void MainWindow::scheduleScreenshot(const QString &path, const QString &actionId, const QString &tab)
-{
-    m_screenshotPath = path;
-    m_screenshotAction = actionId;
-    m_screenshotTab = tab;
-    if (!actionId.isEmpty()) {
-        connect(m_model, &ActionQueueModel::pageLoaded, this, [this] {
-            if (!m_screenshotAction.isEmpty() && m_currentId != m_screenshotAction)
-                selectAction(m_screenshotAction);
-        });
-    }
-    maybeTakeScreenshot();
-}
-
-void MainWindow::maybeTakeScreenshot()
-{
-    if (m_screenshotPath.isEmpty() || !m_firstPageShown)
-        return;
-    if (!m_screenshotAction.isEmpty()) {
-        if (m_currentId != m_screenshotAction) {
-            selectAction(m_screenshotAction);
-            return;
-        }
-        if (!m_pane->hasDetail() || m_pane->detail().record.id != m_screenshotAction)
-            return;
-    } else if (!m_pane->hasDetail()) {
-        return;
-    }
-    static const QHash<QString, ActionDetailPane::Tab> tabs{
-        { QStringLiteral("overview"), ActionDetailPane::OverviewTab },
-        { QStringLiteral("evidence"), ActionDetailPane::EvidenceTab },
-        { QStringLiteral("approvals"), ActionDetailPane::ApprovalsTab },
-        { QStringLiteral("reconciliations"), ActionDetailPane::ReconciliationsTab },
-        { QStringLiteral("audit"), ActionDetailPane::AuditTab },
-        { QStringLiteral("related"), ActionDetailPane::RelatedTab },
-        { QStringLiteral("diff"), ActionDetailPane::DiffTab },
-    };
-    if (tabs.contains(m_screenshotTab))
-        m_pane->showTab(tabs.value(m_screenshotTab));
-    const QString path = m_screenshotPath;
-    m_screenshotPath.clear();
-    // Let layouts and the last paint settle.
-    QTimer::singleShot(600, this, [this, path] {
-        const QPixmap picture = grab();
-        const bool ok = picture.save(path);
-        qCInfo(lcUi) << "screenshot" << path << (ok ? "saved" : "FAILED");
-        emit screenshotSaved(path, ok);
-    });
 }
 
 } // namespace cs

@@ -2,8 +2,6 @@
 
 #include "actiondetail.h"
 #include "apicall.h"
-#include "decisiondialog.h"
-#include "draftstore.h"
 #include "tokenstore.h"
 
 #include <QHash>
@@ -22,15 +20,17 @@ class ActionDetailPane;
 class ApiClient;
 class ApiPageSource;
 class ConsoleSettings;
+class DecisionController;
 class EventStreamClient;
 class OfflineBanner;
 class QueueView;
 struct ActionChange;
 
 // The review console: the queue beside the selected action's detail, the decision actions
-// (each through the API, each confirmed in a dialog), the offline banner and the status bar
-// (backend, user, role, live/offline). It owns no network code: everything goes through the
-// ApiClient and the EventStreamClient it is given. Remembers its layout and filters.
+// (their QActions, menus and shortcuts; the dialogs, drafts and calls behind them are the
+// DecisionController's), the offline banner and the status bar (backend, user, role,
+// live/offline). It owns no network code: everything goes through the ApiClient and the
+// EventStreamClient it is given. Remembers its layout and filters.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -49,25 +49,17 @@ public:
 
     // "approve", "reject", "lookup", "reconcile", "follow_up"
     QAction *decisionAction(const QString &kind) const { return m_decisionActions.value(kind); }
-    DecisionDialog *openDialog() const { return m_dialog; }
+    DecisionController *decisions() const { return m_decisions; }
     QueueView *queueView() const { return m_queue; }
     ActionQueueModel *queueModel() const { return m_model; }
     ActionDetailPane *detailPane() const { return m_pane; }
     OfflineBanner *offlineBanner() const { return m_banner; }
-    DraftStore &drafts() { return m_drafts; }
     QString userName() const { return m_user; }
     QString role() const { return m_role; }
-
-    // Saves a picture of the window to `path` once the queue (and `actionId`'s detail, if given)
-    // are shown, on `tab` ("overview", "evidence", "diff", ...); emits screenshotSaved.
-    void scheduleScreenshot(const QString &path, const QString &actionId, const QString &tab);
+    // Whether the queue's first page since start() has arrived (firstPageShown was emitted).
+    bool hasShownFirstPage() const { return m_firstPageShown; }
 
 public slots:
-    void openApprove();
-    void openReject();
-    void openLookup();
-    void openReconcile();
-    void openFollowUp();
     void refresh();
     void editConnection();
     // Sign in with another token on the same backend (demo role switcher): who am I, the queue,
@@ -76,9 +68,11 @@ public slots:
 
 signals:
     void identityKnown(const QString &user, const QString &role);
+    // The queue's first page since start() is shown (and, without a selection, its first row
+    // selected).
+    void firstPageShown();
     void detailShown(const QString &actionId);
     void decisionApplied(const QString &kind, const QString &actionId);
-    void screenshotSaved(const QString &path, bool ok);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -96,18 +90,7 @@ private:
     void onConnectionState();
     void onEventStreamState();
     void updateStatusBar();
-    int pendingDecisions() const;
-
-    void openDecision(const QString &kind);
-    void showDialog(DecisionDialog *dialog);
-    void submit(DecisionDialog *dialog);
-    void onDecisionFinished(DecisionDialog *dialog, ApiCall *call, const DraftStore::Origin &origin);
-    // The drafts an operation that began in `origin` settles in: m_drafts while that session
-    // lasts, else `other` opened on its file (the reviewer switched user or backend meanwhile).
-    DraftStore *draftsOf(const DraftStore::Origin &origin, DraftStore &other);
-    void reloadDialogAction(DecisionDialog *dialog, const QString &why);
-    void runDialogLookup(DecisionDialog *dialog);
-    void maybeTakeScreenshot();
+    void connectDecisions();
 
     ApiClient *m_client;
     EventStreamClient *m_events;
@@ -118,6 +101,7 @@ private:
     QueueView *m_queue;
     ActionDetailPane *m_pane;
     OfflineBanner *m_banner;
+    DecisionController *m_decisions = nullptr;
     QSplitter *m_splitter;
     QLabel *m_backendLabel;
     QLabel *m_userLabel;
@@ -133,13 +117,6 @@ private:
     QPointer<ApiCall> m_detailCall;
     QTimer m_detailReload;
     QTimer m_relativeTimes;
-    DraftStore m_drafts;
-    QPointer<DecisionDialog> m_dialog;
-    QHash<DecisionDialog *, QPointer<ApiCall>> m_inFlight;
-
-    QString m_screenshotPath;
-    QString m_screenshotAction;
-    QString m_screenshotTab;
     bool m_firstPageShown = false;
 };
 

@@ -63,15 +63,7 @@ ReconcileDialog::ReconcileDialog(const ActionDetail &detail, QWidget *parent)
     evidenceLabel->setBuddy(m_evidence);
     fieldsLayout()->addWidget(m_evidence);
 
-    auto *noteLabel = new QLabel(tr("N&ote (required):"), this);
-    m_note = new QPlainTextEdit(this);
-    m_note->setObjectName(QStringLiteral("noteEdit"));
-    m_note->setAccessibleName(tr("Reconciliation note"));
-    m_note->setTabChangesFocus(true);
-    m_note->setFixedHeight(64);
-    noteLabel->setBuddy(m_note);
-    fieldsLayout()->addWidget(noteLabel);
-    fieldsLayout()->addWidget(m_note);
+    m_note = addTextField(tr("N&ote (required):"), QStringLiteral("note"), QStringLiteral("noteEdit"), tr("Reconciliation note"), 64);
 
     setConfirmText(tr("Confirm reconciliation"));
     refresh();
@@ -85,7 +77,6 @@ ReconcileDialog::ReconcileDialog(const ActionDetail &detail, QWidget *parent)
         refresh();
         updateConfirm();
     });
-    connect(m_note, &QPlainTextEdit::textChanged, this, &ReconcileDialog::updateConfirm);
     connect(m_lookupButton, &QPushButton::clicked, this, &ReconcileDialog::lookupRequested);
 }
 
@@ -175,14 +166,14 @@ void ReconcileDialog::setInputReadOnly(bool readOnly)
     m_committed->setEnabled(!readOnly);
     m_notCommitted->setEnabled(!readOnly);
     m_evidence->setEnabled(!readOnly);
-    m_note->setReadOnly(readOnly);
+    DecisionDialog::setInputReadOnly(readOnly); // the note
     m_lookupButton->setEnabled(!readOnly && m_detail.permissions.lookup.allowed);
 }
 
 QVariantMap ReconcileDialog::draft() const
 {
-    QVariantMap draft{ { QStringLiteral("note"), m_note->toPlainText() },
-                       { QStringLiteral("evidence"), m_selectedSeq } };
+    QVariantMap draft = DecisionDialog::draft(); // the note
+    draft.insert(QStringLiteral("evidence"), m_selectedSeq);
     if (outcomeChosen())
         draft.insert(QStringLiteral("committed"), committedChosen());
     return draft;
@@ -190,7 +181,7 @@ QVariantMap ReconcileDialog::draft() const
 
 void ReconcileDialog::restoreDraft(const QVariantMap &draft)
 {
-    m_note->setPlainText(draft.value(QStringLiteral("note")).toString());
+    DecisionDialog::restoreDraft(draft); // the note
     if (draft.contains(QStringLiteral("committed")))
         setOutcome(draft.value(QStringLiteral("committed")).toBool());
     selectEvidence(draft.value(QStringLiteral("evidence")).toInt());

@@ -1,9 +1,7 @@
 #include "rejectdialog.h"
 #include "displayformat.h"
 
-#include <QLabel>
 #include <QPlainTextEdit>
-#include <QVBoxLayout>
 
 namespace cs {
 
@@ -12,19 +10,11 @@ RejectDialog::RejectDialog(const ActionDetail &detail, QWidget *parent)
 {
     setObjectName(QStringLiteral("rejectDialog"));
     setWindowTitle(tr("Reject refund"));
-    auto *label = new QLabel(tr("&Reason (required, recorded with the rejection):"), this);
-    m_reason = new QPlainTextEdit(this);
-    m_reason->setObjectName(QStringLiteral("reasonEdit"));
-    m_reason->setAccessibleName(tr("Rejection reason"));
-    m_reason->setTabChangesFocus(true);
-    m_reason->setFixedHeight(80);
-    label->setBuddy(m_reason);
-    fieldsLayout()->addWidget(label);
-    fieldsLayout()->addWidget(m_reason);
+    m_reason = addTextField(tr("&Reason (required, recorded with the rejection):"), QStringLiteral("reason"), QStringLiteral("reasonEdit"),
+                            tr("Rejection reason"), 80);
     setConfirmText(tr("Reject"));
     refresh();
     updateConfirm();
-    connect(m_reason, &QPlainTextEdit::textChanged, this, &RejectDialog::updateConfirm);
 }
 
 QString RejectDialog::reason() const
@@ -32,24 +22,9 @@ QString RejectDialog::reason() const
     return m_reason->toPlainText().trimmed();
 }
 
-QVariantMap RejectDialog::draft() const
-{
-    return { { QStringLiteral("reason"), m_reason->toPlainText() } };
-}
-
-void RejectDialog::restoreDraft(const QVariantMap &draft)
-{
-    m_reason->setPlainText(draft.value(QStringLiteral("reason")).toString());
-}
-
 QString RejectDialog::inputProblem() const
 {
     return reason().isEmpty() ? tr("Write the reason for the rejection.") : QString();
-}
-
-void RejectDialog::setInputReadOnly(bool readOnly)
-{
-    m_reason->setReadOnly(readOnly);
 }
 
 void RejectDialog::refresh()

@@ -15,13 +15,10 @@ public:
     explicit RejectDialog(const ActionDetail &detail, QWidget *parent = nullptr);
 
     QString reason() const;
-    QVariantMap draft() const override;
-    void restoreDraft(const QVariantMap &draft) override;
 
 protected:
     void refresh() override;
     QString inputProblem() const override;
-    void setInputReadOnly(bool readOnly) override;
 
 private:
     QPlainTextEdit *m_reason;

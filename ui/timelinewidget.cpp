@@ -65,6 +65,12 @@ void TimelineWidget::setDetail(const ActionDetail &d)
     m_currency = d.record.currency;
     const QPalette pal = palette();
 
+    // A point in time on a lane (everything but an attempt's bar).
+    const auto point = [this](Lane lane, const QDateTime &at, const QString &label, const QString &tooltip,
+                              const QColor &color, bool dashed = false) {
+        m_marks.append(Mark{ lane, at, at, label, tooltip, color, dashed });
+    };
+
     // States: every audited state change (the first is the proposal).
     for (const AuditEvent &e : d.audit) {
         const QString after = e.after.value(QLatin1String("state")).toString();
@@ -72,62 +78,39 @@ void TimelineWidget::setDetail(const ActionDetail &d)
         if (after.isEmpty() || after == before || !e.at.isValid())
             continue;
         const std::optional<ActionState> state = stateFromWire(after);
-        Mark m;
-        m.lane = Lane::State;
-        m.start = m.end = e.at;
-        m.label = e.event == QLatin1String("proposed") ? tr("proposed")
-                                                        : (state ? display::stateName(*state) : after);
-        m.tooltip = tr("%1 \u2192 %2 (%3, by %4)\n%5\n%6")
-                        .arg(before.isEmpty() ? QStringLiteral("\u2014") : before, after, e.event, e.actor, e.reason,
-                             display::isoTime(e.at));
-        m.color = state ? StatePalette::stateChip(*state, pal).text : pal.color(QPalette::Text);
-        m_marks.append(m);
+        point(Lane::State, e.at,
+              e.event == QLatin1String("proposed") ? tr("proposed") : (state ? display::stateName(*state) : after),
+              tr("%1 \u2192 %2 (%3, by %4)\n%5\n%6")
+                  .arg(before.isEmpty() ? QStringLiteral("\u2014") : before, after, e.event, e.actor, e.reason,
+                       display::isoTime(e.at)),
+              state ? StatePalette::stateChip(*state, pal).text : pal.color(QPalette::Text));
     }
-    if (m_marks.isEmpty()) {
-        Mark proposed;
-        proposed.lane = Lane::State;
-        proposed.start = proposed.end = d.record.createdAt;
-        proposed.label = tr("proposed");
-        proposed.tooltip = tr("Proposed by %1 at %2").arg(d.record.requestedBy, display::isoTime(d.record.createdAt));
-        proposed.color = StatePalette::stateChip(ActionState::Pending, pal).text;
-        m_marks.append(proposed);
-    }
+    if (m_marks.isEmpty())
+        point(Lane::State, d.record.createdAt, tr("proposed"),
+              tr("Proposed by %1 at %2").arg(d.record.requestedBy, display::isoTime(d.record.createdAt)),
+              StatePalette::stateChip(ActionState::Pending, pal).text);
 
     // Human decisions and caught conflicts.
     for (const Approval &a : d.approvals) {
-        Mark m;
-        m.lane = Lane::Decision;
-        m.start = m.end = a.decidedAt;
         const bool approved = a.decision == Approval::Decision::Approved;
-        m.label = approved ? tr("approved v%1").arg(a.version) : tr("rejected");
-        m.tooltip = approved ? tr("Approval v%1 by %2 at %3\nkey %4\nsigns %5")
-                                   .arg(a.version).arg(a.decidedBy, display::isoTime(a.decidedAt), a.idempotencyKey,
-                                        a.approvedFingerprint)
-                             : tr("Rejected by %1 at %2: %3").arg(a.decidedBy, display::isoTime(a.decidedAt), a.note);
-        m.color = approved ? StatePalette::stateChip(ActionState::Completed, pal).text
-                           : StatePalette::stateChip(ActionState::Rejected, pal).text;
-        m_marks.append(m);
+        point(Lane::Decision, a.decidedAt, approved ? tr("approved v%1").arg(a.version) : tr("rejected"),
+              approved ? tr("Approval v%1 by %2 at %3\nkey %4\nsigns %5")
+                             .arg(a.version).arg(a.decidedBy, display::isoTime(a.decidedAt), a.idempotencyKey,
+                                  a.approvedFingerprint)
+                       : tr("Rejected by %1 at %2: %3").arg(a.decidedBy, display::isoTime(a.decidedAt), a.note),
+              StatePalette::stateChip(approved ? ActionState::Completed : ActionState::Rejected, pal).text);
     }
     for (const Reconciliation &r : d.reconciliations) {
-        Mark m;
-        m.lane = Lane::Decision;
-        m.start = m.end = r.decidedAt;
         const bool committed = r.outcome == Reconciliation::Outcome::Committed;
-        m.label = committed ? tr("reconciled: committed") : tr("reconciled: not committed");
-        m.tooltip = tr("Reconciled by %1 at %2 on lookup #%3: %4")
-                        .arg(r.decidedBy, display::isoTime(r.decidedAt)).arg(r.evidenceLookupSeq).arg(r.note);
-        m.color = StatePalette::stateChip(committed ? ActionState::Completed : ActionState::Rejected, pal).text;
-        m_marks.append(m);
+        point(Lane::Decision, r.decidedAt, committed ? tr("reconciled: committed") : tr("reconciled: not committed"),
+              tr("Reconciled by %1 at %2 on lookup #%3: %4")
+                  .arg(r.decidedBy, display::isoTime(r.decidedAt)).arg(r.evidenceLookupSeq).arg(r.note),
+              StatePalette::stateChip(committed ? ActionState::Completed : ActionState::Rejected, pal).text);
     }
-    for (const PayloadConflict &c : d.conflicts) {
-        Mark m;
-        m.lane = Lane::Decision;
-        m.start = m.end = c.at;
-        m.label = tr("changed payload #%1").arg(c.seq);
-        m.tooltip = tr("%1 resubmitted a changed payload under the same reference at %2").arg(c.submittedBy, display::isoTime(c.at));
-        m.color = StatePalette::stateChip(ActionState::RequiresReview, pal).text;
-        m_marks.append(m);
-    }
+    for (const PayloadConflict &c : d.conflicts)
+        point(Lane::Decision, c.at, tr("changed payload #%1").arg(c.seq),
+              tr("%1 resubmitted a changed payload under the same reference at %2").arg(c.submittedBy, display::isoTime(c.at)),
+              StatePalette::stateChip(ActionState::RequiresReview, pal).text);
 
     // Attempts as bars.
     const QDateTime now = QDateTime::currentDateTimeUtc();
@@ -151,37 +134,19 @@ void TimelineWidget::setDetail(const ActionDetail &d)
     }
 
     for (const ProviderLookup &l : d.lookups) {
-        Mark m;
-        m.lane = Lane::Lookup;
-        m.start = m.end = l.at;
-        m.label = tr("#%1 %2").arg(l.seq).arg(LookupTableModel::resultName(l.result));
+        QString label = tr("#%1 %2").arg(l.seq).arg(LookupTableModel::resultName(l.result));
         if (l.result == ProviderLookup::Result::Found)
-            m.label += QStringLiteral(" \u00b7 ") + l.status;
-        m.tooltip = LookupTableModel::describe(l);
-        m.color = StatePalette::lookupColor(l.result, pal);
-        m_marks.append(m);
+            label += QStringLiteral(" \u00b7 ") + l.status;
+        point(Lane::Lookup, l.at, label, LookupTableModel::describe(l), StatePalette::lookupColor(l.result, pal));
     }
 
-    if (d.keyWindowEndsAt.isValid()) {
-        Mark m;
-        m.lane = Lane::Marker;
-        m.start = m.end = d.keyWindowEndsAt;
-        m.label = d.keyWindowEndsAt > now ? tr("key window ends") : tr("key window ended");
-        m.tooltip = tr("Same-key retries stop at %1 (the provider's key window minus a safety margin); after it only "
-                       "lookups and human reconciliation.").arg(display::isoTime(d.keyWindowEndsAt));
-        m.color = StatePalette::stateChip(ActionState::ConfirmationUnknown, pal).text;
-        m.dashed = true;
-        m_marks.append(m);
-    }
-    if (!isTerminal(d.record.state)) {
-        Mark m;
-        m.lane = Lane::Marker;
-        m.start = m.end = now;
-        m.label = tr("now");
-        m.tooltip = display::isoTime(now);
-        m.dashed = true;
-        m_marks.append(m);
-    }
+    if (d.keyWindowEndsAt.isValid())
+        point(Lane::Marker, d.keyWindowEndsAt, d.keyWindowEndsAt > now ? tr("key window ends") : tr("key window ended"),
+              tr("Same-key retries stop at %1 (the provider's key window minus a safety margin); after it only "
+                 "lookups and human reconciliation.").arg(display::isoTime(d.keyWindowEndsAt)),
+              StatePalette::stateChip(ActionState::ConfirmationUnknown, pal).text, true);
+    if (!isTerminal(d.record.state))
+        point(Lane::Marker, now, tr("now"), display::isoTime(now), QColor(), true);
 
     m_empty = false;
     buildStops();

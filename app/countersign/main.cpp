@@ -7,6 +7,7 @@
 #include "demostack.h"
 #include "eventstreamclient.h"
 #include "mainwindow.h"
+#include "screenshotter.h"
 #include "tokenstore.h"
 
 #include <QApplication>
@@ -148,30 +149,22 @@ int main(int argc, char *argv[])
                              [&demoUi, scenario] { demoUi->play(scenario, false); }, Qt::SingleShotConnection);
     }
 
-    if (demo && scenario > 0 && parser.isSet(options.screenshot)) {
-        // The picture once the scenario has ended and the queue has caught up.
+    std::unique_ptr<cs::Screenshotter> shooter;
+    if (parser.isSet(options.screenshot)) {
         const QString path = parser.value(options.screenshot);
-        QObject::connect(demoUi.get(), &cs::DemoController::scenarioFinished, &app, [&app, &window, path] {
-            QTimer::singleShot(2500, &app, [&app, &window, path] { app.exit(window.grab().save(path) ? 0 : 1); });
-        });
-        QTimer::singleShot(180000, &app, [&app] {
-            QTextStream(stderr) << "countersign: the scenario did not end within 180 s" << Qt::endl;
-            app.exit(1);
-        });
-    } else if (demo && parser.isSet(options.screenshot) && !parser.isSet(options.select)) {
-        // A fresh demo has no action to show yet: the picture once signed in and the queue loaded.
-        const QString path = parser.value(options.screenshot);
-        QObject::connect(&window, &cs::MainWindow::identityKnown, &app, [&app, &window, path] {
-            QTimer::singleShot(2500, &app, [&app, &window, path] { app.exit(window.grab().save(path) ? 0 : 1); });
-        }, Qt::SingleShotConnection);
-    } else if (parser.isSet(options.screenshot)) {
-        window.scheduleScreenshot(parser.value(options.screenshot), parser.value(options.select), parser.value(options.tab));
-        QObject::connect(&window, &cs::MainWindow::screenshotSaved, &app,
-                         [&app](const QString &, bool ok) { app.exit(ok ? 0 : 1); });
-        QTimer::singleShot(60000, &app, [&app] {
-            QTextStream(stderr) << "countersign: no screenshot within 60 s (is the backend reachable?)" << Qt::endl;
-            app.exit(1);
-        });
+        shooter = std::make_unique<cs::Screenshotter>(&window);
+        QObject::connect(shooter.get(), &cs::Screenshotter::finished, &app, [&app](bool ok) { app.exit(ok ? 0 : 1); });
+        if (demo && scenario > 0) {
+            // The picture once the scenario has ended and the queue has caught up.
+            shooter->after(demoUi.get(), &cs::DemoController::scenarioFinished, path);
+            shooter->giveUpAfter(180000, QStringLiteral("the scenario did not end within 180 s"));
+        } else if (demo && !parser.isSet(options.select)) {
+            // A fresh demo has no action to show yet: the picture once signed in and the queue loaded.
+            shooter->after(&window, &cs::MainWindow::identityKnown, path);
+        } else {
+            shooter->whenShown(path, parser.value(options.select), parser.value(options.tab));
+            shooter->giveUpAfter(60000, QStringLiteral("no screenshot within 60 s (is the backend reachable?)"));
+        }
     } else if (parser.isSet(options.select)) {
         const QString id = parser.value(options.select);
         QObject::connect(&window, &cs::MainWindow::identityKnown, &window, [&window, id] { window.selectAction(id); },

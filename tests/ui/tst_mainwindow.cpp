@@ -9,6 +9,7 @@
 #include "apiclient.h"
 #include "backendprocess.h"
 #include "consolesettings.h"
+#include "decisioncontroller.h"
 #include "decisiondialog.h"
 #include "draftstore.h"
 #include "eventstreamclient.h"
@@ -75,8 +76,8 @@ struct Console
     }
     ~Console()
     {
-        if (window && window->openDialog())
-            window->openDialog()->done(QDialog::Rejected);
+        if (window && window->decisions()->openDialog())
+            window->decisions()->openDialog()->done(QDialog::Rejected);
         window.reset();
     }
 };
@@ -144,14 +145,14 @@ private:
         QAction *lookup = c.window->decisionAction(QStringLiteral("lookup"));
         QTRY_VERIFY_WITH_TIMEOUT(lookup->isEnabled(), 5000);
         lookup->trigger();
-        DecisionDialog *dialog = c.window->openDialog();
+        DecisionDialog *dialog = c.window->decisions()->openDialog();
         QVERIFY(dialog);
         QCOMPARE(dialog->objectName(), QStringLiteral("lookupDialog"));
         QVERIFY(child<QLabel>(dialog, "descriptionLabel")->text().contains(QStringLiteral("cannot refund anything")));
         QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(child<QLabel>(dialog, "statusLabel")->text().contains(QStringLiteral("FOUND")), 15000);
         QTest::mouseClick(dialog->cancelButton(), Qt::LeftButton); // "Close"
-        QTRY_VERIFY(!c.window->openDialog());
+        QTRY_VERIFY(!c.window->decisions()->openDialog());
     }
 
 private slots:
@@ -192,7 +193,7 @@ private slots:
         QAction *approve = c->window->decisionAction(QStringLiteral("approve"));
         QVERIFY(approve->isEnabled());
         approve->trigger();
-        DecisionDialog *dialog = c->window->openDialog();
+        DecisionDialog *dialog = c->window->decisions()->openDialog();
         QVERIFY(dialog);
         QCOMPARE(dialog->objectName(), QStringLiteral("approveDialog"));
         const QString description = child<QLabel>(dialog, "descriptionLabel")->text();
@@ -202,7 +203,7 @@ private slots:
         QVERIFY(description.contains(QStringLiteral("Nothing is sent")));
         QTest::keyClicks(child<QPlainTextEdit>(dialog, "noteEdit"), QStringLiteral("matches ticket 1042"));
         QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(!c->window->openDialog(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!c->window->decisions()->openDialog(), 10000);
 
         const QJsonObject action = m_backend.action(id);
         const QJsonArray approvals = action.value(QLatin1String("approvals")).toArray();
@@ -233,9 +234,9 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(c->window->decisionAction(QStringLiteral("approve"))->isEnabled(), 5000);
         // Ctrl+Shift+A opens the dialog, Ctrl+Enter confirms.
         QTest::keyClick(c->window.get(), Qt::Key_A, Qt::ControlModifier | Qt::ShiftModifier);
-        QTRY_VERIFY(c->window->openDialog());
-        QTest::keyClick(c->window->openDialog(), Qt::Key_Return, Qt::ControlModifier);
-        QTRY_VERIFY_WITH_TIMEOUT(!c->window->openDialog(), 10000);
+        QTRY_VERIFY(c->window->decisions()->openDialog());
+        QTest::keyClick(c->window->decisions()->openDialog(), Qt::Key_Return, Qt::ControlModifier);
+        QTRY_VERIFY_WITH_TIMEOUT(!c->window->decisions()->openDialog(), 10000);
         QCOMPARE(m_backend.action(id).value(QLatin1String("approval_version")).toInt(), 1);
         // Arrows move through the queue.
         QTest::keyClick(search, Qt::Key_Escape);
@@ -303,7 +304,7 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(c->window->detailPane()->detail().lookups.size(), 1, 10000);
         QTRY_VERIFY_WITH_TIMEOUT(c->window->decisionAction(QStringLiteral("reconcile"))->isEnabled(), 10000);
         c->window->decisionAction(QStringLiteral("reconcile"))->trigger();
-        DecisionDialog *dialog = c->window->openDialog();
+        DecisionDialog *dialog = c->window->decisions()->openDialog();
         QVERIFY(dialog);
         QCOMPARE(dialog->objectName(), QStringLiteral("reconcileDialog"));
         QVERIFY(!dialog->confirmButton()->isEnabled());
@@ -320,7 +321,7 @@ private slots:
         QTRY_VERIFY(dialog->confirmButton()->isEnabled());
         QVERIFY(child<QLabel>(dialog, "descriptionLabel")->text().contains(QStringLiteral("COMPLETED")));
         QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(!c->window->openDialog(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!c->window->decisions()->openDialog(), 10000);
 
         const QJsonObject action = m_backend.action(id);
         QCOMPARE(action.value(QLatin1String("state")).toString(), QStringLiteral("COMPLETED"));
@@ -353,8 +354,8 @@ private slots:
             return;
         QTRY_VERIFY_WITH_TIMEOUT(c->window->decisionAction(QStringLiteral("follow_up"))->isEnabled(), 5000);
         c->window->decisionAction(QStringLiteral("follow_up"))->trigger();
-        QTRY_VERIFY_WITH_TIMEOUT(c->window->openDialog(), 5000);
-        DecisionDialog *dialog = c->window->openDialog();
+        QTRY_VERIFY_WITH_TIMEOUT(c->window->decisions()->openDialog(), 5000);
+        DecisionDialog *dialog = c->window->decisions()->openDialog();
         QCOMPARE(dialog->objectName(), QStringLiteral("followUpDialog"));
         QVERIFY(child<QLabel>(dialog, "committedLabel")->text().contains(QStringLiteral("40.00 USD")));
         QTest::keyClicks(child<QLineEdit>(dialog, "desiredTotalEdit"), QStringLiteral("45.00"));
@@ -368,7 +369,7 @@ private slots:
         QVERIFY(!dialog->confirmButton()->isEnabled());
         child<QLineEdit>(dialog, "desiredTotalEdit")->setText(QStringLiteral("45.00"));
         QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(!c->window->openDialog(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!c->window->decisions()->openDialog(), 10000);
 
         const QJsonArray followUps = m_backend.action(id).value(QLatin1String("related")).toObject()
                                          .value(QLatin1String("follow_ups")).toArray();
@@ -387,7 +388,7 @@ private slots:
         if (QTest::currentTestFailed())
             return;
         c->window->decisionAction(QStringLiteral("reject"))->trigger();
-        DecisionDialog *dialog = c->window->openDialog();
+        DecisionDialog *dialog = c->window->decisions()->openDialog();
         QVERIFY(dialog);
         QTest::keyClicks(child<QPlainTextEdit>(dialog, "reasonEdit"), QStringLiteral("customer withdrew the claim"));
         QCOMPARE(m_backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/rejections").arg(id),
@@ -415,7 +416,7 @@ private slots:
         if (QTest::currentTestFailed())
             return;
         c->window->decisionAction(QStringLiteral("approve"))->trigger();
-        DecisionDialog *dialog = c->window->openDialog();
+        DecisionDialog *dialog = c->window->decisions()->openDialog();
         QVERIFY(dialog);
         auto *note = child<QPlainTextEdit>(dialog, "noteEdit");
         QTest::keyClicks(note, QStringLiteral("approved during an outage"));
@@ -432,7 +433,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(child<QLabel>(c->window.get(), "statusLive")->text().contains(QStringLiteral("Offline")), 5000);
 
         QVERIFY(proxy.comeBack());
-        QTRY_VERIFY_WITH_TIMEOUT(!c->window->openDialog(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!c->window->decisions()->openDialog(), 10000);
         QTRY_VERIFY_WITH_TIMEOUT(!c->window->offlineBanner()->isVisible(), 5000);
         const QJsonObject action = m_backend.action(id);
         QCOMPARE(action.value(QLatin1String("approvals")).toArray().size(), 1);
@@ -451,12 +452,12 @@ private slots:
         if (QTest::currentTestFailed())
             return;
         c->window->decisionAction(QStringLiteral("reject"))->trigger();
-        DecisionDialog *dialog = c->window->openDialog();
+        DecisionDialog *dialog = c->window->decisions()->openDialog();
         QTest::keyClicks(child<QPlainTextEdit>(dialog, "reasonEdit"), QStringLiteral("half a thought"));
         QTest::keyClick(dialog, Qt::Key_Escape);
-        QTRY_VERIFY(!c->window->openDialog());
+        QTRY_VERIFY(!c->window->decisions()->openDialog());
         c->window->decisionAction(QStringLiteral("reject"))->trigger();
-        dialog = c->window->openDialog();
+        dialog = c->window->decisions()->openDialog();
         QVERIFY(dialog);
         QCOMPARE(child<QPlainTextEdit>(dialog, "reasonEdit")->toPlainText(), QStringLiteral("half a thought"));
         dialog->done(QDialog::Rejected);
@@ -478,7 +479,7 @@ private slots:
             if (QTest::currentTestFailed())
                 return;
             c->window->decisionAction(QStringLiteral("approve"))->trigger();
-            DecisionDialog *dialog = c->window->openDialog();
+            DecisionDialog *dialog = c->window->decisions()->openDialog();
             QVERIFY(dialog);
             QTest::keyClicks(child<QPlainTextEdit>(dialog, "noteEdit"), QStringLiteral("approved before a restart"));
             proxy.goDown();
@@ -486,7 +487,7 @@ private slots:
             QTRY_VERIFY_WITH_TIMEOUT(child<QLabel>(dialog, "statusLabel")->text().contains(QStringLiteral("same Idempotency-Key")), 5000);
             QTest::mouseClick(child<QPushButton>(dialog, "stopResendingButton"), Qt::LeftButton);
             QTRY_VERIFY_WITH_TIMEOUT(child<QLabel>(dialog, "statusLabel")->text().contains(QStringLiteral("Stopped waiting")), 5000);
-            pendingKey = c->window->drafts().draft(draftKey).idempotencyKey;
+            pendingKey = c->window->decisions()->drafts().draft(draftKey).idempotencyKey;
             QVERIFY(!pendingKey.isEmpty());
             dialog->done(QDialog::Rejected);
         } // the console is gone
@@ -499,28 +500,28 @@ private slots:
         {
             auto ben = open(QStringLiteral("ben"), proxy.url(), ini);
             QCOMPARE(ben->window->userName(), QStringLiteral("ben"));
-            QVERIFY(!ben->window->drafts().fileName().isEmpty());
-            QVERIFY(!ben->window->drafts().contains(draftKey));
+            QVERIFY(!ben->window->decisions()->drafts().fileName().isEmpty());
+            QVERIFY(!ben->window->decisions()->drafts().contains(draftKey));
         }
         auto c = open(QStringLiteral("ana"), proxy.url(), ini);
-        QCOMPARE(c->window->drafts().draft(draftKey).idempotencyKey, pendingKey);
+        QCOMPARE(c->window->decisions()->drafts().draft(draftKey).idempotencyKey, pendingKey);
         select(*c, id);
         if (QTest::currentTestFailed())
             return;
         c->window->decisionAction(QStringLiteral("approve"))->trigger();
-        DecisionDialog *dialog = c->window->openDialog();
+        DecisionDialog *dialog = c->window->decisions()->openDialog();
         QVERIFY(dialog);
         QCOMPARE(child<QPlainTextEdit>(dialog, "noteEdit")->toPlainText(), QStringLiteral("approved before a restart"));
         QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(!c->window->openDialog(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!c->window->decisions()->openDialog(), 10000);
         QCOMPARE(proxy.postKeys(), QStringList{ pendingKey });
         const QJsonArray approvals = m_backend.action(id).value(QLatin1String("approvals")).toArray();
         QCOMPARE(approvals.size(), 1);
         QCOMPARE(approvals.first().toObject().value(QLatin1String("note")).toString(), QStringLiteral("approved before a restart"));
         // Applied: the draft is gone, from memory and from the file.
-        QVERIFY(!c->window->drafts().contains(draftKey));
+        QVERIFY(!c->window->decisions()->drafts().contains(draftKey));
         DraftStore onDisk;
-        QVERIFY(onDisk.open(c->window->drafts().fileName()));
+        QVERIFY(onDisk.open(c->window->decisions()->drafts().fileName()));
         QVERIFY(!onDisk.contains(draftKey));
     }
 

@@ -1,0 +1,372 @@
+// The DecisionController on its own (offscreen, no MainWindow) against a real countersignd and
+// paysim, through a FaultProxy where answers must go missing: a lost answer keeps the
+// Idempotency-Key and the resend acts once, a draft survives closing the dialog, a refusal and a
+// decision overtaken by someone else keep the reviewer's input, a refused permission says why,
+// and what the controller asks the window to refresh.
+
+#include "actiondetailpane.h"
+#include "apiclient.h"
+#include "backendprocess.h"
+#include "decisioncontroller.h"
+#include "decisiondialog.h"
+#include "draftstore.h"
+#include "faultproxy.h"
+
+#include <QJsonArray>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace cs;
+using namespace std::chrono_literals;
+
+namespace {
+
+QtMessageHandler previousHandler = nullptr;
+void quietOffscreen(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (message.contains(QLatin1String("propagateSizeHints")))
+        return;
+    if (previousHandler)
+        previousHandler(type, context, message);
+}
+
+template <typename T>
+T *child(QWidget *parent, const char *name)
+{
+    return parent ? parent->findChild<T *>(QString::fromLatin1(name)) : nullptr;
+}
+
+// What the controller needs around it: a client, the pane that shows the action, a window.
+struct Desk
+{
+    ApiClient client;
+    QWidget window;
+    ActionDetailPane *pane;
+    DecisionController controller;
+
+    Desk(const QUrl &url, const QString &token, int maxSends = 0)
+        : pane(new ActionDetailPane(&window))
+        , controller(&client, pane, &window)
+    {
+        client.setBaseUrl(url);
+        client.setToken(token);
+        client.setDeadline(5s);
+        client.setResendPolicy(100ms, 300ms, maxSends);
+        client.setProbeInterval(100ms, 300ms);
+        window.resize(900, 700);
+        window.show();
+    }
+    ~Desk()
+    {
+        if (controller.openDialog())
+            controller.openDialog()->done(QDialog::Rejected);
+    }
+
+    // Reads the action and shows it in the pane, as MainWindow does; false if it cannot be read.
+    bool show(const QString &id)
+    {
+        ApiCall *call = client.action(id);
+        QSignalSpy finished(call, &ApiCall::finished);
+        if (!finished.isValid() || !finished.wait(10000))
+            return false;
+        const std::optional<ActionDetail> detail = ActionDetail::fromJson(call->response().object());
+        if (!detail)
+            return false;
+        pane->setDetail(*detail);
+        return true;
+    }
+};
+
+} // namespace
+
+class TestDecisionController : public QObject
+{
+    Q_OBJECT
+
+private:
+    BackendProcess m_backend;
+    QTemporaryDir m_dir;
+    QStringList m_charges;
+    int m_next = 0;
+
+    QString nextCharge() { return m_charges.at(m_next++ % m_charges.size()); }
+    QString nextRef(const char *what) { return QStringLiteral("%1-%2").arg(QLatin1String(what)).arg(++m_next); }
+    QString propose(qint64 amount, const char *what)
+    {
+        return m_backend.propose(nextCharge(), amount, nextRef(what)).value(QLatin1String("id")).toString();
+    }
+    int approvals(const QString &id) const
+    {
+        return int(m_backend.action(id).value(QLatin1String("approvals")).toArray().size());
+    }
+
+private slots:
+    void initTestCase()
+    {
+        previousHandler = qInstallMessageHandler(quietOffscreen);
+        QVERIFY(m_dir.isValid());
+        QVERIFY2(m_backend.start(24), qPrintable(m_backend.error()));
+        m_charges = m_backend.charges();
+        QVERIFY(m_charges.size() >= 24);
+    }
+
+    void cleanupTestCase()
+    {
+        m_backend.stop();
+    }
+
+    // An applied decision: the dialog closes, the draft is gone, and the window is told which
+    // queue row and detail to refresh.
+    void appliedDecisionTellsTheWindowWhatChanged()
+    {
+        const QString id = propose(1200, "applied");
+        Desk desk(m_backend.url(), m_backend.token(QStringLiteral("ana")));
+        QSignalSpy applied(&desk.controller, &DecisionController::decisionApplied);
+        QSignalSpy rows(&desk.controller, &DecisionController::queueRowOutdated);
+        QSignalSpy details(&desk.controller, &DecisionController::detailOutdated);
+        QSignalSpy messages(&desk.controller, &DecisionController::statusMessage);
+        QVERIFY(applied.isValid() && rows.isValid() && details.isValid() && messages.isValid());
+        QVERIFY(desk.show(id));
+
+        desk.controller.openApprove();
+        DecisionDialog *dialog = desk.controller.openDialog();
+        QVERIFY(dialog);
+        QCOMPARE(dialog->objectName(), QStringLiteral("approveDialog"));
+        QTest::keyClicks(child<QPlainTextEdit>(dialog, "noteEdit"), QStringLiteral("checked"));
+        QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(applied.count(), 1, 10000);
+        QCOMPARE(applied.first().at(0).toString(), QStringLiteral("approve"));
+        QCOMPARE(applied.first().at(1).toString(), id);
+        QTRY_VERIFY(!desk.controller.openDialog());
+        QCOMPARE(rows.count(), 1);
+        QCOMPARE(rows.first().at(0).toString(), id);
+        QCOMPARE(details.count(), 1);
+        QCOMPARE(details.first().at(0).toString(), id);
+        QCOMPARE(messages.count(), 1);
+        QVERIFY(messages.first().at(0).toString().startsWith(QStringLiteral("Approved ") + id));
+        QVERIFY(!desk.controller.drafts().contains(DraftStore::keyFor(QStringLiteral("approve"), id)));
+        QCOMPARE(desk.controller.pendingDecisions(), 0);
+        QCOMPARE(approvals(id), 1);
+    }
+
+    // The backend acts but its answer never arrives (the client's deadline passes): the key stays with the draft, the input
+    // comes back, and confirming again sends the same key — the backend replays, it acts once.
+    void lostAnswerKeepsTheKeyAndTheResendActsOnce()
+    {
+        const QString id = propose(1300, "lost");
+        FaultProxy proxy(m_backend.port());
+        QVERIFY(proxy.listen());
+        Desk desk(proxy.url(), m_backend.token(QStringLiteral("ana")), 1); // one send: no automatic resend
+        desk.client.setDeadline(1500ms);
+        QSignalSpy unknown(&desk.controller, &DecisionController::outcomeUnknown);
+        QSignalSpy applied(&desk.controller, &DecisionController::decisionApplied);
+        QSignalSpy messages(&desk.controller, &DecisionController::statusMessage);
+        QVERIFY(unknown.isValid() && applied.isValid() && messages.isValid());
+        QVERIFY(desk.show(id));
+        const QString draftKey = DraftStore::keyFor(QStringLiteral("approve"), id);
+
+        desk.controller.openApprove();
+        DecisionDialog *dialog = desk.controller.openDialog();
+        QVERIFY(dialog);
+        auto *note = child<QPlainTextEdit>(dialog, "noteEdit");
+        QTest::keyClicks(note, QStringLiteral("approved once"));
+        proxy.holdNextPostResponse(); // forwarded, acted on, its answer never delivered
+        QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(unknown.count(), 1, 10000);
+        QCOMPARE(unknown.first().at(0).toString(), id);
+        QCOMPARE(applied.count(), 0);
+        QVERIFY(child<QLabel>(dialog, "statusLabel")->text().contains(QStringLiteral("Stopped waiting")));
+        QCOMPARE(note->toPlainText(), QStringLiteral("approved once"));
+        QVERIFY(!note->isReadOnly());
+        const QString key = desk.controller.drafts().draft(draftKey).idempotencyKey;
+        QVERIFY(!key.isEmpty());
+        QCOMPARE(approvals(id), 1); // the backend did act
+
+        QVERIFY(dialog->confirmButton()->isEnabled());
+        QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(applied.count(), 1, 10000);
+        QCOMPARE(proxy.postKeys(), (QStringList{ key, key }));
+        QCOMPARE(approvals(id), 1);
+        QVERIFY(messages.last().at(0).toString().contains(QStringLiteral("replayed its first answer")));
+        QTRY_VERIFY(!desk.controller.openDialog());
+        QVERIFY(!desk.controller.drafts().contains(draftKey));
+    }
+
+    // The backend is away: the decision is resent with the same key while the input stays
+    // read-only; stopping leaves the key with the draft and the text editable.
+    void resendingCountsAndStoppingKeepsTheKey()
+    {
+        const QString id = propose(1400, "resend");
+        FaultProxy proxy(m_backend.port());
+        QVERIFY(proxy.listen());
+        Desk desk(proxy.url(), m_backend.token(QStringLiteral("ana")));
+        QSignalSpy resending(&desk.controller, &DecisionController::resending);
+        QSignalSpy unknown(&desk.controller, &DecisionController::outcomeUnknown);
+        QVERIFY(resending.isValid() && unknown.isValid());
+        QVERIFY(desk.show(id));
+
+        desk.controller.openApprove();
+        DecisionDialog *dialog = desk.controller.openDialog();
+        QVERIFY(dialog);
+        auto *note = child<QPlainTextEdit>(dialog, "noteEdit");
+        QTest::keyClicks(note, QStringLiteral("during an outage"));
+        proxy.goDown();
+        QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(resending.count() >= 1, 5000);
+        QCOMPARE(resending.first().at(0).toInt(), 1);
+        QCOMPARE(desk.controller.pendingDecisions(), 1);
+        QVERIFY(note->isReadOnly());
+        QTest::mouseClick(child<QPushButton>(dialog, "stopResendingButton"), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(unknown.count(), 1, 5000);
+        QCOMPARE(desk.controller.pendingDecisions(), 0);
+        QVERIFY(!note->isReadOnly());
+        QCOMPARE(note->toPlainText(), QStringLiteral("during an outage"));
+        QVERIFY(!desk.controller.drafts().draft(DraftStore::keyFor(QStringLiteral("approve"), id)).idempotencyKey.isEmpty());
+        QVERIFY(proxy.postKeys().isEmpty());
+        QCOMPARE(approvals(id), 0);
+        QVERIFY(proxy.comeBack());
+    }
+
+    // Closing the dialog (by accident) keeps the text, in memory and in the reviewer's file;
+    // reopening restores it.
+    void draftSurvivesClosingTheDialog()
+    {
+        const QString id = propose(900, "draft");
+        Desk desk(m_backend.url(), m_backend.token(QStringLiteral("ana")));
+        const QString file = m_dir.filePath(QStringLiteral("drafts-ana.json"));
+        desk.controller.drafts().open(file);
+        QVERIFY(desk.show(id));
+
+        desk.controller.openReject();
+        DecisionDialog *dialog = desk.controller.openDialog();
+        QVERIFY(dialog);
+        QTest::keyClicks(child<QPlainTextEdit>(dialog, "reasonEdit"), QStringLiteral("half a thought"));
+        QTest::keyClick(dialog, Qt::Key_Escape);
+        QTRY_VERIFY(!desk.controller.openDialog());
+        const QString draftKey = DraftStore::keyFor(QStringLiteral("reject"), id);
+        QCOMPARE(desk.controller.drafts().draft(draftKey).fields.value(QStringLiteral("reason")).toString(),
+                 QStringLiteral("half a thought"));
+        DraftStore onDisk;
+        QVERIFY(onDisk.open(file));
+        QVERIFY(onDisk.contains(draftKey));
+
+        desk.controller.openReject();
+        dialog = desk.controller.openDialog();
+        QVERIFY(dialog);
+        QCOMPARE(child<QPlainTextEdit>(dialog, "reasonEdit")->toPlainText(), QStringLiteral("half a thought"));
+    }
+
+    // The backend refuses (here: an auditor's token behind an approver's view): the reason is
+    // shown, the input stays editable and is kept as a draft, and the key is spent.
+    void refusalKeepsTheInput()
+    {
+        const QString id = propose(700, "refused");
+        Desk desk(m_backend.url(), m_backend.token(QStringLiteral("ana")));
+        QSignalSpy applied(&desk.controller, &DecisionController::decisionApplied);
+        QVERIFY(applied.isValid());
+        QVERIFY(desk.show(id));
+        desk.client.setToken(m_backend.token(QStringLiteral("audrey")));
+
+        desk.controller.openReject();
+        DecisionDialog *dialog = desk.controller.openDialog();
+        QVERIFY(dialog);
+        auto *reason = child<QPlainTextEdit>(dialog, "reasonEdit");
+        QTest::keyClicks(reason, QStringLiteral("not owed"));
+        QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
+        QLabel *status = child<QLabel>(dialog, "statusLabel");
+        QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QStringLiteral("Not done.")), 10000);
+        QVERIFY(!dialog->isSending());
+        QCOMPARE(applied.count(), 0);
+        QCOMPARE(reason->toPlainText(), QStringLiteral("not owed"));
+        QVERIFY(!reason->isReadOnly());
+        const DraftStore::Draft draft = desk.controller.drafts().draft(DraftStore::keyFor(QStringLiteral("reject"), id));
+        QCOMPARE(draft.fields.value(QStringLiteral("reason")).toString(), QStringLiteral("not owed"));
+        QVERIFY(draft.idempotencyKey.isEmpty());
+        QCOMPARE(m_backend.action(id).value(QLatin1String("state")).toString(), QStringLiteral("PENDING"));
+    }
+
+    // Someone else decided first: the action is read again (and offered to the window), the
+    // change is spelled out in the dialog and the reviewer's text is kept.
+    void overtakenDecisionReloadsAndKeepsTheInput()
+    {
+        const QString id = propose(2500, "overtaken");
+        Desk desk(m_backend.url(), m_backend.token(QStringLiteral("ana")));
+        QSignalSpy read(&desk.controller, &DecisionController::detailRead);
+        QVERIFY(read.isValid());
+        QVERIFY(desk.show(id));
+
+        desk.controller.openReject();
+        DecisionDialog *dialog = desk.controller.openDialog();
+        QVERIFY(dialog);
+        QTest::keyClicks(child<QPlainTextEdit>(dialog, "reasonEdit"), QStringLiteral("customer withdrew"));
+        QCOMPARE(m_backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/rejections").arg(id),
+                                QJsonObject{ { QStringLiteral("reason"), QStringLiteral("duplicate") } }, 1).status,
+                 200);
+        QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(read.count(), 1, 10000);
+        const ActionDetail detail = read.first().at(0).value<ActionDetail>();
+        QCOMPARE(detail.record.id, id);
+        QCOMPARE(detail.record.state, ActionState::Rejected);
+        QLabel *changes = child<QLabel>(dialog, "changesLabel");
+        QVERIFY(changes->isVisible());
+        QVERIFY2(changes->text().contains(QStringLiteral("rejected by ben")), qPrintable(changes->text()));
+        QCOMPARE(child<QPlainTextEdit>(dialog, "reasonEdit")->toPlainText(), QStringLiteral("customer withdrew"));
+        QVERIFY(!dialog->confirmButton()->isEnabled());
+    }
+
+    // A newer copy of the shown action reaches an open dialog on it (live updates).
+    void shownDetailReachesTheOpenDialog()
+    {
+        const QString id = propose(600, "live");
+        Desk desk(m_backend.url(), m_backend.token(QStringLiteral("ana")));
+        QVERIFY(desk.show(id));
+        desk.controller.openApprove();
+        DecisionDialog *dialog = desk.controller.openDialog();
+        QVERIFY(dialog);
+        QCOMPARE(m_backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/rejections").arg(id),
+                                QJsonObject{ { QStringLiteral("reason"), QStringLiteral("no") } }, 1).status,
+                 200);
+        QVERIFY(desk.show(id));
+        desk.controller.adoptShownDetail(desk.pane->detail(), true);
+        QCOMPARE(dialog->ifMatch(), desk.pane->detail().record.stateVersion);
+        QVERIFY(child<QLabel>(dialog, "changesLabel")->isVisible());
+        QVERIFY(!dialog->confirmButton()->isEnabled());
+    }
+
+    // One dialog at a time; a permission the backend refuses is explained, not opened.
+    void oneDialogAndRefusedPermissionsSayWhy()
+    {
+        const QString id = propose(500, "perm");
+        {
+            Desk desk(m_backend.url(), m_backend.token(QStringLiteral("ana")));
+            QVERIFY(desk.show(id));
+            desk.controller.openApprove();
+            DecisionDialog *first = desk.controller.openDialog();
+            QVERIFY(first);
+            desk.controller.openReject();
+            QCOMPARE(desk.controller.openDialog(), first);
+            QCOMPARE(first->kind(), QStringLiteral("approve"));
+        }
+        Desk auditor(m_backend.url(), m_backend.token(QStringLiteral("audrey")));
+        QSignalSpy messages(&auditor.controller, &DecisionController::statusMessage);
+        QVERIFY(messages.isValid());
+        auditor.controller.openApprove(); // nothing shown yet: nothing happens
+        QVERIFY(!auditor.controller.openDialog());
+        QCOMPARE(messages.count(), 0);
+        QVERIFY(auditor.show(id));
+        auditor.controller.openApprove();
+        QVERIFY(!auditor.controller.openDialog());
+        QCOMPARE(messages.count(), 1);
+        const PermissionEntry *entry = auditor.pane->detail().permissions.entry(QStringLiteral("approve"));
+        QVERIFY(entry && !entry->allowed);
+        QCOMPARE(messages.first().at(0).toString(), entry->reason);
+        QVERIFY(!entry->reason.isEmpty());
+    }
+};
+
+QTEST_MAIN(TestDecisionController)
+#include "tst_decisioncontroller.moc"
