@@ -45,6 +45,34 @@ ApiResponse validationFailed(const QList<FieldError> &errors, const QString &ins
         .toResponse(instance);
 }
 
+// The first steps of every mutation of an existing action, in the contract's order: the body
+// (422 validation_failed, from the parser's result and errors), the action (404), If-Match (412).
+template <typename Request>
+struct MutationStart
+{
+    std::optional<ApiResponse> refused;
+    std::optional<Request> request; // set unless refused
+    ActionRecord record;
+};
+
+template <typename Request>
+MutationStart<Request> startMutation(const ActionService &service, std::optional<Request> request,
+                                     const QList<FieldError> &errors, const User &user, const QString &id,
+                                     qint64 ifMatch, const QString &instance)
+{
+    MutationStart<Request> start;
+    if (!request) {
+        start.refused = validationFailed(errors, instance);
+        return start;
+    }
+    auto loaded = service.loadForMutation(user, id, ifMatch, instance);
+    if (auto *answer = std::get_if<ApiResponse>(&loaded))
+        start.refused = std::move(*answer);
+    else
+        start = {std::nullopt, std::move(request), std::get<ActionRecord>(std::move(loaded))};
+    return start;
+}
+
 std::optional<Approval> approvalVersion(const QList<Approval> &approvals, int version)
 {
     for (const Approval &approval : approvals) {
@@ -322,13 +350,10 @@ ApiResponse ActionService::approve(const User &user, const QString &id, qint64 i
                                    const QString &instance)
 {
     QList<FieldError> errors;
-    const auto request = DecisionParser::approval(body, &errors);
-    if (!request)
-        return validationFailed(errors, instance);
-    const auto loaded = loadForMutation(user, id, ifMatch, instance);
-    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
-        return *answer;
-    const ActionRecord record = std::get<ActionRecord>(loaded);
+    const auto start = startMutation(*this, DecisionParser::approval(body, &errors), errors, user, id, ifMatch, instance);
+    if (start.refused)
+        return *start.refused;
+    const auto &[refused, request, record] = start;
     const auto attempts = m_ledger->attempts(id);
     const auto approvals = m_ledger->approvals(id);
     if (!attempts.ok())
@@ -364,13 +389,10 @@ ApiResponse ActionService::reject(const User &user, const QString &id, qint64 if
                                   const QString &instance)
 {
     QList<FieldError> errors;
-    const auto request = DecisionParser::rejection(body, &errors);
-    if (!request)
-        return validationFailed(errors, instance);
-    const auto loaded = loadForMutation(user, id, ifMatch, instance);
-    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
-        return *answer;
-    const ActionRecord record = std::get<ActionRecord>(loaded);
+    const auto start = startMutation(*this, DecisionParser::rejection(body, &errors), errors, user, id, ifMatch, instance);
+    if (start.refused)
+        return *start.refused;
+    const auto &[refused, request, record] = start;
     const ActionPolicy::Verdict verdict = ActionPolicy::reject(user, record);
     if (!verdict.allowed)
         return refusal(verdict, record, instance);
@@ -386,13 +408,11 @@ ApiResponse ActionService::reconcile(const User &user, const QString &id, qint64
                                      const QString &instance)
 {
     QList<FieldError> errors;
-    const auto request = DecisionParser::reconciliation(body, &errors);
-    if (!request)
-        return validationFailed(errors, instance);
-    const auto loaded = loadForMutation(user, id, ifMatch, instance);
-    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
-        return *answer;
-    const ActionRecord record = std::get<ActionRecord>(loaded);
+    const auto start =
+        startMutation(*this, DecisionParser::reconciliation(body, &errors), errors, user, id, ifMatch, instance);
+    if (start.refused)
+        return *start.refused;
+    const auto &[refused, request, record] = start;
     const ActionPolicy::Verdict verdict = ActionPolicy::reconcile(user, record, {}, {}, false);
     if (!verdict.allowed)
         return refusal(verdict, record, instance);
@@ -418,13 +438,10 @@ ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 
                                     const QString &instance)
 {
     QList<FieldError> errors;
-    const auto request = DecisionParser::followUp(body, &errors);
-    if (!request)
-        return validationFailed(errors, instance);
-    const auto loaded = loadForMutation(user, id, ifMatch, instance);
-    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
-        return *answer;
-    const ActionRecord parent = std::get<ActionRecord>(loaded);
+    const auto start = startMutation(*this, DecisionParser::followUp(body, &errors), errors, user, id, ifMatch, instance);
+    if (start.refused)
+        return *start.refused;
+    const auto &[refused, request, parent] = start;
     const auto followUps = m_ledger->followUps(id);
     if (!followUps.ok())
         return ledgerFailure(followUps.error(), instance);
@@ -499,12 +516,11 @@ std::variant<ApiResponse, ActionRecord> ActionService::prepareLookup(const User 
                                                                      const QString &instance) const
 {
     QList<FieldError> errors;
-    if (!DecisionParser::lookup(body, &errors))
-        return validationFailed(errors, instance);
-    const auto loaded = loadForMutation(user, id, ifMatch, instance);
-    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
-        return *answer;
-    const ActionRecord record = std::get<ActionRecord>(loaded);
+    const bool valid = DecisionParser::lookup(body, &errors);
+    const auto start = startMutation(*this, valid ? std::optional(true) : std::nullopt, errors, user, id, ifMatch, instance);
+    if (start.refused)
+        return *start.refused;
+    const ActionRecord &record = start.record;
     const ActionPolicy::Verdict verdict = ActionPolicy::lookup(user);
     if (!verdict.allowed)
         return refusal(verdict, record, instance);
