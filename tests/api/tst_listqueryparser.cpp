@@ -15,10 +15,10 @@ class TestListQueryParser : public QObject
     Q_OBJECT
 
 private slots:
-    void accepted_data();
-    void accepted();
-    void refused_data();
-    void refused();
+    void acceptedQuery_data();
+    void acceptedQuery();
+    void refusedQuery_data();
+    void refusedQuery();
     void cursor_data();
     void cursor();
     void cursorRoundTrip();
@@ -74,7 +74,7 @@ QString cursorFor(const QString &issuedUnder, const User &caller)
 
 } // namespace
 
-void TestListQueryParser::accepted_data()
+void TestListQueryParser::acceptedQuery_data()
 {
     using Sort = ActionReader::SortKey;
     QTest::addColumn<QString>("query");
@@ -116,7 +116,7 @@ void TestListQueryParser::accepted_data()
         << QStringList{QStringLiteral("REQUIRES_REVIEW")} << QStringLiteral("ch_1") << QStringLiteral("bot") << int(Sort::Amount) << false << 10;
 }
 
-void TestListQueryParser::accepted()
+void TestListQueryParser::acceptedQuery()
 {
     QFETCH(QString, query);
     QFETCH(Role, role);
@@ -141,7 +141,7 @@ void TestListQueryParser::accepted()
     QCOMPARE(std::get<ListQueryParser::Parsed>(parsed).filters.size(), 16);
 }
 
-void TestListQueryParser::refused_data()
+void TestListQueryParser::refusedQuery_data()
 {
     QTest::addColumn<QString>("query");
     QTest::addColumn<Role>("role");
@@ -211,7 +211,7 @@ void TestListQueryParser::refused_data()
                        QStringLiteral("q: must be 1 to 200 characters"), limit, sort};
 }
 
-void TestListQueryParser::refused()
+void TestListQueryParser::refusedQuery()
 {
     QFETCH(QString, query);
     QFETCH(Role, role);

@@ -19,10 +19,10 @@ class TestRequestPreconditions : public QObject
     Q_OBJECT
 
 private slots:
-    void accepted_data();
-    void accepted();
-    void refused_data();
-    void refused();
+    void passed_data();
+    void passed();
+    void refusal_data();
+    void refusal();
     void ifMatchRequired_data();
     void ifMatchRequired();
     void lastEventId_data();
@@ -50,7 +50,7 @@ HeaderList jsonWith(const QByteArray &name, const QByteArray &value)
 
 } // namespace
 
-void TestRequestPreconditions::accepted_data()
+void TestRequestPreconditions::passed_data()
 {
     QTest::addColumn<Needs>("needs");
     QTest::addColumn<HeaderList>("headers");
@@ -100,7 +100,7 @@ void TestRequestPreconditions::accepted_data()
                                                         << QByteArray("{}") << qint64(-1) << QString() << QString();
 }
 
-void TestRequestPreconditions::accepted()
+void TestRequestPreconditions::passed()
 {
     QFETCH(Needs, needs);
     QFETCH(HeaderList, headers);
@@ -120,7 +120,7 @@ void TestRequestPreconditions::accepted()
     QCOMPARE(passed.idempotencyKey, key);
 }
 
-void TestRequestPreconditions::refused_data()
+void TestRequestPreconditions::refusal_data()
 {
     QTest::addColumn<Needs>("needs");
     QTest::addColumn<HeaderList>("headers");
@@ -195,7 +195,7 @@ void TestRequestPreconditions::refused_data()
         << QStringLiteral("malformed_json") << QStringLiteral("the body is not JSON: unterminated array at offset 1") << QString();
 }
 
-void TestRequestPreconditions::refused()
+void TestRequestPreconditions::refusal()
 {
     QFETCH(Needs, needs);
     QFETCH(HeaderList, headers);
