@@ -104,8 +104,9 @@ public:
         const Endpoint *endpoint = nullptr;
         QString actionId;
     };
-    // The endpoint for a request path (with base), or 404 not_found / 405 method_not_allowed with
-    // an Allow header naming the path's methods in table order.
+    // The endpoint for a method (upper case, as ApiServer passes it) and a request path (with
+    // base), or 404 not_found / 405 method_not_allowed with an Allow header naming the path's
+    // methods in table order.
     static std::variant<Match, Problem> match(const QByteArray &method, const QString &path);
 };
 
