@@ -36,8 +36,7 @@ QJsonObject ActionSummary::toJson() const
     json.insert(QLatin1String("attempt_count"), attemptCount);
     json.insert(QLatin1String("last_event_at"), timeToJson(lastEventAt));
     json.insert(QLatin1String("review_reason"), record.reviewReason);
-    if (!record.parentId.isEmpty())
-        json.insert(QLatin1String("parent_id"), record.parentId);
+    // No parent_id: resources/openapi.yaml's ActionSummary has none (the Action has it).
     return json;
 }
 

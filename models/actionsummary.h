@@ -26,6 +26,9 @@ struct ActionSummary
     // Money::tenThousandths of the amount: the backend's `amount` sort key.
     qint64 scaledAmount() const;
 
+    // The list row, as the backend writes it (the one writer of ActionSummary JSON): without
+    // parent_id, provider, key, fingerprint and client reference, which the contract's
+    // ActionSummary does not carry.
     QJsonObject toJson() const;
     // Reads the list row. "kind" is absent from list rows and defaults to "refund".
     static std::optional<ActionSummary> fromJson(const QJsonObject &json, QString *error = nullptr);

@@ -2,20 +2,17 @@
 
 #include "apilog.h"
 #include "decisionparser.h"
+#include "listqueryparser.h"
 #include "problem.h"
 #include "proposalparser.h"
 
 #include "providerclient.h"
 
-#include <QCryptographicHash>
 #include <QJsonArray>
-#include <QSet>
 
 namespace cs {
 
 namespace {
-
-const QString kQueue = QStringLiteral("queue");
 
 QJsonArray toArray(const QList<QJsonObject> &objects)
 {
@@ -34,60 +31,6 @@ QJsonArray jsonList(const QList<T> &items)
     return array;
 }
 
-// The list's `sort` values: a key, descending with a leading "-".
-const QList<std::pair<QString, ActionReader::SortKey>> &sortKeys()
-{
-    static const QList<std::pair<QString, ActionReader::SortKey>> keys = {
-        {QStringLiteral("created_at"), ActionReader::SortKey::CreatedAt},
-        {QStringLiteral("amount"), ActionReader::SortKey::Amount},
-        {QStringLiteral("attempt_count"), ActionReader::SortKey::AttemptCount},
-        {QStringLiteral("last_event_at"), ActionReader::SortKey::LastEventAt},
-    };
-    return keys;
-}
-
-// What a cursor is only valid for: the filters and the order.
-QString filterFingerprint(const QList<ActionState> &states, const QString &text, const QString &requestedBy,
-                          const QString &sort)
-{
-    QStringList names;
-    for (ActionState state : states)
-        names << toWire(state);
-    names.sort();
-    const QByteArray raw = (names.join(u',') + u'\n' + text + u'\n' + requestedBy + u'\n' + sort).toUtf8();
-    return QString::fromLatin1(QCryptographicHash::hash(raw, QCryptographicHash::Sha256).toHex().left(16));
-}
-
-// "c2.<sort value>.<created_at ms>.<filters>.<id>", base64url; the id last (ids have no dots, but
-// nothing here relies on it).
-QString encodeCursor(const ActionReader::Summary &last, const QString &filters)
-{
-    const QString raw = QStringLiteral("c2.%1.%2.%3.%4")
-                            .arg(last.sortValue)
-                            .arg(last.record.createdAt.toMSecsSinceEpoch())
-                            .arg(filters, last.record.id);
-    return QString::fromLatin1(raw.toUtf8().toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
-}
-
-bool decodeCursor(const QString &cursor, ActionReader::ListQuery *into, QString *filters)
-{
-    const auto decoded = QByteArray::fromBase64Encoding(cursor.toLatin1(), QByteArray::Base64UrlEncoding
-                                                                               | QByteArray::AbortOnBase64DecodingErrors);
-    if (!decoded)
-        return false;
-    const QString text = QString::fromUtf8(*decoded);
-    const QStringList parts = text.split(u'.');
-    if (parts.size() < 5 || parts.at(0) != u"c2")
-        return false;
-    bool sortOk = false;
-    bool createdOk = false;
-    into->cursorSortValue = parts.at(1).toLongLong(&sortOk);
-    into->cursorCreatedAtMs = parts.at(2).toLongLong(&createdOk);
-    *filters = parts.at(3);
-    into->cursorId = parts.mid(4).join(u'.');
-    return sortOk && createdOk && !into->cursorId.isEmpty();
-}
-
 ApiResponse problem(const QString &code, const QString &detail, const QString &instance)
 {
     return Problem(code, detail).toResponse(instance);
@@ -100,6 +43,34 @@ ApiResponse validationFailed(const QList<FieldError> &errors, const QString &ins
                                       : QStringLiteral("%1 fields are invalid").arg(errors.size()))
         .withErrors(errors)
         .toResponse(instance);
+}
+
+// The first steps of every mutation of an existing action, in the contract's order: the body
+// (422 validation_failed, from the parser's result and errors), the action (404), If-Match (412).
+template <typename Request>
+struct MutationStart
+{
+    std::optional<ApiResponse> refused;
+    std::optional<Request> request; // set unless refused
+    ActionRecord record;
+};
+
+template <typename Request>
+MutationStart<Request> startMutation(const ActionService &service, std::optional<Request> request,
+                                     const QList<FieldError> &errors, const User &user, const QString &id,
+                                     qint64 ifMatch, const QString &instance)
+{
+    MutationStart<Request> start;
+    if (!request) {
+        start.refused = validationFailed(errors, instance);
+        return start;
+    }
+    auto loaded = service.loadForMutation(user, id, ifMatch, instance);
+    if (auto *answer = std::get_if<ApiResponse>(&loaded))
+        start.refused = std::move(*answer);
+    else
+        start = {std::nullopt, std::move(request), std::get<ActionRecord>(std::move(loaded))};
+    return start;
 }
 
 std::optional<Approval> approvalVersion(const QList<Approval> &approvals, int version)
@@ -238,104 +209,10 @@ ApiResponse ActionService::withAction(int status, QJsonObject body, const Action
 
 ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const QString &instance) const
 {
-    const QString requestedByParam = query.queryItemValue(QStringLiteral("requested_by"), QUrl::FullyDecoded);
-    if (user.role == Role::Agent && query.hasQueryItem(QStringLiteral("requested_by")) && requestedByParam != user.name)
-        return problem(QStringLiteral("forbidden"),
-                       QStringLiteral("an agent may only list its own actions (requested_by=%1)").arg(user.name),
-                       instance);
-
-    QList<FieldError> errors;
-    const QStringList known = {QStringLiteral("state"), QStringLiteral("q"), QStringLiteral("requested_by"),
-                               QStringLiteral("cursor"), QStringLiteral("limit"), QStringLiteral("sort")};
-    QSet<QString> seen;
-    for (const auto &item : query.queryItems(QUrl::FullyDecoded)) {
-        if (!known.contains(item.first))
-            errors.append({item.first, QStringLiteral("is not a known parameter")});
-        else if (seen.contains(item.first))
-            errors.append({item.first, QStringLiteral("may be given only once")});
-        seen.insert(item.first);
-    }
-    const auto value = [&](const QString &name) { return query.queryItemValue(name, QUrl::FullyDecoded); };
-
-    ActionReader::ListQuery listQuery;
-    if (query.hasQueryItem(QStringLiteral("state"))) {
-        const QStringList names = value(QStringLiteral("state")).split(u',');
-        QSet<QString> distinct;
-        for (const QString &name : names) {
-            if (distinct.contains(name)) {
-                errors.append({QStringLiteral("state"), QStringLiteral("\"%1\" is given twice").arg(name)});
-                continue;
-            }
-            distinct.insert(name);
-            if (name == kQueue) {
-                for (ActionState s : {ActionState::Pending, ActionState::ConfirmationUnknown, ActionState::RequiresReview}) {
-                    if (!listQuery.states.contains(s))
-                        listQuery.states.append(s);
-                }
-            } else if (const auto state = stateFromWire(name)) {
-                if (!listQuery.states.contains(*state))
-                    listQuery.states.append(*state);
-            } else {
-                errors.append({QStringLiteral("state"),
-                               QStringLiteral("\"%1\" is not a state (PENDING, EXECUTING, CONFIRMATION_UNKNOWN,"
-                                              " COMPLETED, REJECTED, REQUIRES_REVIEW) or queue").arg(name)});
-            }
-        }
-    }
-    if (query.hasQueryItem(QStringLiteral("q"))) {
-        listQuery.text = value(QStringLiteral("q"));
-        if (listQuery.text.isEmpty() || listQuery.text.size() > 200)
-            errors.append({QStringLiteral("q"), QStringLiteral("must be 1 to 200 characters")});
-    }
-    if (query.hasQueryItem(QStringLiteral("requested_by"))) {
-        listQuery.requestedBy = requestedByParam;
-        if (listQuery.requestedBy.isEmpty() || listQuery.requestedBy.size() > 255)
-            errors.append({QStringLiteral("requested_by"), QStringLiteral("must be 1 to 255 characters")});
-    }
-    if (user.role == Role::Agent)
-        listQuery.requestedBy = user.name;
-    if (query.hasQueryItem(QStringLiteral("limit"))) {
-        bool ok = false;
-        const QString text = value(QStringLiteral("limit"));
-        const int limit = text.toInt(&ok);
-        static const QRegularExpression digits(QStringLiteral("\\A[0-9]{1,3}\\z"));
-        if (!ok || !digits.match(text).hasMatch() || limit < 1 || limit > 200)
-            errors.append({QStringLiteral("limit"), QStringLiteral("must be an integer from 1 to 200")});
-        else
-            listQuery.limit = limit;
-    }
-    QString sort = QStringLiteral("-created_at");
-    if (query.hasQueryItem(QStringLiteral("sort"))) {
-        sort = value(QStringLiteral("sort"));
-        const bool descending = sort.startsWith(u'-');
-        const QString name = descending ? sort.mid(1) : sort;
-        const auto known = std::find_if(sortKeys().begin(), sortKeys().end(),
-                                        [&](const auto &entry) { return entry.first == name; });
-        if (known == sortKeys().end()) {
-            errors.append({QStringLiteral("sort"),
-                           QStringLiteral("must be created_at, amount, attempt_count or last_event_at, with a"
-                                          " leading - for descending order")});
-        } else {
-            listQuery.sort = known->second;
-            listQuery.descending = descending;
-        }
-    }
-    const QString filters = filterFingerprint(listQuery.states, listQuery.text, listQuery.requestedBy, sort);
-    if (query.hasQueryItem(QStringLiteral("cursor"))) {
-        const QString cursor = value(QStringLiteral("cursor"));
-        QString cursorFilters;
-        if (cursor.isEmpty() || cursor.size() > 512 || !decodeCursor(cursor, &listQuery, &cursorFilters)) {
-            errors.append({QStringLiteral("cursor"), QStringLiteral("is not a cursor this server issued")});
-        } else if (cursorFilters != filters) {
-            errors.append({QStringLiteral("cursor"), QStringLiteral("was issued for other filters or another sort")});
-        } else {
-            listQuery.afterCursor = true;
-        }
-    }
-    if (!errors.isEmpty())
-        return Problem(QStringLiteral("invalid_parameter"), QStringLiteral("invalid query parameters"))
-            .withErrors(errors)
-            .toResponse(instance);
+    const auto parsed = ListQueryParser::parse(query, user);
+    if (const auto *refused = std::get_if<Problem>(&parsed))
+        return refused->toResponse(instance);
+    const auto &[listQuery, filters] = std::get<ListQueryParser::Parsed>(parsed);
 
     const auto page = m_reader->list(listQuery);
     if (!page.ok())
@@ -348,7 +225,7 @@ ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const 
         data.append(ActionViews::summary(row));
     QJsonObject body{
         {QStringLiteral("data"), data},
-        {QStringLiteral("next_cursor"), page->hasMore ? QJsonValue(encodeCursor(page->rows.constLast(), filters))
+        {QStringLiteral("next_cursor"), page->hasMore ? QJsonValue(ListQueryParser::cursorAfter(page->rows.constLast(), filters))
                                                       : QJsonValue(QJsonValue::Null)},
         {QStringLiteral("counts"), ActionViews::counts(*counts)},
     };
@@ -473,13 +350,10 @@ ApiResponse ActionService::approve(const User &user, const QString &id, qint64 i
                                    const QString &instance)
 {
     QList<FieldError> errors;
-    const auto request = DecisionParser::approval(body, &errors);
-    if (!request)
-        return validationFailed(errors, instance);
-    const auto loaded = loadForMutation(user, id, ifMatch, instance);
-    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
-        return *answer;
-    const ActionRecord record = std::get<ActionRecord>(loaded);
+    const auto start = startMutation(*this, DecisionParser::approval(body, &errors), errors, user, id, ifMatch, instance);
+    if (start.refused)
+        return *start.refused;
+    const auto &[refused, request, record] = start;
     const auto attempts = m_ledger->attempts(id);
     const auto approvals = m_ledger->approvals(id);
     if (!attempts.ok())
@@ -515,13 +389,10 @@ ApiResponse ActionService::reject(const User &user, const QString &id, qint64 if
                                   const QString &instance)
 {
     QList<FieldError> errors;
-    const auto request = DecisionParser::rejection(body, &errors);
-    if (!request)
-        return validationFailed(errors, instance);
-    const auto loaded = loadForMutation(user, id, ifMatch, instance);
-    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
-        return *answer;
-    const ActionRecord record = std::get<ActionRecord>(loaded);
+    const auto start = startMutation(*this, DecisionParser::rejection(body, &errors), errors, user, id, ifMatch, instance);
+    if (start.refused)
+        return *start.refused;
+    const auto &[refused, request, record] = start;
     const ActionPolicy::Verdict verdict = ActionPolicy::reject(user, record);
     if (!verdict.allowed)
         return refusal(verdict, record, instance);
@@ -537,13 +408,11 @@ ApiResponse ActionService::reconcile(const User &user, const QString &id, qint64
                                      const QString &instance)
 {
     QList<FieldError> errors;
-    const auto request = DecisionParser::reconciliation(body, &errors);
-    if (!request)
-        return validationFailed(errors, instance);
-    const auto loaded = loadForMutation(user, id, ifMatch, instance);
-    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
-        return *answer;
-    const ActionRecord record = std::get<ActionRecord>(loaded);
+    const auto start =
+        startMutation(*this, DecisionParser::reconciliation(body, &errors), errors, user, id, ifMatch, instance);
+    if (start.refused)
+        return *start.refused;
+    const auto &[refused, request, record] = start;
     const ActionPolicy::Verdict verdict = ActionPolicy::reconcile(user, record, {}, {}, false);
     if (!verdict.allowed)
         return refusal(verdict, record, instance);
@@ -569,13 +438,10 @@ ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 
                                     const QString &instance)
 {
     QList<FieldError> errors;
-    const auto request = DecisionParser::followUp(body, &errors);
-    if (!request)
-        return validationFailed(errors, instance);
-    const auto loaded = loadForMutation(user, id, ifMatch, instance);
-    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
-        return *answer;
-    const ActionRecord parent = std::get<ActionRecord>(loaded);
+    const auto start = startMutation(*this, DecisionParser::followUp(body, &errors), errors, user, id, ifMatch, instance);
+    if (start.refused)
+        return *start.refused;
+    const auto &[refused, request, parent] = start;
     const auto followUps = m_ledger->followUps(id);
     if (!followUps.ok())
         return ledgerFailure(followUps.error(), instance);
@@ -650,12 +516,11 @@ std::variant<ApiResponse, ActionRecord> ActionService::prepareLookup(const User 
                                                                      const QString &instance) const
 {
     QList<FieldError> errors;
-    if (!DecisionParser::lookup(body, &errors))
-        return validationFailed(errors, instance);
-    const auto loaded = loadForMutation(user, id, ifMatch, instance);
-    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
-        return *answer;
-    const ActionRecord record = std::get<ActionRecord>(loaded);
+    const bool valid = DecisionParser::lookup(body, &errors);
+    const auto start = startMutation(*this, valid ? std::optional(true) : std::nullopt, errors, user, id, ifMatch, instance);
+    if (start.refused)
+        return *start.refused;
+    const ActionRecord &record = start.record;
     const ActionPolicy::Verdict verdict = ActionPolicy::lookup(user);
     if (!verdict.allowed)
         return refusal(verdict, record, instance);

@@ -1,5 +1,7 @@
 #include "actionviews.h"
 
+#include "actionsummary.h"
+
 #include <QJsonValue>
 
 namespace cs {
@@ -34,30 +36,15 @@ QJsonObject ActionViews::action(const ActionRecord &record, const QDateTime &fir
 
 QJsonObject ActionViews::summary(const ActionReader::Summary &summary)
 {
-    const ActionRecord &r = summary.record;
-    return QJsonObject{
-        {QStringLiteral("id"), r.id},
-        {QStringLiteral("state"), toWire(r.state)},
-        {QStringLiteral("state_version"), r.stateVersion},
-        {QStringLiteral("amount"), r.amount},
-        {QStringLiteral("currency"), r.currency},
-        {QStringLiteral("target"), targetToJson(r.targetType, r.targetId)},
-        {QStringLiteral("business_reference"), r.businessReference},
-        {QStringLiteral("requested_by"), r.requestedBy},
-        {QStringLiteral("created_at"), toWireTime(r.createdAt)},
-        {QStringLiteral("updated_at"), toWireTime(r.updatedAt)},
-        {QStringLiteral("attempt_count"), summary.attemptCount},
-        {QStringLiteral("last_event_at"), toWireTime(summary.lastEventAt)},
-        {QStringLiteral("review_reason"), r.reviewReason},
-    };
+    return ActionSummary{summary.record, summary.attemptCount, summary.lastEventAt}.toJson();
 }
 
 QJsonObject ActionViews::counts(const QMap<ActionState, qint64> &counts)
 {
-    QJsonObject json;
+    StateCounts wire;
     for (auto it = counts.constBegin(); it != counts.constEnd(); ++it)
-        json.insert(toWire(it.key()), it.value());
-    return json;
+        wire.setCount(it.key(), it.value());
+    return wire.toJson();
 }
 
 QJsonObject ActionViews::permission(const ActionPolicy::Verdict &verdict)

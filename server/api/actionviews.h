@@ -14,7 +14,8 @@
 namespace cs {
 
 // The API's JSON views of actions (resources/openapi.yaml: Action, ActionSummary, StateCounts,
-// Permissions). ActionRecord::toJson() is the base; the views add what the record does not know.
+// Permissions). The wire shapes the console reads back are written by models/ (ActionRecord,
+// ActionSummary, StateCounts::toJson): these views only add what the record does not know.
 class ActionViews
 {
 public:
@@ -25,6 +26,8 @@ public:
     QJsonObject action(const ActionRecord &record, const QDateTime &firstAttemptAt) const;
     QDateTime keyWindowEndsAt(const QDateTime &firstAttemptAt) const;
 
+    // ActionSummary::toJson of the row. `counts` must name every state (ActionReader::counts does);
+    // a missing one is written as 0.
     static QJsonObject summary(const ActionReader::Summary &summary);
     static QJsonObject counts(const QMap<ActionState, qint64> &counts);
     static QJsonObject permission(const ActionPolicy::Verdict &verdict);

@@ -2,6 +2,7 @@
 
 #include "actionservice.h"
 #include "apiresponse.h"
+#include "apiroutes.h"
 #include "eventstream.h"
 #include "webhookhandler.h"
 
@@ -29,9 +30,10 @@ class UserStore;
 
 // countersignd's REST API under /api/v1 (resources/openapi.yaml, docs/API.md) on Qt HttpServer.
 //
-// The HTTP layer lives here: routing (404 / 405), bearer authentication, the role matrix, body
-// limits (413), media type (415), JSON (400), header syntax, client Idempotency-Keys (replay, 422,
-// 409), If-Match (428); then ActionService runs the operation. Answers are written directly to
+// The HTTP layer lives here, in the order dispatch() runs it: draining (503), the endpoint from
+// ApiRoutes' table (404 / 405), bearer authentication (401) and the role matrix (403), the row's
+// RequestPreconditions (413, 415, 400), client Idempotency-Keys (replay, 422, 409), If-Match (428);
+// then the row's handler (mostly an ActionService operation). Answers are written directly to
 // the socket (guarded by QPointer) so the slow ones can be answered later: provider look-ups and
 // webhooks run on a thread pool, never on this thread, which handles requests one at a time.
 //
@@ -81,8 +83,8 @@ private:
     struct Context;
 
     void dispatch(Context &context);
-    void handleMutation(Context &context);
-    void handleWebhook(Context &context);
+    std::optional<ApiResponse> authorize(Context &context, const ApiRoutes::Endpoint &endpoint) const;
+    bool beginReplay(Context &context);
     void runAsync(Context &context, std::function<ApiResponse()> work);
     void finish(Context &context, ApiResponse response);
     void write(QTcpSocket *socket, const ApiResponse &response) const;
@@ -98,7 +100,7 @@ private:
     std::unique_ptr<ActionReader> m_reader;
     std::unique_ptr<ActionService> m_service;
     EventStream *m_events = nullptr;
-    WebhookHandler m_webhookHandler;
+    ApiRoutes::Services m_services; // what the handlers use (with the webhook handler)
     QThreadPool m_pool;
     QPointer<QTcpServer> m_tcp;
     QTimer m_pruneTimer;

@@ -4,6 +4,8 @@
 #include "apilog.h"
 #include "ledgerstore.h"
 
+#include "actionchange.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSet>
@@ -136,13 +138,10 @@ void EventStream::poll()
                     const ActionRecord &record = records[event.actionId];
                     if (client.user.role == Role::Agent && record.requestedBy != client.user.name)
                         continue;
-                    const QJsonObject data{
-                        {QStringLiteral("action_id"), event.actionId},
-                        {QStringLiteral("state"), toWire(record.state)},
-                        {QStringLiteral("state_version"), record.stateVersion},
-                        {QStringLiteral("event"), event.event},
-                        {QStringLiteral("at"), toWireTime(event.at)},
-                    };
+                    // The console reads this with the same type (models/actionchange.h).
+                    const QJsonObject data =
+                        ActionChange{event.seq, event.actionId, record.state, record.stateVersion, event.event, event.at}
+                            .toJson();
                     out += "id: " + QByteArray::number(event.seq) + "\nevent: action.changed\ndata: "
                         + QJsonDocument(data).toJson(QJsonDocument::Compact) + "\n\n";
                 }

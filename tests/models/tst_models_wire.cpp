@@ -1,4 +1,5 @@
 #include "actionrecord.h"
+#include "actionsummary.h"
 #include "approval.h"
 #include "attempt.h"
 #include "auditevent.h"
@@ -591,6 +592,21 @@ void TestWire::goldenWireText_data()
         R"({"action_id":"act_k3v9q2m7x4p8r1t6w5y0z2ab","decided_at":"2026-11-29T22:41:00.000Z",)"
         R"("decided_by":"sam","evidence_lookup_seq":3,"note":"re_1 succeeded for 40.00 USD",)"
         R"("outcome":"committed","seq":1})");
+
+    // ActionSummary (GET /actions rows, related actions): the one writer, server and console
+    // alike. No parent_id, whether the record has one or not: openapi.yaml's ActionSummary has none.
+    const ActionSummary followUp{fullRecord(), 2, fullRecord().updatedAt};
+    QVERIFY(!followUp.record.parentId.isEmpty());
+    QTest::newRow("action summary of a follow-up: parent_id not written") << followUp.toJson() << QByteArray(
+        R"({"amount":4000,"attempt_count":2,"business_reference":"order 1042",)"
+        R"("created_at":"2026-11-29T22:38:35.123Z","currency":"usd","id":"act_k3v9q2m7x4p8r1t6w5y0z2ab",)"
+        R"("last_event_at":"2026-11-29T22:39:01.007Z","requested_by":"agent-7","review_reason":"",)"
+        R"("state":"EXECUTING","state_version":4,"target":{"charge":"ch_3NqX1a2eZvKYlo2C0p8M4b7t"},)"
+        R"("updated_at":"2026-11-29T22:39:01.007Z"})");
+    ActionSummary original = followUp;
+    original.record.parentId.clear();
+    QTest::newRow("action summary of an original action: the same members") << original.toJson()
+                                                                             << compact(followUp.toJson());
 
     AuditEvent e = knownEvent();
     e.reason = QStringLiteral("ok");
