@@ -1,11 +1,13 @@
 #include "demohttp.h"
 
-#include <QEventLoop>
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QTcpSocket>
 #include <QTimer>
+
+#include <memory>
 
 namespace cs::demo {
 
@@ -14,18 +16,16 @@ QJsonObject HttpReply::json() const
     return QJsonDocument::fromJson(body).object();
 }
 
-DemoHttp::DemoHttp()
-    : m_nam(new QNetworkAccessManager)
+DemoHttp::DemoHttp(QObject *parent)
+    : QObject(parent)
+    , m_nam(new QNetworkAccessManager(this))
 {
 }
 
-DemoHttp::~DemoHttp()
-{
-    delete m_nam;
-}
+DemoHttp::~DemoHttp() = default;
 
-HttpReply DemoHttp::request(const QByteArray &verb, const QUrl &url, const QList<QPair<QByteArray, QByteArray>> &headers,
-                            const QByteArray &body, int timeoutMs)
+void DemoHttp::request(const QByteArray &verb, const QUrl &url, const Headers &headers, const QByteArray &body, Done done,
+                       int timeoutMs)
 {
     QNetworkRequest request(url);
     request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
@@ -35,27 +35,51 @@ HttpReply DemoHttp::request(const QByteArray &verb, const QUrl &url, const QList
         request.setHeader(QNetworkRequest::ContentLengthHeader, body.size());
     request.setTransferTimeout(timeoutMs);
     QNetworkReply *reply = m_nam->sendCustomRequest(request, verb, body);
-    QEventLoop loop;
-    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    if (!reply->isFinished())
-        loop.exec();
-    HttpReply result;
-    result.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    result.body = reply->readAll();
-    result.etag = reply->rawHeader("ETag");
-    if (result.status == 0)
-        result.error = reply->errorString();
-    reply->deleteLater();
-    return result;
+    connect(reply, &QNetworkReply::finished, this, [reply, done = std::move(done)] {
+        reply->deleteLater();
+        HttpReply result;
+        result.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        result.body = reply->readAll();
+        result.etag = reply->rawHeader("ETag");
+        if (reply->error() != QNetworkReply::NoError)
+            result.error = reply->errorString();
+        done(result);
+    });
 }
 
-void DemoHttp::pause(int msecs)
+void DemoHttp::requestOnce(const QString &host, quint16 port, const QByteArray &rawRequest, Done done, int timeoutMs)
 {
-    if (msecs <= 0)
-        return;
-    QEventLoop loop;
-    QTimer::singleShot(msecs, &loop, &QEventLoop::quit);
-    loop.exec();
+    auto *socket = new QTcpSocket(this);
+    auto received = std::make_shared<QByteArray>();
+    auto answered = std::make_shared<bool>(false);
+    const auto finish = [socket, received, answered, done = std::move(done)] {
+        if (*answered)
+            return;
+        *answered = true;
+        *received += socket->readAll();
+        socket->deleteLater();
+        HttpReply reply;
+        const qsizetype headEnd = received->indexOf("\r\n\r\n");
+        if (received->startsWith("HTTP/1.") && headEnd > 0) {
+            reply.status = received->mid(9, 3).toInt();
+            reply.body = received->mid(headEnd + 4);
+        } else {
+            reply.error = QStringLiteral("connection closed without an answer");
+        }
+        done(reply);
+    };
+    connect(socket, &QTcpSocket::connected, socket, [socket, rawRequest] { socket->write(rawRequest); });
+    connect(socket, &QTcpSocket::readyRead, socket, [socket, received] { *received += socket->readAll(); });
+    // Queued: the answer is handed over from the event loop, not from inside the socket's signal.
+    connect(socket, &QTcpSocket::disconnected, socket, finish, Qt::QueuedConnection);
+    connect(socket, &QTcpSocket::errorOccurred, socket, finish, Qt::QueuedConnection);
+    QTimer::singleShot(timeoutMs, socket, finish);
+    socket->connectToHost(host, port);
+}
+
+void DemoHttp::after(int msecs, std::function<void()> done)
+{
+    QTimer::singleShot(qMax(0, msecs), this, std::move(done));
 }
 
 } // namespace cs::demo

@@ -1,7 +1,10 @@
 #pragma once
 
+#include "scenario.h"
+
 #include <QList>
 #include <QObject>
+#include <QPointer>
 #include <QString>
 
 #include <memory>
@@ -19,29 +22,36 @@ struct ScenarioInfo {
     QString summary;     // one or two sentences for the menu's tooltip and the narration header
 };
 
-// Plays a scenario with a scripted agent that talks to the backend API (and to paysim's admin API
-// for faults and ground truth), narrating each step. Asynchronous on the caller's event loop.
-// Step by step: each narrated step waits for next(). Continuous: steps follow each other.
+// Plays a scenario: runs its steps one after the other, narrating, and ends with its verdict.
+// It only sequences: what a step does is the scenario's (demo/scenarios/). Each step is
+// asynchronous on the caller's event loop; nothing here runs a nested event loop.
+// Step by step: after each step it emits waitingForNext() and waits for next(). Continuous: the
+// next step starts stepDelayMs() after the previous one ended. cancel() ends the run at once
+// between steps, or as soon as the running step ends (steps that poll stop early).
+// Not thread-safe: GUI/main thread.
 class ScenarioRunner : public QObject
 {
     Q_OBJECT
 public:
     enum class Mode { Continuous, StepByStep };
-    enum class NarrationKind { Step, Observation, Problem, Cure, Verdict };
+    using NarrationKind = demo::NarrationKind;
 
     static QList<ScenarioInfo> catalogue();
 
     explicit ScenarioRunner(DemoStack *stack, QObject *parent = nullptr);
     ~ScenarioRunner() override;
 
-    bool isRunning() const;
+    bool isRunning() const { return m_running; }
+    // Plays catalogue scenario scenarioId against the stack given at construction.
     void start(int scenarioId, Mode mode);
+    // Plays any scenario (tests); the runner owns it until the next run or its own end.
+    void run(std::unique_ptr<Scenario> scenario, Mode mode);
     void next();   // advance one step in StepByStep mode
     void cancel();
 
-    // Added: the trainer-friendly pause between steps in Continuous mode (0 in headless runs).
+    // The trainer-friendly pause between steps in Continuous mode (0 in headless runs).
     void setStepDelayMs(int msecs);
-    int stepDelayMs() const;
+    int stepDelayMs() const { return m_stepDelayMs; }
 
 signals:
     void narration(const QString &text, cs::demo::ScenarioRunner::NarrationKind kind);
@@ -53,8 +63,23 @@ signals:
     void finished(bool asExpected, const QString &verdictLine);
 
 private:
-    struct Private;
-    std::unique_ptr<Private> d;
+    bool begin(std::unique_ptr<Scenario> scenario, Mode mode); // false: it has already finished
+    void runNext();
+    void stepDone(bool ok);
+    void finishWithVerdict();
+    void finish(bool asExpected, const QString &line);
+
+    QPointer<DemoStack> m_stack;
+    std::unique_ptr<Scenario> m_scenario;
+    QList<Scenario::Step> m_steps;
+    qsizetype m_index = 0;
+    Mode m_mode = Mode::Continuous;
+    int m_stepDelayMs = 1200;
+    int m_scenarioId = 0;
+    bool m_running = false;
+    bool m_finishing = false; // the scenario's cleanup is under way
+    bool m_waiting = false;
+    bool m_inStep = false;
 };
 
 } // namespace cs::demo
