@@ -166,6 +166,14 @@ Async<std::optional<ActionSnapshot>> DemoScenario::waitForState(QString id, QLis
     co_return std::nullopt;
 }
 
+Async<std::optional<ActionSnapshot>> DemoScenario::waitForOutcome(QString id, int timeoutMs)
+{
+    const std::optional<ActionSnapshot> detail = co_await waitForState(id, finalStates(), timeoutMs);
+    if (detail)
+        narrateAttempts(detail->json);
+    co_return detail;
+}
+
 Async<bool> DemoScenario::waitForProviderRefund(QString actionId, int timeoutMs)
 {
     QElapsedTimer timer;
@@ -338,6 +346,18 @@ Async<DemoScenario::Proposal> DemoScenario::proposeWithFaults(qint64 chargeAmoun
     if (approved)
         p.ok = co_await approve(p.action, m_approver);
     co_return p;
+}
+
+Scenario::Step DemoScenario::proposalStep(qint64 chargeAmount, QJsonArray faults, qint64 amount, QString *action)
+{
+    return step([=, this] { return proposeInto(chargeAmount, faults, amount, action); });
+}
+
+Async<bool> DemoScenario::proposeInto(qint64 chargeAmount, QJsonArray faults, qint64 amount, QString *action)
+{
+    const Proposal p = co_await proposeWithFaults(chargeAmount, faults, amount);
+    *action = p.action;
+    co_return p.ok;
 }
 
 Async<bool> DemoScenario::judgeOneRefundAfterUnknown(QString id)

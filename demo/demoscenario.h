@@ -37,11 +37,12 @@ struct ActionSnapshot {
 class DemoScenario : public Scenario
 {
 public:
+    // Plays against stack (running) as catalogue scenario scenarioId; scenarios inherit it.
+    DemoScenario(DemoStack *stack, int scenarioId);
     ~DemoScenario() override;
     void cleanup(std::function<void()> done) final;
 
 protected:
-    DemoScenario(DemoStack *stack, int scenarioId);
 
     // A member coroutine as one of steps(): step([this] { return firstStep(); }).
     static Step step(std::function<Async<bool>()> start);
@@ -68,6 +69,9 @@ protected:
     // Polls GET /actions/{id} until its state is one of `states` (bounded); empty on timeout
     // (with fail()) or cancel.
     Async<std::optional<ActionSnapshot>> waitForState(QString id, QList<ActionState> states, int timeoutMs, int pollMs = 100);
+    // waitForState() for a final state (COMPLETED, REJECTED, REQUIRES_REVIEW), then the action's
+    // attempts and lookups narrated.
+    Async<std::optional<ActionSnapshot>> waitForOutcome(QString id, int timeoutMs);
     // Polls until the provider's ground truth holds a refund for the action (bounded).
     Async<bool> waitForProviderRefund(QString actionId, int timeoutMs);
 
@@ -97,6 +101,8 @@ protected:
         QString action;
     };
     Async<Proposal> proposeWithFaults(qint64 chargeAmount, QJsonArray faults, qint64 amount, bool approved = true);
+    // That opening as a whole step (approved), the action id kept in *action.
+    Step proposalStep(qint64 chargeAmount, QJsonArray faults, qint64 amount, QString *action);
     // One action against ground truth: the expected state and number of refunds of its amount.
     struct CheckResult {
         bool ok = false;
@@ -120,6 +126,10 @@ protected:
     Async<HttpReply> naiveRefund(QString charge, qint64 amount);
 
     QPointer<DemoStack> m_stack;
+private:
+    Async<bool> proposeInto(qint64 chargeAmount, QJsonArray faults, qint64 amount, QString *action);
+
+protected:
     DemoHttp m_http;
     PaysimAdminClient m_paysim;
     int m_scenarioId = 0;

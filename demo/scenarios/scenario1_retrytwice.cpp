@@ -6,12 +6,10 @@
 
 namespace cs::demo {
 
-namespace {
-
-class RetryTwiceScenario : public DemoScenario
+class RetryTwiceScenario final : public DemoScenario
 {
 public:
-    explicit RetryTwiceScenario(DemoStack *stack) : DemoScenario(stack, 1) {}
+    using DemoScenario::DemoScenario;
 
     QList<Step> steps() override
     {
@@ -85,10 +83,9 @@ private:
 
     Async<bool> awaitOutcome()
     {
-        const std::optional<ActionSnapshot> detail = co_await waitForState(m.action, finalStates(), 20000);
+        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(m.action, 20000);
         if (!detail)
             co_return false;
-        narrateAttempts(detail->json);
         say(NarrationKind::Cure, QStringLiteral("Countersign recorded CONFIRMATION_UNKNOWN, not failure; the reconciler looked the refund up "
                                                 "by its action id instead of resending blindly → %1.")
                                      .arg(detail->stateName()));
@@ -98,11 +95,9 @@ private:
     Async<bool> judge() { return judgeOneRefundAfterUnknown(m.action); }
 };
 
-} // namespace
-
 std::unique_ptr<Scenario> makeRetryTwiceScenario(DemoStack *stack)
 {
-    return std::make_unique<RetryTwiceScenario>(stack);
+    return std::make_unique<RetryTwiceScenario>(stack, 1);
 }
 
 } // namespace cs::demo

@@ -6,12 +6,10 @@
 
 namespace cs::demo {
 
-namespace {
-
-class ChangedAmountScenario : public DemoScenario
+class ChangedAmountScenario final : public DemoScenario
 {
 public:
-    explicit ChangedAmountScenario(DemoStack *stack) : DemoScenario(stack, 2) {}
+    using DemoScenario::DemoScenario;
 
     QList<Step> steps() override
     {
@@ -118,10 +116,9 @@ private:
 
     Async<bool> judge()
     {
-        const std::optional<ActionSnapshot> detail = co_await waitForState(m.followUp, finalStates(), 20000);
+        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(m.followUp, 20000);
         if (!detail)
             co_return false;
-        narrateAttempts(detail->json);
         const CheckResult parentChecked = co_await check(m.action, ActionState::Completed, 1);
         const CheckResult followChecked = co_await check(m.followUp, ActionState::Completed, 1);
         const ActionSnapshot parent = co_await action(m.action);
@@ -135,11 +132,9 @@ private:
     }
 };
 
-} // namespace
-
 std::unique_ptr<Scenario> makeChangedAmountScenario(DemoStack *stack)
 {
-    return std::make_unique<ChangedAmountScenario>(stack);
+    return std::make_unique<ChangedAmountScenario>(stack, 2);
 }
 
 } // namespace cs::demo

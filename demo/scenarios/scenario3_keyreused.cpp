@@ -5,16 +5,15 @@
 
 namespace cs::demo {
 
-namespace {
-
-class KeyReusedScenario : public DemoScenario
+class KeyReusedScenario final : public DemoScenario
 {
 public:
-    explicit KeyReusedScenario(DemoStack *stack) : DemoScenario(stack, 3) {}
+    using DemoScenario::DemoScenario;
 
     QList<Step> steps() override
     {
-        return {step([this] { return propose(); }), step([this] { return showStop(); }), step([this] { return review(); }),
+        const QJsonArray faults{rule(QStringLiteral("idempotency_error"), 1, 1)};
+        return {proposalStep(5000, faults, 2500, &m.action), step([this] { return showStop(); }), step([this] { return review(); }),
                 step([this] { return judge(); })};
     }
 
@@ -23,20 +22,12 @@ private:
         QString action;
     } m;
 
-    Async<bool> propose()
-    {
-        const QJsonArray faults{rule(QStringLiteral("idempotency_error"), 1, 1)};
-        const Proposal p = co_await proposeWithFaults(5000, faults, 2500);
-        m.action = p.action;
-        co_return p.ok;
-    }
 
     Async<bool> showStop()
     {
-        const std::optional<ActionSnapshot> detail = co_await waitForState(m.action, finalStates(), 15000);
+        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(m.action, 15000);
         if (!detail)
             co_return false;
-        narrateAttempts(detail->json);
         say(NarrationKind::Cure, QStringLiteral("The provider says the key was reused with other parameters: execution stops at %1 (%2). "
                                                 "Countersign does not mint a new key — that is exactly how a double refund happens.")
                                      .arg(detail->stateName(), str(detail->json, "review_reason")));
@@ -72,11 +63,9 @@ private:
     }
 };
 
-} // namespace
-
 std::unique_ptr<Scenario> makeKeyReusedScenario(DemoStack *stack)
 {
-    return std::make_unique<KeyReusedScenario>(stack);
+    return std::make_unique<KeyReusedScenario>(stack, 3);
 }
 
 } // namespace cs::demo

@@ -8,12 +8,10 @@
 
 namespace cs::demo {
 
-namespace {
-
-class TwoWorkersScenario : public DemoScenario
+class TwoWorkersScenario final : public DemoScenario
 {
 public:
-    explicit TwoWorkersScenario(DemoStack *stack) : DemoScenario(stack, 4) {}
+    using DemoScenario::DemoScenario;
 
     QList<Step> steps() override
     {
@@ -89,11 +87,9 @@ private:
     }
 };
 
-} // namespace
-
 std::unique_ptr<Scenario> makeTwoWorkersScenario(DemoStack *stack)
 {
-    return std::make_unique<TwoWorkersScenario>(stack);
+    return std::make_unique<TwoWorkersScenario>(stack, 4);
 }
 
 } // namespace cs::demo

@@ -7,16 +7,15 @@
 
 namespace cs::demo {
 
-namespace {
-
-class CrashMidFlightScenario : public DemoScenario
+class CrashMidFlightScenario final : public DemoScenario
 {
 public:
-    explicit CrashMidFlightScenario(DemoStack *stack) : DemoScenario(stack, 5) {}
+    using DemoScenario::DemoScenario;
 
     QList<Step> steps() override
     {
-        return {step([this] { return propose(); }), step([this] { return killWhileInFlight(); }),
+        const QJsonArray faults{rule(QStringLiteral("delay_after_commit"), 1, 1, {{QStringLiteral("delay_ms"), 1500}})};
+        return {proposalStep(10000, faults, 7500, &m.action), step([this] { return killWhileInFlight(); }),
                 step([this] { return restart(); }), step([this] { return judge(); })};
     }
 
@@ -25,13 +24,6 @@ private:
         QString action;
     } m;
 
-    Async<bool> propose()
-    {
-        const QJsonArray faults{rule(QStringLiteral("delay_after_commit"), 1, 1, {{QStringLiteral("delay_ms"), 1500}})};
-        const Proposal p = co_await proposeWithFaults(10000, faults, 7500);
-        m.action = p.action;
-        co_return p.ok;
-    }
 
     Async<bool> killWhileInFlight()
     {
@@ -59,10 +51,9 @@ private:
 
     Async<bool> judge()
     {
-        const std::optional<ActionSnapshot> detail = co_await waitForState(m.action, finalStates(), 30000);
+        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(m.action, 30000);
         if (!detail)
             co_return false;
-        narrateAttempts(detail->json);
         say(NarrationKind::Cure, QStringLiteral("Recovery did not assume failure: the expired lease became CONFIRMATION_UNKNOWN, the reconciler "
                                                 "looked the refund up → %1.")
                                      .arg(detail->stateName()));
@@ -70,11 +61,9 @@ private:
     }
 };
 
-} // namespace
-
 std::unique_ptr<Scenario> makeCrashMidFlightScenario(DemoStack *stack)
 {
-    return std::make_unique<CrashMidFlightScenario>(stack);
+    return std::make_unique<CrashMidFlightScenario>(stack, 5);
 }
 
 } // namespace cs::demo

@@ -5,34 +5,27 @@
 
 namespace cs::demo {
 
-namespace {
-
-class OutageScenario : public DemoScenario
+class OutageScenario final : public DemoScenario
 {
 public:
-    explicit OutageScenario(DemoStack *stack) : DemoScenario(stack, 6) {}
+    using DemoScenario::DemoScenario;
 
-    QList<Step> steps() override { return {step([this] { return propose(); }), step([this] { return judge(); })}; }
+    QList<Step> steps() override
+    {
+        const QJsonArray faults{rule(QStringLiteral("rate_limit_429"), 1, 2), rule(QStringLiteral("outage_503"), 3, 2)};
+        return {proposalStep(10000, faults, 6600, &m.action), step([this] { return judge(); })};
+    }
 
 private:
     struct State {
         QString action;
     } m;
 
-    Async<bool> propose()
-    {
-        const QJsonArray faults{rule(QStringLiteral("rate_limit_429"), 1, 2), rule(QStringLiteral("outage_503"), 3, 2)};
-        const Proposal p = co_await proposeWithFaults(10000, faults, 6600);
-        m.action = p.action;
-        co_return p.ok;
-    }
-
     Async<bool> judge()
     {
-        const std::optional<ActionSnapshot> detail = co_await waitForState(m.action, finalStates(), 40000);
+        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(m.action, 40000);
         if (!detail)
             co_return false;
-        narrateAttempts(detail->json);
         const QStringList keys = attemptKeys(detail->json);
         const qsizetype attempts = arr(detail->json, "attempts").size();
         say(NarrationKind::Cure, QStringLiteral("%1 attempts, backing off between them, all with %2 key(s): %3")
@@ -48,11 +41,9 @@ private:
     }
 };
 
-} // namespace
-
 std::unique_ptr<Scenario> makeOutageScenario(DemoStack *stack)
 {
-    return std::make_unique<OutageScenario>(stack);
+    return std::make_unique<OutageScenario>(stack, 6);
 }
 
 } // namespace cs::demo

@@ -9,16 +9,15 @@
 
 namespace cs::demo {
 
-namespace {
-
-class KeyWindowScenario : public DemoScenario
+class KeyWindowScenario final : public DemoScenario
 {
 public:
-    explicit KeyWindowScenario(DemoStack *stack) : DemoScenario(stack, 7) {}
+    using DemoScenario::DemoScenario;
 
     QList<Step> steps() override
     {
-        return {step([this] { return shortenKeyWindow(); }), step([this] { return propose(); }),
+        const QJsonArray faults{rule(QStringLiteral("reset_connection"), 1, 1), rule(QStringLiteral("outage_503"), 2, 0)};
+        return {step([this] { return shortenKeyWindow(); }), proposalStep(10000, faults, 5500, &m.action),
                 step([this] { return outlastWindow(); }), step([this] { return review(); }), step([this] { return judge(); })};
     }
 
@@ -55,20 +54,12 @@ private:
         co_return true;
     }
 
-    Async<bool> propose()
-    {
-        const QJsonArray faults{rule(QStringLiteral("reset_connection"), 1, 1), rule(QStringLiteral("outage_503"), 2, 0)};
-        const Proposal p = co_await proposeWithFaults(10000, faults, 5500);
-        m.action = p.action;
-        co_return p.ok;
-    }
 
     Async<bool> outlastWindow()
     {
-        const std::optional<ActionSnapshot> detail = co_await waitForState(m.action, finalStates(), 40000);
+        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(m.action, 40000);
         if (!detail)
             co_return false;
-        narrateAttempts(detail->json);
         say(NarrationKind::Cure, QStringLiteral("The key window has passed: %1 (%2). The reconciler does not retry blindly — outside the "
                                                 "window the provider may have forgotten the key, and a resend could refund twice.")
                                      .arg(detail->stateName(), str(detail->json, "review_reason")));
@@ -112,11 +103,9 @@ private:
     }
 };
 
-} // namespace
-
 std::unique_ptr<Scenario> makeKeyWindowScenario(DemoStack *stack)
 {
-    return std::make_unique<KeyWindowScenario>(stack);
+    return std::make_unique<KeyWindowScenario>(stack, 7);
 }
 
 } // namespace cs::demo
