@@ -166,11 +166,16 @@ Async<std::optional<ActionSnapshot>> DemoScenario::waitForState(QString id, QLis
     co_return std::nullopt;
 }
 
-Async<std::optional<ActionSnapshot>> DemoScenario::waitForOutcome(QString id, int timeoutMs)
+Async<std::optional<ActionSnapshot>> DemoScenario::waitForOutcome(QString id, int timeoutMs, QString cure)
 {
     const std::optional<ActionSnapshot> detail = co_await waitForState(id, finalStates(), timeoutMs);
-    if (detail)
-        narrateAttempts(detail->json);
+    if (!detail)
+        co_return detail;
+    narrateAttempts(detail->json);
+    if (cure.contains(QLatin1String("%2")))
+        say(NarrationKind::Cure, cure.arg(detail->stateName(), str(detail->json, "review_reason")));
+    else if (!cure.isEmpty())
+        say(NarrationKind::Cure, cure.arg(detail->stateName()));
     co_return detail;
 }
 

@@ -70,8 +70,9 @@ protected:
     // (with fail()) or cancel.
     Async<std::optional<ActionSnapshot>> waitForState(QString id, QList<ActionState> states, int timeoutMs, int pollMs = 100);
     // waitForState() for a final state (COMPLETED, REJECTED, REQUIRES_REVIEW), then the action's
-    // attempts and lookups narrated.
-    Async<std::optional<ActionSnapshot>> waitForOutcome(QString id, int timeoutMs);
+    // attempts and lookups narrated, then `cure` (if given) as a Cure line: %1 is the state, %2
+    // (if it is there) the review reason.
+    Async<std::optional<ActionSnapshot>> waitForOutcome(QString id, int timeoutMs, QString cure = QString());
     // Polls until the provider's ground truth holds a refund for the action (bounded).
     Async<bool> waitForProviderRefund(QString actionId, int timeoutMs);
 

@@ -83,13 +83,11 @@ private:
 
     Async<bool> awaitOutcome()
     {
-        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(m.action, 20000);
-        if (!detail)
-            co_return false;
-        say(NarrationKind::Cure, QStringLiteral("Countersign recorded CONFIRMATION_UNKNOWN, not failure; the reconciler looked the refund up "
-                                                "by its action id instead of resending blindly → %1.")
-                                     .arg(detail->stateName()));
-        co_return true;
+        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(
+            m.action, 20000,
+            QStringLiteral("Countersign recorded CONFIRMATION_UNKNOWN, not failure; the reconciler looked the refund up "
+                           "by its action id instead of resending blindly → %1."));
+        co_return detail.has_value();
     }
 
     Async<bool> judge() { return judgeOneRefundAfterUnknown(m.action); }

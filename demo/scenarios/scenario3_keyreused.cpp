@@ -22,15 +22,14 @@ private:
         QString action;
     } m;
 
-
     Async<bool> showStop()
     {
-        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(m.action, 15000);
+        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(
+            m.action, 15000,
+            QStringLiteral("The provider says the key was reused with other parameters: execution stops at %1 (%2). "
+                           "Countersign does not mint a new key — that is exactly how a double refund happens."));
         if (!detail)
             co_return false;
-        say(NarrationKind::Cure, QStringLiteral("The provider says the key was reused with other parameters: execution stops at %1 (%2). "
-                                                "Countersign does not mint a new key — that is exactly how a double refund happens.")
-                                     .arg(detail->stateName(), str(detail->json, "review_reason")));
         // Give the executor and reconciler time to misbehave, then show they did not.
         co_await pause(1500);
         const ActionSnapshot later = co_await action(m.action);

@@ -24,7 +24,6 @@ private:
         QString action;
     } m;
 
-
     Async<bool> killWhileInFlight()
     {
         const QList<ActionState> inFlight{ActionState::Executing};
@@ -51,12 +50,12 @@ private:
 
     Async<bool> judge()
     {
-        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(m.action, 30000);
+        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(
+            m.action, 30000,
+            QStringLiteral("Recovery did not assume failure: the expired lease became CONFIRMATION_UNKNOWN, the reconciler "
+                           "looked the refund up → %1."));
         if (!detail)
             co_return false;
-        say(NarrationKind::Cure, QStringLiteral("Recovery did not assume failure: the expired lease became CONFIRMATION_UNKNOWN, the reconciler "
-                                                "looked the refund up → %1.")
-                                     .arg(detail->stateName()));
         co_return co_await judgeOneRefundAfterUnknown(m.action);
     }
 };

@@ -54,15 +54,14 @@ private:
         co_return true;
     }
 
-
     Async<bool> outlastWindow()
     {
-        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(m.action, 40000);
+        const std::optional<ActionSnapshot> detail = co_await waitForOutcome(
+            m.action, 40000,
+            QStringLiteral("The key window has passed: %1 (%2). The reconciler does not retry blindly — outside the "
+                           "window the provider may have forgotten the key, and a resend could refund twice."));
         if (!detail)
             co_return false;
-        say(NarrationKind::Cure, QStringLiteral("The key window has passed: %1 (%2). The reconciler does not retry blindly — outside the "
-                                                "window the provider may have forgotten the key, and a resend could refund twice.")
-                                     .arg(detail->stateName(), str(detail->json, "review_reason")));
         const HttpReply clock = co_await admin([this](PaysimAdminClient::Done done) {
             m_paysim.advanceClock(qint64(25) * 3600 * 1000, std::move(done));
         });

@@ -58,6 +58,16 @@ public:
     }
 };
 
+std::unique_ptr<ScriptedScenario> scripted(const QList<bool> &results, int verdictAfter, int stepMs = 5, int cleanupMs = 0)
+{
+    auto scenario = std::make_unique<ScriptedScenario>();
+    scenario->results = results;
+    scenario->verdictAfter = verdictAfter;
+    scenario->stepMs = stepMs;
+    scenario->cleanupMs = cleanupMs;
+    return scenario;
+}
+
 } // namespace
 
 class TestScenarioRunner : public QObject
@@ -109,10 +119,7 @@ private slots:
         runner.setStepDelayMs(0);
         QSignalSpy narration(&runner, &ScenarioRunner::narration);
         QVERIFY(narration.isValid());
-        auto scenario = std::make_unique<ScriptedScenario>();
-        scenario->results = results;
-        scenario->verdictAfter = verdictAfter;
-        scenario->cleanupMs = 10;
+        auto scenario = scripted(results, verdictAfter, 5, 10);
         ScriptedScenario *seen = nullptr;
         const QList<QVariant> finished = play(runner, std::move(scenario), ScenarioRunner::Mode::Continuous, &seen);
         QCOMPARE(finished.size(), 2);
@@ -132,10 +139,7 @@ private slots:
         ScenarioRunner runner(nullptr);
         runner.setStepDelayMs(60);
         QCOMPARE(runner.stepDelayMs(), 60);
-        auto scenario = std::make_unique<ScriptedScenario>();
-        scenario->results = {true, true, true};
-        scenario->verdictAfter = 2;
-        scenario->stepMs = 0;
+        auto scenario = scripted(QList<bool>{true, true, true}, 2, 0);
         ScriptedScenario *seen = nullptr;
         QElapsedTimer clock;
         clock.start();
@@ -150,9 +154,7 @@ private slots:
     {
         ScenarioRunner runner(nullptr);
         runner.setStepDelayMs(0);
-        auto owned = std::make_unique<ScriptedScenario>();
-        owned->results = {true, true, true};
-        owned->verdictAfter = 2;
+        auto owned = scripted(QList<bool>{true, true, true}, 2);
         ScriptedScenario *scenario = owned.get();
         QSignalSpy waiting(&runner, &ScenarioRunner::waitingForNext);
         QSignalSpy finished(&runner, &ScenarioRunner::finished);
@@ -178,10 +180,7 @@ private slots:
     void nextIsIgnoredWhileAStepRuns()
     {
         ScenarioRunner runner(nullptr);
-        auto owned = std::make_unique<ScriptedScenario>();
-        owned->results = {true, true};
-        owned->verdictAfter = 1;
-        owned->stepMs = 50;
+        auto owned = scripted(QList<bool>{true, true}, 1, 50);
         ScriptedScenario *scenario = owned.get();
         QSignalSpy waiting(&runner, &ScenarioRunner::waitingForNext);
         runner.run(std::move(owned), ScenarioRunner::Mode::StepByStep);
@@ -196,9 +195,7 @@ private slots:
     void cancelWhileWaitingEndsAtOnce()
     {
         ScenarioRunner runner(nullptr);
-        auto owned = std::make_unique<ScriptedScenario>();
-        owned->results = {true, true};
-        owned->verdictAfter = 1;
+        auto owned = scripted(QList<bool>{true, true}, 1);
         ScriptedScenario *scenario = owned.get();
         QSignalSpy waiting(&runner, &ScenarioRunner::waitingForNext);
         QSignalSpy finished(&runner, &ScenarioRunner::finished);
@@ -217,10 +214,7 @@ private slots:
     {
         ScenarioRunner runner(nullptr);
         runner.setStepDelayMs(0);
-        auto owned = std::make_unique<ScriptedScenario>();
-        owned->results = {true, true, true};
-        owned->verdictAfter = 2;
-        owned->stepMs = 80;
+        auto owned = scripted(QList<bool>{true, true, true}, 2, 80);
         ScriptedScenario *scenario = owned.get();
         QSignalSpy finished(&runner, &ScenarioRunner::finished);
         runner.run(std::move(owned), ScenarioRunner::Mode::Continuous);
@@ -237,10 +231,7 @@ private slots:
     void finishedComesAfterTheCleanup()
     {
         ScenarioRunner runner(nullptr);
-        auto owned = std::make_unique<ScriptedScenario>();
-        owned->results = {true};
-        owned->verdictAfter = 0;
-        owned->cleanupMs = 80;
+        auto owned = scripted(QList<bool>{true}, 0, 5, 80);
         ScriptedScenario *scenario = owned.get();
         QSignalSpy finished(&runner, &ScenarioRunner::finished);
         runner.run(std::move(owned), ScenarioRunner::Mode::Continuous);
@@ -255,20 +246,14 @@ private slots:
     void oneRunAtATime()
     {
         ScenarioRunner runner(nullptr);
-        auto first = std::make_unique<ScriptedScenario>();
-        first->results = {true};
-        first->verdictAfter = 0;
-        first->stepMs = 30;
+        auto first = scripted(QList<bool>{true}, 0, 30);
         ScriptedScenario *playing = first.get();
-        auto second = std::make_unique<ScriptedScenario>();
-        second->results = {true};
-        ScriptedScenario *ignored = second.get();
+        auto second = scripted(QList<bool>{true}, -1);
         QSignalSpy finished(&runner, &ScenarioRunner::finished);
         runner.run(std::move(first), ScenarioRunner::Mode::Continuous);
-        runner.run(std::move(second), ScenarioRunner::Mode::Continuous); // refused: still running
+        runner.run(std::move(second), ScenarioRunner::Mode::Continuous); // refused (and freed): still running
         QVERIFY(finished.wait(5000));
         QCOMPARE(playing->log.size(), 3);
-        Q_UNUSED(ignored); // freed with the refused unique_ptr: never touched
         QTest::qWait(50);
         QCOMPARE(finished.size(), 1);
     }
