@@ -1,9 +1,10 @@
 #pragma once
 
+#include "paysimadmin.h"
+
 #include <QDockWidget>
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QNetworkAccessManager>
 #include <QUrl>
 
 class QComboBox;
@@ -16,7 +17,7 @@ class QTableWidget;
 namespace cs {
 
 // Demo mode only: sets paysim's fault rules by hand (docs/PAYSIM.md, "Fault rules") through its
-// admin API (/_sim/faults, loopback, no authentication) with its own QNetworkAccessManager — the
+// admin API (/_sim/faults, loopback, no authentication) through the demo's PaysimAdminClient — the
 // console's ApiClient never talks to the provider.
 class FaultInjectionPanel : public QDockWidget
 {
@@ -26,7 +27,7 @@ public:
     explicit FaultInjectionPanel(QWidget *parent = nullptr);
 
     void setPaysimUrl(const QUrl &url);
-    QUrl paysimUrl() const { return m_url; }
+    QUrl paysimUrl() const { return m_paysim.baseUrl(); }
 
     // The documented fault names, in the documentation's order.
     static QStringList faultNames();
@@ -55,11 +56,11 @@ signals:
     void failed(const QString &message);
 
 private:
-    void send(const QByteArray &verb, const QString &path, const QJsonObject &body = QJsonObject());
+    // paysim's answer to a change (isChange) or to GET /_sim/faults.
+    void onAnswer(const demo::HttpReply &reply, bool isChange);
     void showRules(const QJsonArray &rules);
 
-    QNetworkAccessManager m_nam;
-    QUrl m_url;
+    demo::PaysimAdminClient m_paysim;
     QComboBox *m_method;
     QLineEdit *m_path;
     QComboBox *m_fault;

@@ -5,10 +5,8 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
-#include <QNetworkReply>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -116,7 +114,7 @@ QStringList FaultInjectionPanel::faultNames()
 
 void FaultInjectionPanel::setPaysimUrl(const QUrl &url)
 {
-    m_url = url;
+    m_paysim.setBaseUrl(url);
     refresh();
 }
 
@@ -135,12 +133,12 @@ QJsonObject FaultInjectionPanel::ruleFromForm() const
 
 void FaultInjectionPanel::addRule()
 {
-    send("POST", QStringLiteral("/_sim/faults"), QJsonObject{ { QLatin1String("rules"), QJsonArray{ ruleFromForm() } } });
+    m_paysim.addFaults(QJsonArray{ ruleFromForm() }, [this](const demo::HttpReply &reply) { onAnswer(reply, true); });
 }
 
 void FaultInjectionPanel::refresh()
 {
-    send("GET", QStringLiteral("/_sim/faults"));
+    m_paysim.faults([this](const demo::HttpReply &reply) { onAnswer(reply, false); });
 }
 
 void FaultInjectionPanel::deleteSelected()
@@ -148,50 +146,32 @@ void FaultInjectionPanel::deleteSelected()
     const int row = m_rules->currentRow();
     if (row < 0 || !m_rules->item(row, ColId))
         return;
-    send("DELETE", QStringLiteral("/_sim/faults/") + m_rules->item(row, ColId)->text());
+    m_paysim.deleteFault(m_rules->item(row, ColId)->text(), [this](const demo::HttpReply &reply) { onAnswer(reply, true); });
 }
 
 void FaultInjectionPanel::clearAll()
 {
-    send("DELETE", QStringLiteral("/_sim/faults"));
+    m_paysim.clearFaults([this](const demo::HttpReply &reply) { onAnswer(reply, true); });
 }
 
-void FaultInjectionPanel::send(const QByteArray &verb, const QString &path, const QJsonObject &body)
+void FaultInjectionPanel::onAnswer(const demo::HttpReply &reply, bool isChange)
 {
-    if (!m_url.isValid())
+    if (reply.status < 200 || reply.status >= 300) {
+        const QString text = tr("paysim answered %1: %2").arg(reply.status).arg(demo::PaysimAdminClient::errorOf(reply));
+        m_status->setText(text);
+        emit failed(text);
         return;
-    QNetworkRequest request(QUrl(m_url.toString() + path));
-    request.setTransferTimeout(10000);
-    QByteArray payload;
-    if (verb == "POST") {
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
-        payload = QJsonDocument(body).toJson(QJsonDocument::Compact);
     }
-    QNetworkReply *reply = m_nam.sendCustomRequest(request, verb, payload);
-    const bool isGet = verb == "GET";
-    connect(reply, &QNetworkReply::finished, this, [this, reply, isGet] {
-        reply->deleteLater();
-        const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-        const QJsonObject answer = QJsonDocument::fromJson(reply->readAll()).object();
-        if (status < 200 || status >= 300) {
-            const QString message = answer.value(QLatin1String("error")).toObject().value(QLatin1String("message")).toString();
-            const QString text = tr("paysim answered %1: %2")
-                                     .arg(status)
-                                     .arg(message.isEmpty() ? reply->errorString() : message);
-            m_status->setText(text);
-            emit failed(text);
-            return;
-        }
-        m_status->clear();
-        if (answer.contains(QLatin1String("rules"))) {
-            showRules(answer.value(QLatin1String("rules")).toArray());
-            if (!isGet)
-                emit rulesChanged();
-        } else if (!isGet) {
-            refresh(); // DELETE answers without the list
+    m_status->clear();
+    const QJsonObject answer = reply.json();
+    if (answer.contains(QLatin1String("rules"))) {
+        showRules(answer.value(QLatin1String("rules")).toArray());
+        if (isChange)
             emit rulesChanged();
-        }
-    });
+    } else if (isChange) {
+        refresh(); // DELETE answers without the list
+        emit rulesChanged();
+    }
 }
 
 void FaultInjectionPanel::showRules(const QJsonArray &rules)

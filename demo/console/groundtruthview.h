@@ -1,10 +1,11 @@
 #pragma once
 
+#include "paysimadmin.h"
+
 #include <QDockWidget>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QNetworkAccessManager>
 #include <QTimer>
 #include <QUrl>
 
@@ -15,7 +16,8 @@ namespace cs {
 
 class ApiClient;
 
-// Demo mode only: what the provider actually holds (paysim's ground truth, GET /_sim/refunds)
+// Demo mode only: what the provider actually holds (paysim's ground truth, GET /_sim/refunds
+// through the demo's PaysimAdminClient)
 // next to what the ledger says about the same action (GET /api/v1/actions/{id} through the
 // console's ApiClient: state, provider object id). Mismatches are highlighted: two refunds for
 // one action, a refund the ledger calls rejected, a completed action naming another refund, a
@@ -46,8 +48,7 @@ private:
     void fill(); // fills the table from m_refunds and m_ledger
 
     ApiClient *m_client;
-    QNetworkAccessManager m_nam;
-    QUrl m_url;
+    demo::PaysimAdminClient m_paysim;
     QTimer m_timer;
     QTableWidget *m_table;
     QLabel *m_summary;

@@ -4,9 +4,7 @@
 
 #include <QDateTime>
 #include <QHeaderView>
-#include <QJsonDocument>
 #include <QLabel>
-#include <QNetworkReply>
 #include <QPushButton>
 #include <QSet>
 #include <QTableWidget>
@@ -75,28 +73,24 @@ GroundTruthView::GroundTruthView(ApiClient *client, QWidget *parent)
 
 void GroundTruthView::setPaysimUrl(const QUrl &url)
 {
-    m_url = url;
+    m_paysim.setBaseUrl(url);
     m_timer.start();
     refresh();
 }
 
 void GroundTruthView::refresh()
 {
-    if (!m_url.isValid() || m_busy)
+    if (!m_paysim.baseUrl().isValid() || m_busy)
         return;
     m_busy = true;
-    QNetworkRequest request(QUrl(m_url.toString() + QStringLiteral("/_sim/refunds")));
-    request.setTransferTimeout(10000);
-    QNetworkReply *reply = m_nam.get(request);
-    connect(reply, &QNetworkReply::finished, this, [this, reply] {
-        reply->deleteLater();
-        if (reply->error() != QNetworkReply::NoError) {
+    m_paysim.refunds([this](const demo::HttpReply &reply) {
+        if (!reply.error.isEmpty()) {
             m_busy = false;
-            m_summary->setText(tr("paysim did not answer: %1").arg(reply->errorString()));
+            m_summary->setText(tr("paysim did not answer: %1").arg(reply.error));
             emit refreshed();
             return;
         }
-        onRefunds(QJsonDocument::fromJson(reply->readAll()).object().value(QLatin1String("data")).toArray());
+        onRefunds(demo::PaysimAdminClient::dataOf(reply));
     });
 }
 

@@ -1,0 +1,44 @@
+#include "scenarios.h"
+
+#include "scenario.h"
+
+namespace cs::demo {
+
+QList<ScenarioInfo> scenarioCatalogue()
+{
+    return {
+        {1, QStringLiteral("retry-refunded-twice"), QStringLiteral("The retry that refunded twice"),
+         QStringLiteral("The provider commits an $89 refund but the response is lost. A naive agent retries and refunds twice; "
+                        "Countersign records CONFIRMATION_UNKNOWN, looks it up, and completes with one refund.")},
+        {2, QStringLiteral("same-key-changed-amount"), QStringLiteral("Same key, changed amount"),
+         QStringLiteral("$40 is in flight when the agent resumes with $45 under the same reference: 409, REQUIRES_REVIEW with "
+                        "the diff; the supervisor reconciles the $40 and proposes a $5 follow-up with its own approval and key.")},
+        {3, QStringLiteral("key-reused"), QStringLiteral("Provider says the key was reused"),
+         QStringLiteral("The provider answers idempotency_error: execution stops in REQUIRES_REVIEW, no new key is minted.")},
+        {4, QStringLiteral("two-workers"), QStringLiteral("Two workers, one refund"),
+         QStringLiteral("Two countersignd processes with two workers each execute from one ledger: every action is sent once.")},
+        {5, QStringLiteral("crash-mid-flight"), QStringLiteral("Crash mid-flight"),
+         QStringLiteral("The backend is killed after sending; after a restart the action is honestly unknown, then reconciled "
+                        "to COMPLETED with one refund.")},
+        {6, QStringLiteral("outage-rate-limit"), QStringLiteral("Provider outage and rate limiting"),
+         QStringLiteral("429s and 503s: backoff and retries with the same key; one refund.")},
+        {7, QStringLiteral("key-window-expired"), QStringLiteral("Key window expired"),
+         QStringLiteral("The outcome stays unknown past the provider's key window: no blind retry; lookup and human review.")},
+    };
+}
+
+std::unique_ptr<Scenario> makeScenario(int id, DemoStack *stack)
+{
+    switch (id) {
+    case 1: return makeRetryTwiceScenario(stack);
+    case 2: return makeChangedAmountScenario(stack);
+    case 3: return makeKeyReusedScenario(stack);
+    case 4: return makeTwoWorkersScenario(stack);
+    case 5: return makeCrashMidFlightScenario(stack);
+    case 6: return makeOutageScenario(stack);
+    case 7: return makeKeyWindowScenario(stack);
+    default: return nullptr;
+    }
+}
+
+} // namespace cs::demo
