@@ -2,41 +2,48 @@
 
 namespace cs {
 
+namespace {
+
+// What each receiver status answers (200 with an outcome, or a problem with its code).
+struct Answer
+{
+    WebhookReceiver::Status status;
+    int httpStatus;
+    const char *outcome;     // for 200
+    const char *problemCode; // for errors
+    bool namesAction;        // whether the answer carries the action id
+};
+
+constexpr Answer kAnswers[] = {
+    {WebhookReceiver::Status::Accepted, 200, "recorded", nullptr, true},
+    {WebhookReceiver::Status::Duplicate, 200, "duplicate", nullptr, false},
+    {WebhookReceiver::Status::Ignored, 200, "ignored", nullptr, false},
+    {WebhookReceiver::Status::BadSignature, 400, nullptr, "invalid_signature", true},
+    {WebhookReceiver::Status::Malformed, 400, nullptr, "invalid_parameter", true},
+};
+
+} // namespace
+
 WebhookResult toWebhookResult(const WebhookReceiver::Result &result)
 {
     WebhookResult out;
     out.httpStatus = result.httpStatus;
     out.actionId = result.actionId;
     out.detail = result.message;
-    switch (result.status) {
-    case WebhookReceiver::Status::Accepted:
-        out.httpStatus = 200;
-        out.outcome = QStringLiteral("recorded");
-        break;
-    case WebhookReceiver::Status::Duplicate:
-        out.httpStatus = 200;
-        out.outcome = QStringLiteral("duplicate");
-        out.actionId.clear();
-        break;
-    case WebhookReceiver::Status::Ignored:
-        out.httpStatus = 200;
-        out.outcome = QStringLiteral("ignored");
-        out.actionId.clear();
-        break;
-    case WebhookReceiver::Status::BadSignature:
-        out.httpStatus = 400;
-        out.problemCode = QStringLiteral("invalid_signature");
-        break;
-    case WebhookReceiver::Status::Malformed:
-        out.httpStatus = 400;
-        out.problemCode = QStringLiteral("invalid_parameter");
-        break;
-    case WebhookReceiver::Status::Failed:
-        // The provider delivers again on 5xx; 503 tells it the ledger is only busy.
-        out.problemCode = result.httpStatus == 503 ? QStringLiteral("unavailable") : QStringLiteral("internal");
-        out.httpStatus = result.httpStatus == 503 ? 503 : 500;
-        break;
+    for (const Answer &answer : kAnswers) {
+        if (answer.status != result.status)
+            continue;
+        out.httpStatus = answer.httpStatus;
+        out.outcome = answer.outcome ? QString::fromLatin1(answer.outcome) : QString();
+        out.problemCode = answer.problemCode ? QString::fromLatin1(answer.problemCode) : QString();
+        if (!answer.namesAction)
+            out.actionId.clear();
+        return out;
     }
+    // Failed: the provider delivers again on 5xx; 503 tells it the ledger is only busy.
+    const bool busy = result.httpStatus == 503;
+    out.problemCode = busy ? QStringLiteral("unavailable") : QStringLiteral("internal");
+    out.httpStatus = busy ? 503 : 500;
     return out;
 }
 

@@ -8,6 +8,8 @@
 
 #include <QSqlQuery>
 
+#include <functional>
+
 namespace cs {
 
 using sql::runOnce;
@@ -304,32 +306,43 @@ LedgerResult<QMap<ActionState, qint64>> ActionReader::counts(const QString &requ
     return counts;
 }
 
-LedgerResult<QList<ActionReader::Summary>> ActionReader::summaries(const QStringList &ids) const
+namespace {
+
+// Runs "SELECT <columns> FROM actions a WHERE a.id IN (<ids>)" and hands each row to onRow.
+LedgerError forEachById(const LedgerDatabase &database, const QString &columns, const QStringList &ids,
+                        const std::function<void(const QSqlQuery &)> &onRow)
 {
-    QList<Summary> out;
     if (ids.isEmpty())
-        return out;
+        return {};
     LedgerError error;
-    QSqlDatabase db = m_db.connection(&error);
+    QSqlDatabase db = database.connection(&error);
     if (!error.ok())
         return error;
     QVariantList values;
     const QString marks = inListMarks(ids, &values);
     QSqlQuery q(db);
-    if (!runOnce(q, QStringLiteral("SELECT %1 FROM actions a WHERE a.id IN (%2)").arg(summaryColumns(), marks),
-             values, &error)) {
-        return error;
+    if (runOnce(q, QStringLiteral("SELECT %1 FROM actions a WHERE a.id IN (%2)").arg(columns, marks), values, &error)) {
+        while (q.next())
+            onRow(q);
     }
+    return error;
+}
+
+} // namespace
+
+LedgerResult<QList<ActionReader::Summary>> ActionReader::summaries(const QStringList &ids) const
+{
     QHash<QString, Summary> byId;
-    while (q.next()) {
+    const LedgerError error = forEachById(m_db, summaryColumns(), ids, [&](const QSqlQuery &q) {
         Summary s = summaryFromQuery(q);
         byId.insert(s.record.id, s);
-    }
+    });
+    QList<Summary> out;
     for (const QString &id : ids) {
         if (byId.contains(id))
             out.append(byId.value(id));
     }
-    return out;
+    return resultOf(error, out);
 }
 
 LedgerResult<ActionReader::Summary> ActionReader::summary(const QString &id) const
@@ -357,22 +370,10 @@ LedgerResult<qint64> ActionReader::latestAuditSeq() const
 LedgerResult<QHash<QString, QString>> ActionReader::requesters(const QStringList &ids) const
 {
     QHash<QString, QString> out;
-    if (ids.isEmpty())
-        return out;
-    LedgerError error;
-    QSqlDatabase db = m_db.connection(&error);
-    if (!error.ok())
-        return error;
-    QVariantList values;
-    const QString marks = inListMarks(ids, &values);
-    QSqlQuery q(db);
-    if (!runOnce(q, QStringLiteral("SELECT id, requested_by FROM actions WHERE id IN (%1)").arg(marks), values,
-             &error)) {
-        return error;
-    }
-    while (q.next())
+    const LedgerError error = forEachById(m_db, QStringLiteral("a.id, a.requested_by"), ids, [&](const QSqlQuery &q) {
         out.insert(q.value(0).toString(), q.value(1).toString());
-    return out;
+    });
+    return resultOf(error, out);
 }
 
 // --- point reads: one action's record and history ----------------------------------------------

@@ -64,20 +64,15 @@ LedgerError recordLookupIn(QSqlDatabase &db, const QDateTime &now, const Provide
         return e;
     }
     ActionRow after = row;
-    if (trigger) {
+    if (trigger)
         e = applyTrigger(after, *trigger, reason);
-        if (e.ok())
-            e = saveAction(db, row, after, now);
-        if (!e.ok())
-            return e;
-    }
-    e = auditChange(db, now, row, after,
-                    {stored.askedBy, QStringLiteral("lookup"), reason, QStringLiteral("lookup"), stored.toJson()});
-    if (!e.ok())
-        return e;
+    if (e.ok())
+        e = commitChange(db, now, row, after,
+                         {stored.askedBy, QStringLiteral("lookup"), reason, QStringLiteral("lookup"), stored.toJson()},
+                         trigger.has_value());
     out->record = after.record;
     out->lookup = stored;
-    return {};
+    return e;
 }
 
 // Whether `evidence` supports the supervisor's outcome for an action whose attempts are loaded.

@@ -287,18 +287,12 @@ LedgerError finishAttemptIn(QSqlDatabase &db, const QDateTime &now, const Execut
         out->escalated = true;
     }
     const bool rowChanged = after.record.state != row.record.state || after.reviewRequested != row.reviewRequested;
-    if (rowChanged) {
-        e = saveAction(db, row, after, now);
-        if (!e.ok())
-            return e;
-    }
-    e = auditChange(db, now, row, after,
-                    {f.executorId, QStringLiteral("attempt_finished"), why, QStringLiteral("attempt"), attempt.toJson()});
-    if (!e.ok())
-        return e;
+    e = commitChange(db, now, row, after,
+                     {f.executorId, QStringLiteral("attempt_finished"), why, QStringLiteral("attempt"), attempt.toJson()},
+                     rowChanged);
     out->record = after.record;
     out->attempt = attempt;
-    return {};
+    return e;
 }
 
 } // namespace
@@ -345,90 +339,103 @@ LedgerResult<std::optional<ExecutionStore::Claim>> ExecutionStore::claimNext(con
     return resultOf(error, out);
 }
 
+namespace {
+
+// What a lease operation changes on the loaded row (after starts as a copy of row); an error
+// refuses it. *reason goes into the audit row.
+using LeaseChange = std::function<LedgerError(QSqlDatabase &db, const QDateTime &now, const ActionRow &row,
+                                              ActionRow &after, QString *reason)>;
+
+// The one sequence of acquireLease, renewLease and releaseLease: load, change, save, audit.
+LedgerResult<ActionRecord> changeLease(LedgerDatabase &database, const char *operation, const QString &actionId,
+                                       const QString &executorId, const QString &event, const LeaseChange &change)
+{
+    ActionRecord out;
+    const LedgerError error = database.write(operation, [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        LedgerError e;
+        ActionRow row;
+        if (!loadAction(db, actionId, &row, &e))
+            return e;
+        ActionRow after = row;
+        QString reason;
+        e = change(db, now, row, after, &reason);
+        if (e.ok())
+            e = commitChange(db, now, row, after, {executorId, event, reason, {}, {}});
+        out = after.record;
+        return e;
+    });
+    return resultOf(error, out);
+}
+
+} // namespace
+
 LedgerResult<ActionRecord> ExecutionStore::acquireLease(const QString &actionId, const QString &executorId,
                                                         std::chrono::milliseconds leaseDuration)
 {
-    LedgerError error = checkLeaseArguments(executorId, leaseDuration);
-    if (!error.ok())
-        return error;
-    ActionRecord out;
-    error = m_db.write("acquireLease", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
-        LedgerError e;
-        ActionRow row;
-        if (!loadInState(db, actionId, std::nullopt, ActionState::ConfirmationUnknown, QStringLiteral("can be leased"),
-                         &row, &e))
-            return e;
+    const LedgerError invalid = checkLeaseArguments(executorId, leaseDuration);
+    if (!invalid.ok())
+        return invalid;
+    return changeLease(m_db, "acquireLease", actionId, executorId, QStringLiteral("lease_acquired"),
+                       [&](QSqlDatabase &db, const QDateTime &now, const ActionRow &row, ActionRow &after,
+                           QString *reason) -> LedgerError {
+        if (row.record.state != ActionState::ConfirmationUnknown)
+            return err(Code::IllegalTransition, QStringLiteral("only a CONFIRMATION_UNKNOWN action can be leased;"
+                                                               " %1 is %2").arg(actionId, toWire(row.record.state)));
         const qint64 nowMs = toMs(now);
         if (row.hasLiveLease(nowMs) && row.leaseOwner != executorId)
             return err(Code::Conflict, QStringLiteral("%1 is leased by %2 until %3")
                                            .arg(actionId, row.leaseOwner, toWireTime(fromMs(*row.leaseExpiresAtMs))));
         int finished = 0;
+        LedgerError e;
         if (!row.hasLiveLease(nowMs) && !finishOpenAttemptsUnknown(db, actionId, now, &finished, &e))
             return e;
-        ActionRow after = row;
         after.leaseOwner = executorId;
         after.leaseExpiresAtMs = nowMs + leaseDuration.count();
-        const QString reason = finished > 0
-            ? QStringLiteral("previous holder's lease expired; %1 open attempt(s) finished as unknown").arg(finished)
-            : QString();
-        e = commitChange(db, now, row, after, {executorId, QStringLiteral("lease_acquired"), reason, {}, {}});
-        out = after.record;
-        return e;
+        if (finished > 0)
+            *reason = QStringLiteral("previous holder's lease expired; %1 open attempt(s) finished as unknown")
+                          .arg(finished);
+        return {};
     });
-    return resultOf(error, out);
 }
 
 LedgerResult<ActionRecord> ExecutionStore::renewLease(const QString &actionId, const QString &executorId,
                                                       std::chrono::milliseconds leaseDuration)
 {
-    LedgerError error = checkLeaseArguments(executorId, leaseDuration);
-    if (!error.ok())
-        return error;
-    ActionRecord out;
-    error = m_db.write("renewLease", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
-        LedgerError e;
-        ActionRow row;
-        if (!loadAction(db, actionId, &row, &e))
-            return e;
+    const LedgerError invalid = checkLeaseArguments(executorId, leaseDuration);
+    if (!invalid.ok())
+        return invalid;
+    return changeLease(m_db, "renewLease", actionId, executorId, QStringLiteral("lease_renewed"),
+                       [&](QSqlDatabase &, const QDateTime &now, const ActionRow &row, ActionRow &after,
+                           QString *) -> LedgerError {
         const qint64 nowMs = toMs(now);
         if ((row.record.state != ActionState::Executing && row.record.state != ActionState::ConfirmationUnknown)
             || !row.holdsLiveLease(executorId, nowMs)) {
             return err(Code::LeaseLost, QStringLiteral("%1 does not hold a live lease on %2").arg(executorId, actionId));
         }
-        ActionRow after = row;
         after.leaseExpiresAtMs = nowMs + leaseDuration.count();
-        e = commitChange(db, now, row, after, {executorId, QStringLiteral("lease_renewed"), QString(), {}, {}});
-        out = after.record;
-        return e;
+        return {};
     });
-    return resultOf(error, out);
 }
 
 LedgerResult<ActionRecord> ExecutionStore::releaseLease(const QString &actionId, const QString &executorId)
 {
-    LedgerError error = requireText(executorId, QStringLiteral("executor id"));
-    if (!error.ok())
-        return error;
-    ActionRecord out;
-    error = m_db.write("releaseLease", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
-        LedgerError e;
-        ActionRow row;
-        if (!loadAction(db, actionId, &row, &e))
-            return e;
+    const LedgerError invalid = requireText(executorId, QStringLiteral("executor id"));
+    if (!invalid.ok())
+        return invalid;
+    return changeLease(m_db, "releaseLease", actionId, executorId, QStringLiteral("lease_released"),
+                       [&](QSqlDatabase &db, const QDateTime &, const ActionRow &row, ActionRow &after,
+                           QString *) -> LedgerError {
         if (row.leaseOwner != executorId)
             return err(Code::LeaseLost, QStringLiteral("%1 does not hold the lease on %2").arg(executorId, actionId));
         if (row.record.state == ActionState::Executing)
             return err(Code::Conflict, QStringLiteral("%1 is EXECUTING: its lease ends when its attempt is finished")
                                            .arg(actionId));
+        LedgerError e;
         if (!requireNoOpenAttempt(db, actionId, QStringLiteral("is still open; finish it first"), nullptr, &e))
             return e;
-        ActionRow after = row;
         after.clearLease();
-        e = commitChange(db, now, row, after, {executorId, QStringLiteral("lease_released"), QString(), {}, {}});
-        out = after.record;
-        return e;
+        return {};
     });
-    return resultOf(error, out);
 }
 
 LedgerResult<Attempt> ExecutionStore::beginRetryAttempt(const QString &actionId, const QString &executorId)

@@ -171,9 +171,9 @@ LedgerError auditChange(QSqlDatabase &db, const QDateTime &now, const ActionRow 
 }
 
 LedgerError commitChange(QSqlDatabase &db, const QDateTime &now, const ActionRow &before, ActionRow &after,
-                         const AuditNote &note)
+                         const AuditNote &note, bool save)
 {
-    const LedgerError e = saveAction(db, before, after, now);
+    const LedgerError e = save ? saveAction(db, before, after, now) : LedgerError();
     return e.ok() ? auditChange(db, now, before, after, note) : e;
 }
 

@@ -102,9 +102,10 @@ struct AuditNote
 };
 LedgerError auditChange(QSqlDatabase &db, const QDateTime &now, const ActionRow &before, const ActionRow &after,
                         const AuditNote &note);
-// saveAction, then auditChange: the end of most mutations.
+// saveAction (unless save is false: the row is unchanged), then auditChange: the end of every
+// mutation of an action.
 LedgerError commitChange(QSqlDatabase &db, const QDateTime &now, const ActionRow &before, ActionRow &after,
-                         const AuditNote &note);
+                         const AuditNote &note, bool save = true);
 
 // --- checks ----------------------------------------------------------------------------------------
 
