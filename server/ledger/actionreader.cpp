@@ -386,15 +386,7 @@ LedgerResult<QList<T>> readRows(const LedgerDatabase &database, const QString &s
                                 FromRow fromRow)
 {
     QList<T> out;
-    const LedgerError error = database.read([&](QSqlDatabase &db) {
-        LedgerError e;
-        sql::Statement q(db);
-        if (sql::run(q, sql, values, &e)) {
-            while (q.next())
-                out.append(fromRow(q));
-        }
-        return e;
-    });
+    const LedgerError error = database.query(sql, values, [&](const sql::Statement &q) { out.append(fromRow(q)); });
     return resultOf(error, out);
 }
 

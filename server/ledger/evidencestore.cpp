@@ -233,25 +233,12 @@ LedgerResult<EvidenceStore::WebhookRecorded> EvidenceStore::recordWebhookEvent(c
 LedgerResult<std::optional<EvidenceStore::WebhookEvent>> EvidenceStore::webhookEvent(const QString &eventId) const
 {
     std::optional<WebhookEvent> out;
-    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
-        LedgerError e;
-        Statement q(db);
-        if (!run(q, QStringLiteral("SELECT event_id, type, action_id, disposition, received_at FROM webhook_events"
-                                   " WHERE event_id = ?"),
-                 {eventId}, &e)) {
-            return e;
-        }
-        if (q.next()) {
-            WebhookEvent event;
-            event.eventId = q.value(0).toString();
-            event.type = q.value(1).toString();
-            event.actionId = q.value(2).toString();
-            event.disposition = q.value(3).toString();
-            event.receivedAt = fromMs(q.value(4).toLongLong());
-            out = event;
-        }
-        return e;
-    });
+    const LedgerError error = m_db.query(
+        QStringLiteral("SELECT event_id, type, action_id, disposition, received_at FROM webhook_events WHERE event_id = ?"),
+        {eventId}, [&](const Statement &q) {
+            out = WebhookEvent{q.value(0).toString(), q.value(1).toString(), q.value(2).toString(),
+                               q.value(3).toString(), fromMs(q.value(4).toLongLong())};
+        });
     return resultOf(error, out);
 }
 
@@ -259,23 +246,15 @@ LedgerResult<QList<ActionRecord>> EvidenceStore::dueForReconciliation(int limit)
 {
     QList<ActionRecord> out;
     const qint64 nowMs = toMs(m_db.now());
-    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
-        LedgerError e;
-        Statement q(db);
-        if (!run(q,
-                 QStringLiteral("SELECT %1 FROM actions a LEFT JOIN reconcile_schedule s ON s.action_id = a.id"
-                                " WHERE a.state = 'CONFIRMATION_UNKNOWN'"
-                                " AND (a.lease_owner IS NULL OR a.lease_expires_at IS NULL OR a.lease_expires_at <= ?)"
-                                " AND (s.next_check_at IS NULL OR s.next_check_at <= ?)"
-                                " ORDER BY COALESCE(s.next_check_at, 0), a.created_at, a.id LIMIT ?")
-                     .arg(qualifiedActionColumns(QStringLiteral("a"))),
-                 {nowMs, nowMs, std::clamp(limit, 1, kMaxListLimit)}, &e)) {
-            return e;
-        }
-        while (q.next())
-            out.append(actionFromRow(q).record);
-        return e;
-    });
+    const LedgerError error = m_db.query(
+        QStringLiteral("SELECT %1 FROM actions a LEFT JOIN reconcile_schedule s ON s.action_id = a.id"
+                       " WHERE a.state = 'CONFIRMATION_UNKNOWN'"
+                       " AND (a.lease_owner IS NULL OR a.lease_expires_at IS NULL OR a.lease_expires_at <= ?)"
+                       " AND (s.next_check_at IS NULL OR s.next_check_at <= ?)"
+                       " ORDER BY COALESCE(s.next_check_at, 0), a.created_at, a.id LIMIT ?")
+            .arg(qualifiedActionColumns(QStringLiteral("a"))),
+        {nowMs, nowMs, std::clamp(limit, 1, kMaxListLimit)},
+        [&](const Statement &q) { out.append(actionFromRow(q).record); });
     return resultOf(error, out);
 }
 
@@ -283,22 +262,14 @@ LedgerResult<EvidenceStore::ReconcileSchedule> EvidenceStore::reconcileSchedule(
 {
     ReconcileSchedule out;
     out.actionId = actionId;
-    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
-        LedgerError e;
-        Statement q(db);
-        if (!run(q, QStringLiteral("SELECT tries, next_check_at, note, updated_at FROM reconcile_schedule"
-                                   " WHERE action_id = ?"),
-                 {actionId}, &e)) {
-            return e;
-        }
-        if (q.next()) {
+    const LedgerError error = m_db.query(
+        QStringLiteral("SELECT tries, next_check_at, note, updated_at FROM reconcile_schedule WHERE action_id = ?"),
+        {actionId}, [&](const Statement &q) {
             out.tries = q.value(0).toInt();
             out.nextCheckAt = fromMs(q.value(1).toLongLong());
             out.note = q.value(2).toString();
             out.updatedAt = fromMs(q.value(3).toLongLong());
-        }
-        return e;
-    });
+        });
     return resultOf(error, out);
 }
 

@@ -346,10 +346,14 @@ namespace {
 using LeaseChange = std::function<LedgerError(QSqlDatabase &db, const QDateTime &now, const ActionRow &row,
                                               ActionRow &after, QString *reason)>;
 
-// The one sequence of acquireLease, renewLease and releaseLease: load, change, save, audit.
-LedgerResult<ActionRecord> changeLease(LedgerDatabase &database, const char *operation, const QString &actionId,
-                                       const QString &executorId, const QString &event, const LeaseChange &change)
+// The one sequence of acquireLease, renewLease and releaseLease: refuse invalid arguments
+// (`invalid`), load, change, save, audit.
+LedgerResult<ActionRecord> changeLease(LedgerDatabase &database, const char *operation, const LedgerError &invalid,
+                                       const QString &actionId, const QString &executorId, const QString &event,
+                                       const LeaseChange &change)
 {
+    if (!invalid.ok())
+        return invalid;
     ActionRecord out;
     const LedgerError error = database.write(operation, [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
         LedgerError e;
@@ -372,10 +376,8 @@ LedgerResult<ActionRecord> changeLease(LedgerDatabase &database, const char *ope
 LedgerResult<ActionRecord> ExecutionStore::acquireLease(const QString &actionId, const QString &executorId,
                                                         std::chrono::milliseconds leaseDuration)
 {
-    const LedgerError invalid = checkLeaseArguments(executorId, leaseDuration);
-    if (!invalid.ok())
-        return invalid;
-    return changeLease(m_db, "acquireLease", actionId, executorId, QStringLiteral("lease_acquired"),
+    return changeLease(m_db, "acquireLease", checkLeaseArguments(executorId, leaseDuration), actionId, executorId,
+                       QStringLiteral("lease_acquired"),
                        [&](QSqlDatabase &db, const QDateTime &now, const ActionRow &row, ActionRow &after,
                            QString *reason) -> LedgerError {
         if (row.record.state != ActionState::ConfirmationUnknown)
@@ -401,10 +403,8 @@ LedgerResult<ActionRecord> ExecutionStore::acquireLease(const QString &actionId,
 LedgerResult<ActionRecord> ExecutionStore::renewLease(const QString &actionId, const QString &executorId,
                                                       std::chrono::milliseconds leaseDuration)
 {
-    const LedgerError invalid = checkLeaseArguments(executorId, leaseDuration);
-    if (!invalid.ok())
-        return invalid;
-    return changeLease(m_db, "renewLease", actionId, executorId, QStringLiteral("lease_renewed"),
+    return changeLease(m_db, "renewLease", checkLeaseArguments(executorId, leaseDuration), actionId, executorId,
+                       QStringLiteral("lease_renewed"),
                        [&](QSqlDatabase &, const QDateTime &now, const ActionRow &row, ActionRow &after,
                            QString *) -> LedgerError {
         const qint64 nowMs = toMs(now);
@@ -419,10 +419,8 @@ LedgerResult<ActionRecord> ExecutionStore::renewLease(const QString &actionId, c
 
 LedgerResult<ActionRecord> ExecutionStore::releaseLease(const QString &actionId, const QString &executorId)
 {
-    const LedgerError invalid = requireText(executorId, QStringLiteral("executor id"));
-    if (!invalid.ok())
-        return invalid;
-    return changeLease(m_db, "releaseLease", actionId, executorId, QStringLiteral("lease_released"),
+    return changeLease(m_db, "releaseLease", requireText(executorId, QStringLiteral("executor id")), actionId,
+                       executorId, QStringLiteral("lease_released"),
                        [&](QSqlDatabase &db, const QDateTime &, const ActionRow &row, ActionRow &after,
                            QString *) -> LedgerError {
         if (row.leaseOwner != executorId)

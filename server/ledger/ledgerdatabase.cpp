@@ -124,6 +124,20 @@ LedgerError LedgerDatabase::read(const ReadBody &body) const
     return body(db);
 }
 
+LedgerError LedgerDatabase::query(const QString &sql, const QVariantList &values,
+                                  const std::function<void(const sql::Statement &row)> &onRow) const
+{
+    return read([&](QSqlDatabase &db) {
+        LedgerError e;
+        sql::Statement q(db);
+        if (sql::run(q, sql, values, &e)) {
+            while (q.next())
+                onRow(q);
+        }
+        return e;
+    });
+}
+
 QSqlDatabase LedgerDatabase::connection(LedgerError *error) const
 {
     if (!m_connections) {

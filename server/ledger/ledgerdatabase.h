@@ -8,6 +8,7 @@
 #include <QMutex>
 #include <QSqlDatabase>
 #include <QString>
+#include <QVariantList>
 
 #include <functional>
 #include <memory>
@@ -16,6 +17,10 @@
 namespace cs {
 
 class LedgerConnections;
+
+namespace sql {
+class Statement;
+}
 
 // The ledger's one SQL session layer: the file's per-thread connections (LedgerConnections), the
 // ONE write transaction (BEGIN IMMEDIATE, busy retry with backoff, the in-process write mutex)
@@ -58,6 +63,9 @@ public:
     // the commits. body's error rolls everything back; Busy is retried with backoff.
     LedgerError write(const char *operation, const WriteBody &body);
     LedgerError read(const ReadBody &body) const;
+    // A read of every row of sql (bound to values), each handed to onRow in the order the SQL gives.
+    LedgerError query(const QString &sql, const QVariantList &values,
+                      const std::function<void(const sql::Statement &row)> &onRow) const;
     // The calling thread's connection, for reads that manage their own statements.
     QSqlDatabase connection(LedgerError *error) const;
 

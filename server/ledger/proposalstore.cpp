@@ -282,26 +282,14 @@ LedgerResult<ActionRecord> ProposalStore::amendBeforeSending(const QString &acti
 LedgerResult<QList<ProposalStore::ResubmissionConflict>> ProposalStore::conflicts(const QString &actionId) const
 {
     QList<ResubmissionConflict> out;
-    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
-        LedgerError e;
-        Statement q(db);
-        if (run(q,
-                QStringLiteral("SELECT action_id, seq, submitted_by, at, stored_payload, conflicting_payload"
-                               " FROM conflicts WHERE action_id = ? ORDER BY seq"),
-                {actionId}, &e)) {
-            while (q.next()) {
-                ResubmissionConflict c;
-                c.actionId = q.value(0).toString();
-                c.seq = q.value(1).toInt();
-                c.submittedBy = q.value(2).toString();
-                c.at = fromMs(q.value(3).toLongLong());
-                c.storedPayload = parseJson(q.value(4).toString());
-                c.conflictingPayload = parseJson(q.value(5).toString());
-                out.append(c);
-            }
-        }
-        return e;
-    });
+    const LedgerError error = m_db.query(
+        QStringLiteral("SELECT action_id, seq, submitted_by, at, stored_payload, conflicting_payload"
+                       " FROM conflicts WHERE action_id = ? ORDER BY seq"),
+        {actionId}, [&](const Statement &q) {
+            out.append(ResubmissionConflict{q.value(0).toString(), q.value(1).toInt(), q.value(2).toString(),
+                                            fromMs(q.value(3).toLongLong()), parseJson(q.value(4).toString()),
+                                            parseJson(q.value(5).toString())});
+        });
     return resultOf(error, out);
 }
 
