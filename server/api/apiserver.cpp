@@ -150,7 +150,7 @@ struct ApiServer::Context
 };
 
 ApiServer::ApiServer(Ledger *ledger, ProviderClient *provider, Options options, QObject *parent)
-    : QAbstractHttpServer(parent), m_ledger(ledger), m_provider(provider), m_options(std::move(options))
+    : QAbstractHttpServer(parent), m_provider(provider), m_options(std::move(options))
 {
     m_users = std::make_unique<UserStore>(&ledger->database());
     m_authenticator = std::make_unique<Authenticator>(m_users.get());

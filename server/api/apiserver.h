@@ -50,6 +50,8 @@ public:
         std::chrono::milliseconds idempotencyRetention = std::chrono::hours(24);
     };
 
+    // Serves the ledger through the pieces Ledger hands out (stores, reader, the database for
+    // users and request replays); ledger must outlive the server.
     ApiServer(Ledger *ledger, ProviderClient *provider, Options options, QObject *parent = nullptr);
     ~ApiServer() override;
 
@@ -87,7 +89,6 @@ private:
     void write(QTcpSocket *socket, const ApiResponse &response) const;
     void checkDrained();
 
-    Ledger *m_ledger;
     ProviderClient *m_provider;
     Options m_options;
     std::unique_ptr<UserStore> m_users;
