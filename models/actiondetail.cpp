@@ -1,4 +1,6 @@
 #include "actiondetail.h"
+
+#include "refundstatus.h"
 #include "jsonfieldreader.h"
 
 #include "displayformat.h"
@@ -77,7 +79,7 @@ std::optional<qint64> ActionDetail::committedAmount() const
         return std::nullopt;
     for (auto it = lookups.crbegin(); it != lookups.crend(); ++it) {
         if (it->result == ProviderLookup::Result::Found
-            && (it->status == QLatin1String("succeeded") || it->status == QLatin1String("pending")))
+            && provesCommitted(it->status))
             return it->amount;
     }
     for (const Attempt &attempt : attempts) {

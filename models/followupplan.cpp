@@ -1,4 +1,6 @@
 #include "followupplan.h"
+
+#include "refundstatus.h"
 #include "displayformat.h"
 
 #include <QCoreApplication>
@@ -27,7 +29,7 @@ FollowUpPlan::Part partOf(const ActionDetail &detail, bool isParent)
         part.basis = tr("recorded amount");
         for (auto it = detail.lookups.crbegin(); it != detail.lookups.crend(); ++it) {
             if (it->result == ProviderLookup::Result::Found
-                && (it->status == QLatin1String("succeeded") || it->status == QLatin1String("pending"))) {
+                && provesCommitted(it->status)) {
                 part.basis = tr("provider lookup #%1: %2 %3").arg(it->seq).arg(it->providerObjectId, it->status);
                 return part;
             }

@@ -1,5 +1,7 @@
 #include "attemptpolicy.h"
 
+#include "refundstatus.h"
+
 namespace cs {
 
 namespace {
@@ -18,19 +20,9 @@ QString answerText(const RefundOutcome &outcome)
 
 } // namespace
 
-bool AttemptPolicy::isCommittedStatus(const QString &refundStatus)
+ExecutionStore::AttemptResult AttemptPolicy::attemptResult(const RefundOutcome &outcome)
 {
-    return refundStatus == u"succeeded" || refundStatus == u"pending";
-}
-
-bool AttemptPolicy::isFailedStatus(const QString &refundStatus)
-{
-    return refundStatus == u"failed" || refundStatus == u"canceled";
-}
-
-LedgerStore::AttemptResult AttemptPolicy::attemptResult(const RefundOutcome &outcome)
-{
-    LedgerStore::AttemptResult result;
+    ExecutionStore::AttemptResult result;
     result.outcome = outcome.outcome == Attempt::Outcome::Open ? Attempt::Outcome::Unknown : outcome.outcome;
     result.httpStatus = outcome.httpStatus;
     result.errorCode = outcome.errorCode;
@@ -52,7 +44,7 @@ AttemptPolicy::Decision AttemptPolicy::decide(const ActionRecord &action, const 
             d.reason = QStringLiteral("contradictory answer: the provider returned refund %1 of %2 minor units for an"
                                       " action of %3")
                            .arg(outcome.providerObjectId).arg(outcome.amount).arg(action.amount);
-        } else if (!isCommittedStatus(outcome.refundStatus)) {
+        } else if (!provesCommitted(outcome.refundStatus)) {
             d.trigger = Trigger::StopForReview;
             d.reason = QStringLiteral("refund %1 exists with status %2: a human must follow it")
                            .arg(outcome.providerObjectId, outcome.refundStatus);

@@ -2,7 +2,7 @@
 
 #include "actionrecord.h"
 #include "actionstate.h"
-#include "ledgerstore.h"
+#include "executionstore.h"
 #include "providerclient.h"
 
 #include <QString>
@@ -40,9 +40,7 @@ public:
     };
 
     static Decision decide(const ActionRecord &action, const RefundOutcome &outcome, ActionState current);
-    static LedgerStore::AttemptResult attemptResult(const RefundOutcome &outcome);
-    static bool isCommittedStatus(const QString &refundStatus); // succeeded | pending
-    static bool isFailedStatus(const QString &refundStatus);    // failed | canceled
+    static ExecutionStore::AttemptResult attemptResult(const RefundOutcome &outcome);
 };
 
 } // namespace cs

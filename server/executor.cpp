@@ -58,9 +58,9 @@ struct Executor::Mailbox
 {
     std::mutex mutex;
     std::condition_variable delivered;
-    std::deque<std::optional<LedgerStore::Claim>> answers;
+    std::deque<std::optional<ExecutionStore::Claim>> answers;
 
-    void put(std::optional<LedgerStore::Claim> answer)
+    void put(std::optional<ExecutionStore::Claim> answer)
     {
         {
             std::lock_guard lock(mutex);
@@ -71,16 +71,16 @@ struct Executor::Mailbox
 };
 
 // Group commit on a thread of its own: whatever the workers queued meanwhile — finished attempts
-// and claim requests — goes to the ledger in one transaction (LedgerStore::commitBatch), so one
+// and claim requests — goes to the ledger in one transaction (ExecutionStore::commitBatch), so one
 // fsync serves several actions and the workers keep sending while it commits. A worker never
 // sends before its claim, and thus its attempt row, is committed; an answer whose commit is still
 // queued when the process dies is recovered as unknown and reconciled, like any crash.
 class Executor::Committer
 {
 public:
-    using Done = std::function<void(const LedgerResult<LedgerStore::FinishedAttempt> &)>;
+    using Done = std::function<void(const LedgerResult<ExecutionStore::FinishedAttempt> &)>;
 
-    Committer(LedgerStore &ledger, ms lease, std::atomic<qint64> *commits)
+    Committer(ExecutionStore &ledger, ms lease, std::atomic<qint64> *commits)
         : m_ledger(ledger), m_lease(lease), m_commits(commits)
     {
     }
@@ -115,7 +115,7 @@ public:
     // From now on claim requests are answered "nothing" without claiming.
     void stopClaiming() { m_claiming = false; }
 
-    void finish(LedgerStore::FinishRequest request, Done done)
+    void finish(ExecutionStore::FinishRequest request, Done done)
     {
         {
             std::lock_guard lock(m_mutex);
@@ -147,7 +147,7 @@ public:
 private:
     struct PendingFinish
     {
-        LedgerStore::FinishRequest request;
+        ExecutionStore::FinishRequest request;
         Done done;
         int tries = 0;
     };
@@ -180,7 +180,7 @@ private:
 
     void commit(std::vector<PendingFinish> &finishes, const std::vector<int> &claims)
     {
-        LedgerStore::Batch batch;
+        ExecutionStore::Batch batch;
         batch.leaseDuration = m_lease;
         for (const PendingFinish &f : finishes)
             batch.finishes << f.request;
@@ -224,7 +224,7 @@ private:
         qCDebug(lcExecutor) << "committed" << finishes.size() << "finishes and" << claims.size() << "claim requests";
     }
 
-    LedgerStore &m_ledger;
+    ExecutionStore &m_ledger;
     const ms m_lease;
     std::atomic<qint64> *m_commits;
     QStringList m_workerIds;
@@ -239,10 +239,10 @@ private:
     std::atomic_bool m_claiming{true};
 };
 
-Executor::Executor(LedgerStore &ledger, ProviderClient &provider, ExecutionConfig config)
-    : m_ledger(ledger), m_provider(provider), m_config(std::move(config)), m_reconciler(ledger, provider, m_config),
+Executor::Executor(Reconciler::Stores stores, ProviderClient &provider, ExecutionConfig config)
+    : m_ledger(stores.execution), m_provider(provider), m_config(std::move(config)), m_reconciler(stores, provider, m_config),
       m_counters(std::make_unique<Counters>()),
-      m_committer(std::make_unique<Committer>(ledger, m_config.leaseDuration, &m_counters->groupCommits))
+      m_committer(std::make_unique<Committer>(stores.execution, m_config.leaseDuration, &m_counters->groupCommits))
 {
     m_reconciler.setChangeObserver([this](const ActionRecord &record) { notify(record); });
 }
@@ -436,7 +436,7 @@ void Executor::workerLoop(int index)
     Mailbox &mailbox = *m_mailboxes.at(size_t(index));
     struct Ready
     {
-        LedgerStore::Claim claim;
+        ExecutionStore::Claim claim;
         qint64 receivedAtMs = 0;
     };
     std::deque<Ready> ready; // committed claims: their attempt rows exist, so they are sent
@@ -450,7 +450,7 @@ void Executor::workerLoop(int index)
         if (block)
             mailbox.delivered.wait(lock, [&] { return !mailbox.answers.empty(); });
         while (!mailbox.answers.empty()) {
-            std::optional<LedgerStore::Claim> answer = std::move(mailbox.answers.front());
+            std::optional<ExecutionStore::Claim> answer = std::move(mailbox.answers.front());
             mailbox.answers.pop_front();
             --outstanding;
             if (answer)
@@ -517,7 +517,7 @@ void Executor::workerLoop(int index)
             // Stopping out of grace: claims not yet sent are not sent any more. Their attempt rows
             // exist, so they are recorded as unknown (the reconciler looks them up) rather than
             // left EXECUTING until their leases expire.
-            LedgerStore::AttemptResult unsent;
+            ExecutionStore::AttemptResult unsent;
             unsent.outcome = Attempt::Outcome::Unknown;
             unsent.errorExcerpt = QStringLiteral("not sent: the executor stopped before sending it");
             const QString actionId = current.claim.record.id;
@@ -525,7 +525,7 @@ void Executor::workerLoop(int index)
                                  QStringLiteral("executor stopping: attempt committed but never sent; recorded as"
                                                 " unknown for the reconciler"),
                                  workerId},
-                                [this](const LedgerResult<LedgerStore::FinishedAttempt> &finished) {
+                                [this](const LedgerResult<ExecutionStore::FinishedAttempt> &finished) {
                                     if (finished.ok()) {
                                         count(finished->record.state);
                                         notify(finished->record);
@@ -543,7 +543,7 @@ void Executor::workerLoop(int index)
     }
 }
 
-void Executor::execute(const LedgerStore::Claim &claim, const QString &workerId)
+void Executor::execute(const ExecutionStore::Claim &claim, const QString &workerId)
 {
     ActionRecord record = claim.record;
     Attempt attempt = claim.attempt;
@@ -571,7 +571,7 @@ void Executor::execute(const LedgerStore::Claim &claim, const QString &workerId)
                                            ? QStringLiteral(" (a same-key request may be in flight)")
                                            : QString());
         }
-        LedgerStore::FinishRequest finish{record.id, attempt.seq, AttemptPolicy::attemptResult(outcome),
+        ExecutionStore::FinishRequest finish{record.id, attempt.seq, AttemptPolicy::attemptResult(outcome),
                                           decision.trigger, decision.reason, workerId};
 
         if (!resend) {
@@ -581,7 +581,7 @@ void Executor::execute(const LedgerStore::Claim &claim, const QString &workerId)
             const int seq = attempt.seq;
             const QString outcomeName = toWire(outcome.outcome);
             m_committer->finish(std::move(finish), [this, reason, actionId, seq, outcomeName, workerId](
-                                                       const LedgerResult<LedgerStore::FinishedAttempt> &finished) {
+                                                       const LedgerResult<ExecutionStore::FinishedAttempt> &finished) {
                 if (!finished.ok()) {
                     // LeaseLost: recovery (or another process) owns the action now and records it
                     // as unknown; the reconciler will find what this request did.

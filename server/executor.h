@@ -1,7 +1,6 @@
 #pragma once
 
 #include "executionconfig.h"
-#include "ledgerstore.h"
 #include "providerclient.h"
 #include "reconciler.h"
 
@@ -36,7 +35,7 @@ namespace cs {
 // processes — may share one ledger: the claim and the leases keep one executor per action.
 //
 // Group commit: a committer thread writes the workers' finished attempts and claim requests
-// together (LedgerStore::commitBatch), so one fsync serves several actions, while the workers go
+// together (ExecutionStore::commitBatch), so one fsync serves several actions, while the workers go
 // on sending; each worker holds one committed claim ahead. Each attempt row is still committed
 // before its request is sent; an answer not yet committed when the process dies is recovered as
 // unknown and reconciled. stop() returns only once every answer is committed.
@@ -70,7 +69,8 @@ public:
         qint64 groupCommits = 0;  // transactions written by the committer (finishes + claims)
     };
 
-    Executor(LedgerStore &ledger, ProviderClient &provider, ExecutionConfig config);
+    // Claims and attempts go through stores.execution; the rest serves the workers' reconciler.
+    Executor(Reconciler::Stores stores, ProviderClient &provider, ExecutionConfig config);
     ~Executor(); // stop()
     Q_DISABLE_COPY_MOVE(Executor)
 
@@ -103,13 +103,13 @@ private:
     void workerLoop(int index);
     // Sends the claimed attempt; its outcome is recorded by the committer (429 / 409: at once,
     // then the same key again).
-    void execute(const LedgerStore::Claim &claim, const QString &workerId);
+    void execute(const ExecutionStore::Claim &claim, const QString &workerId);
     void sweepIfDue();
     bool pause(std::chrono::milliseconds duration); // false when stopping
     void notify(const ActionRecord &record);
     void count(ActionState state);
 
-    LedgerStore &m_ledger;
+    ExecutionStore &m_ledger;
     ProviderClient &m_provider;
     ExecutionConfig m_config;
     Reconciler m_reconciler;

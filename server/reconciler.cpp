@@ -1,6 +1,9 @@
 #include "reconciler.h"
 
+#include "ledger.h"
+
 #include "attemptpolicy.h"
+#include "refundstatus.h"
 #include "executionlog.h"
 
 namespace cs {
@@ -51,8 +54,13 @@ QString toString(Reconciler::Step step)
     return QString();
 }
 
-Reconciler::Reconciler(LedgerStore &ledger, ProviderClient &provider, ExecutionConfig config)
-    : m_ledger(ledger), m_provider(provider), m_config(std::move(config)),
+Reconciler::Stores Reconciler::storesOf(Ledger &ledger)
+{
+    return Stores{ledger.execution(), ledger.evidence(), ledger.reader()};
+}
+
+Reconciler::Reconciler(Stores stores, ProviderClient &provider, ExecutionConfig config)
+    : m_execution(stores.execution), m_evidence(stores.evidence), m_reader(stores.reader), m_provider(provider), m_config(std::move(config)),
       m_backoff(m_config.backoffBase, m_config.backoffMax)
 {
 }
@@ -75,14 +83,14 @@ void Reconciler::notify(const ActionRecord &record) const
 
 void Reconciler::release(const QString &actionId, const QString &workerId)
 {
-    const auto released = m_ledger.releaseLease(actionId, workerId);
+    const auto released = m_execution.releaseLease(actionId, workerId);
     if (!released.ok() && released.code() != Code::LeaseLost)
         qCDebug(lcReconciler) << "release of" << actionId << "refused:" << released.error().toString();
 }
 
 Reconciler::StepResult Reconciler::reconcileNextDue(const QString &workerId)
 {
-    const auto due = m_ledger.dueForReconciliation(8);
+    const auto due = m_evidence.dueForReconciliation(8);
     if (!due.ok()) {
         qCWarning(lcReconciler) << "cannot read due actions:" << due.error().toString();
         return {Step::Failed, {}, due.error().message()};
@@ -97,10 +105,10 @@ Reconciler::StepResult Reconciler::reconcileNextDue(const QString &workerId)
 
 Reconciler::StepResult Reconciler::reconcile(const QString &actionId, const QString &workerId)
 {
-    const auto schedule = m_ledger.reconcileSchedule(actionId);
+    const auto schedule = m_evidence.reconcileSchedule(actionId);
     if (!schedule.ok())
         return {Step::Failed, actionId, schedule.error().message()};
-    const auto leased = m_ledger.acquireLease(actionId, workerId, m_config.leaseDuration);
+    const auto leased = m_execution.acquireLease(actionId, workerId, m_config.leaseDuration);
     if (!leased.ok()) {
         if (leased.code() == Code::Conflict || leased.code() == Code::IllegalTransition || leased.code() == Code::NotFound)
             return {Step::Busy, actionId, leased.error().message()};
@@ -109,8 +117,8 @@ Reconciler::StepResult Reconciler::reconcile(const QString &actionId, const QStr
     }
     // Count the round before doing anything, so a process that dies mid-round cannot retry forever.
     const int tries = schedule->tries + 1;
-    const QDateTime next = m_ledger.currentTime().addMSecs(m_backoff.delay(tries).count());
-    const LedgerError scheduled = m_ledger.scheduleReconciliation(
+    const QDateTime next = m_execution.currentTime().addMSecs(m_backoff.delay(tries).count());
+    const LedgerError scheduled = m_evidence.scheduleReconciliation(
         actionId, tries, next, QStringLiteral("round %1 started by %2").arg(tries).arg(workerId));
     if (!scheduled.ok()) {
         release(actionId, workerId);
@@ -126,11 +134,11 @@ Reconciler::StepResult Reconciler::reconcile(const QString &actionId, const QStr
 
 Reconciler::StepResult Reconciler::round(const ActionRecord &record, const QString &workerId, int tries)
 {
-    const auto attempts = m_ledger.attempts(record.id);
+    const auto attempts = m_reader.attempts(record.id);
     if (!attempts.ok())
         return {Step::Failed, record.id, attempts.error().message()};
     if (attempts->isEmpty()) {
-        const auto stopped = m_ledger.transition(record.id, Trigger::StopForReview, reconcilerName(),
+        const auto stopped = m_execution.transition(record.id, Trigger::StopForReview, reconcilerName(),
                                                  QStringLiteral("CONFIRMATION_UNKNOWN without any attempt on record"));
         if (stopped.ok())
             notify(stopped.value());
@@ -152,7 +160,7 @@ Reconciler::StepResult Reconciler::round(const ActionRecord &record, const QStri
             knownId = a.providerObjectId;
     }
     if (!knownId.isEmpty()) {
-        const auto listed = m_ledger.recordLookup(search.lookup, std::nullopt,
+        const auto listed = m_evidence.recordLookup(search.lookup, std::nullopt,
                                                   QStringLiteral("not listed; retrieving %1 by id").arg(knownId));
         if (!listed.ok())
             return {Step::Failed, record.id, listed.error().message()};
@@ -162,7 +170,7 @@ Reconciler::StepResult Reconciler::round(const ActionRecord &record, const QStri
         latest = retrieved;
     }
 
-    const QDateTime now = m_ledger.currentTime();
+    const QDateTime now = m_execution.currentTime();
     const bool lookupFailed = latest.result == ProviderLookup::Result::Error;
 
     // 2. Outside the key window: never a send. Only evidence, or a human.
@@ -172,7 +180,7 @@ Reconciler::StepResult Reconciler::round(const ActionRecord &record, const QStri
                                        QStringLiteral("lookup failed after the key window passed; looking again"));
         }
         if (!lookupFailed) {
-            const auto listed = m_ledger.recordLookup(latest, std::nullopt,
+            const auto listed = m_evidence.recordLookup(latest, std::nullopt,
                                                       QStringLiteral("key window passed; reading refund events too"));
             if (!listed.ok())
                 return {Step::Failed, record.id, listed.error().message()};
@@ -219,7 +227,7 @@ Reconciler::StepResult Reconciler::round(const ActionRecord &record, const QStri
     }
 
     // 5. Inside the window: the same key and the same body again.
-    const auto noted = m_ledger.recordLookup(latest, std::nullopt,
+    const auto noted = m_evidence.recordLookup(latest, std::nullopt,
                                              QStringLiteral("%1; same-key retry inside the key window (%2)")
                                                  .arg(lookupFailed ? QStringLiteral("lookup failed")
                                                                    : QStringLiteral("not found"),
@@ -233,9 +241,9 @@ Reconciler::StepResult Reconciler::sameKeyRetry(const ActionRecord &record, cons
                                                 const QDateTime &windowEnd)
 {
     // Re-checked right before the attempt row: the lookups may have taken a while.
-    if (m_ledger.currentTime() >= windowEnd)
+    if (m_execution.currentTime() >= windowEnd)
         return {Step::StillUnknown, record.id, QStringLiteral("the key window ended during the lookup")};
-    const auto attempt = m_ledger.beginRetryAttempt(record.id, workerId);
+    const auto attempt = m_execution.beginRetryAttempt(record.id, workerId);
     if (!attempt.ok()) {
         // Resolved meanwhile (a webhook, a supervisor's lookup) or the lease was lost: nothing sent.
         const Step step = attempt.code() == Code::IllegalTransition || attempt.code() == Code::LeaseLost
@@ -247,7 +255,7 @@ Reconciler::StepResult Reconciler::sameKeyRetry(const ActionRecord &record, cons
     const RefundOutcome outcome = m_provider.createRefund(request, attempt->idempotencyKey);
     const AttemptPolicy::Decision decision = AttemptPolicy::decide(record, outcome, ActionState::ConfirmationUnknown);
     const QString reason = QStringLiteral("same-key retry, attempt %1: %2").arg(attempt->seq).arg(decision.reason);
-    const auto finished = m_ledger.finishAttempt(record.id, attempt->seq, AttemptPolicy::attemptResult(outcome),
+    const auto finished = m_execution.finishAttempt(record.id, attempt->seq, AttemptPolicy::attemptResult(outcome),
                                                  decision.trigger, reason, workerId);
     if (!finished.ok()) {
         qCWarning(lcReconciler) << "cannot record attempt" << attempt->seq << "of" << record.id << ":"
@@ -259,8 +267,8 @@ Reconciler::StepResult Reconciler::sameKeyRetry(const ActionRecord &record, cons
         return {stepFor(finished->record.state), record.id, reason};
     }
     const ms retryAfter(outcome.retryAfterMs);
-    const QDateTime next = m_ledger.currentTime().addMSecs(m_backoff.delay(tries, retryAfter).count());
-    const LedgerError scheduled = m_ledger.scheduleReconciliation(record.id, tries, next, reason);
+    const QDateTime next = m_execution.currentTime().addMSecs(m_backoff.delay(tries, retryAfter).count());
+    const LedgerError scheduled = m_evidence.scheduleReconciliation(record.id, tries, next, reason);
     if (!scheduled.ok())
         return {Step::Failed, record.id, scheduled.message()};
     return {Step::StillUnknown, record.id, reason};
@@ -285,10 +293,10 @@ Reconciler::StepResult Reconciler::applyEvidence(const ActionRecord &record, con
     }
     std::optional<Trigger> trigger;
     QString reason;
-    if (AttemptPolicy::isCommittedStatus(lookup.status)) {
+    if (provesCommitted(lookup.status)) {
         trigger = Trigger::ProviderSucceeded;
         reason = QStringLiteral("%1 found refund %2 (%3): it exists").arg(context, lookup.providerObjectId, lookup.status);
-    } else if (AttemptPolicy::isFailedStatus(lookup.status)) {
+    } else if (provesNotCommitted(lookup.status)) {
         trigger = Trigger::ProviderRejected;
         reason = QStringLiteral("%1 found refund %2 with status %3: no money moved")
                      .arg(context, lookup.providerObjectId, lookup.status);
@@ -296,15 +304,15 @@ Reconciler::StepResult Reconciler::applyEvidence(const ActionRecord &record, con
         return stopForReview(lookup, QStringLiteral("%1 found refund %2 with status %3: a human must follow it")
                                          .arg(context, lookup.providerObjectId, lookup.status));
     }
-    return fromRecorded(m_ledger.recordLookup(lookup, trigger, reason), reason);
+    return fromRecorded(m_evidence.recordLookup(lookup, trigger, reason), reason);
 }
 
 Reconciler::StepResult Reconciler::stopForReview(const ProviderLookup &lookup, const QString &reason)
 {
-    return fromRecorded(m_ledger.recordLookup(lookup, Trigger::StopForReview, reason), reason);
+    return fromRecorded(m_evidence.recordLookup(lookup, Trigger::StopForReview, reason), reason);
 }
 
-Reconciler::StepResult Reconciler::fromRecorded(const LedgerResult<LedgerStore::RecordedLookup> &recorded,
+Reconciler::StepResult Reconciler::fromRecorded(const LedgerResult<EvidenceStore::RecordedLookup> &recorded,
                                                 const QString &reason)
 {
     if (!recorded.ok()) {
@@ -320,19 +328,19 @@ Reconciler::StepResult Reconciler::recordAndReschedule(const ActionRecord &recor
                                                        const QString &note)
 {
     Q_UNUSED(workerId)
-    const auto recorded = m_ledger.recordLookup(lookup, std::nullopt, note);
+    const auto recorded = m_evidence.recordLookup(lookup, std::nullopt, note);
     if (!recorded.ok())
         return {Step::Failed, record.id, recorded.error().message()};
-    const QDateTime next = m_ledger.currentTime().addMSecs(m_backoff.delay(tries, retryAfter).count());
-    const LedgerError scheduled = m_ledger.scheduleReconciliation(record.id, tries, next, note);
+    const QDateTime next = m_execution.currentTime().addMSecs(m_backoff.delay(tries, retryAfter).count());
+    const LedgerError scheduled = m_evidence.scheduleReconciliation(record.id, tries, next, note);
     if (!scheduled.ok())
         return {Step::Failed, record.id, scheduled.message()};
     return {Step::StillUnknown, record.id, note};
 }
 
-LedgerResult<LedgerStore::RecordedLookup> Reconciler::lookUpNow(const QString &actionId, const QString &askedBy)
+LedgerResult<EvidenceStore::RecordedLookup> Reconciler::lookUpNow(const QString &actionId, const QString &askedBy)
 {
-    const auto action = m_ledger.action(actionId);
+    const auto action = m_reader.action(actionId);
     if (!action.ok())
         return action.error();
     const ActionRecord &record = action.value();
@@ -343,19 +351,19 @@ LedgerResult<LedgerStore::RecordedLookup> Reconciler::lookUpNow(const QString &a
     const bool conclusive = lookup.result == ProviderLookup::Result::Found && search.matchingRefundIds.size() == 1
         && lookup.amount == record.amount && (lookup.currency.isEmpty() || lookup.currency == record.currency);
     if (record.state == ActionState::ConfirmationUnknown && conclusive) {
-        if (AttemptPolicy::isCommittedStatus(lookup.status)) {
+        if (provesCommitted(lookup.status)) {
             trigger = Trigger::ProviderSucceeded;
             reason += QStringLiteral(": found refund %1 (%2)").arg(lookup.providerObjectId, lookup.status);
-        } else if (AttemptPolicy::isFailedStatus(lookup.status)) {
+        } else if (provesNotCommitted(lookup.status)) {
             trigger = Trigger::ProviderRejected;
             reason += QStringLiteral(": found refund %1 with status %2").arg(lookup.providerObjectId, lookup.status);
         }
     }
-    auto recorded = m_ledger.recordLookup(lookup, trigger, reason);
+    auto recorded = m_evidence.recordLookup(lookup, trigger, reason);
     if (!recorded.ok() && trigger && (recorded.code() == LedgerError::Code::Conflict
                                       || recorded.code() == LedgerError::Code::IllegalTransition)) {
         // An attempt is in flight, or the action moved meanwhile: the evidence is still stored.
-        recorded = m_ledger.recordLookup(lookup, std::nullopt, reason + QStringLiteral(" (not applied: ")
+        recorded = m_evidence.recordLookup(lookup, std::nullopt, reason + QStringLiteral(" (not applied: ")
                                                                    + recorded.error().message() + QLatin1Char(')'));
     }
     if (recorded.ok() && trigger)

@@ -2,7 +2,9 @@
 
 #include "backoff.h"
 #include "executionconfig.h"
-#include "ledgerstore.h"
+#include "actionreader.h"
+#include "evidencestore.h"
+#include "executionstore.h"
 #include "providerclient.h"
 
 #include <QString>
@@ -10,6 +12,8 @@
 #include <functional>
 
 namespace cs {
+
+class Ledger;
 
 // Resolves CONFIRMATION_UNKNOWN actions from provider evidence, one step at a time:
 //
@@ -48,7 +52,17 @@ public:
     };
     using ChangeObserver = std::function<void(const ActionRecord &)>;
 
-    Reconciler(LedgerStore &ledger, ProviderClient &provider, ExecutionConfig config);
+    // The ledger's pieces a reconciler works with: leases and same-key retries, evidence and the
+    // schedule, reads.
+    struct Stores
+    {
+        ExecutionStore &execution;
+        EvidenceStore &evidence;
+        const ActionReader &reader;
+    };
+    static Stores storesOf(Ledger &ledger);
+
+    Reconciler(Stores stores, ProviderClient &provider, ExecutionConfig config);
 
     // Set before use: called (from the calling thread) after each state change it makes.
     void setChangeObserver(ChangeObserver observer) { m_observer = std::move(observer); }
@@ -62,7 +76,7 @@ public:
     // up by metadata and stores the lookup with its result. For a CONFIRMATION_UNKNOWN action
     // conclusive evidence is applied (COMPLETED / REJECTED) unless an attempt is in flight.
     // Blocks on the provider: call it off the HTTP server's thread.
-    LedgerResult<LedgerStore::RecordedLookup> lookUpNow(const QString &actionId, const QString &askedBy);
+    LedgerResult<EvidenceStore::RecordedLookup> lookUpNow(const QString &actionId, const QString &askedBy);
 
     static QString windowText(const QDateTime &firstStart, const ExecutionConfig &config);
 
@@ -74,11 +88,13 @@ private:
     StepResult stopForReview(const ProviderLookup &lookup, const QString &reason);
     StepResult recordAndReschedule(const ActionRecord &record, const ProviderLookup &lookup, const QString &workerId,
                                    int tries, std::chrono::milliseconds retryAfter, const QString &note);
-    StepResult fromRecorded(const LedgerResult<LedgerStore::RecordedLookup> &recorded, const QString &reason);
+    StepResult fromRecorded(const LedgerResult<EvidenceStore::RecordedLookup> &recorded, const QString &reason);
     void release(const QString &actionId, const QString &workerId);
     void notify(const ActionRecord &record) const;
 
-    LedgerStore &m_ledger;
+    ExecutionStore &m_execution;
+    EvidenceStore &m_evidence;
+    const ActionReader &m_reader;
     ProviderClient &m_provider;
     ExecutionConfig m_config;
     Backoff m_backoff;

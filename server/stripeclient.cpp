@@ -1,5 +1,7 @@
 #include "stripeclient.h"
 
+#include "refundstatus.h"
+
 #include "executionlog.h"
 
 #include <QElapsedTimer>
@@ -83,16 +85,6 @@ int retryAfterMs(const QByteArray &header)
     if (!ok || seconds <= 0)
         return 0;
     return int(qMin(seconds, 3600.0) * 1000);
-}
-
-bool isCommitted(const QString &status)
-{
-    return status == u"succeeded" || status == u"pending" || status == u"requires_action";
-}
-
-bool isFailed(const QString &status)
-{
-    return status == u"failed" || status == u"canceled";
 }
 
 QString transportErrorName(QNetworkReply::NetworkError error)
@@ -356,6 +348,10 @@ QString StripeClient::name() const
 // |----------------------------------------------------|---------------------|
 // | 2xx refund, status succeeded/pending/requires_action | Succeeded         |
 // | 2xx refund, status failed/canceled                 | Rejected (refund_failed / refund_canceled) |
+// | 2xx refund, any other status                       | Unknown             |
+// (Succeeded says the provider answered with a refund that may move money; whether its status
+// proves the money moved is models/refundstatus.h, asked by AttemptPolicy: requires_action, which
+// may still go either way, stops for review.)
 // | 2xx that is not a refund object                    | Unknown             |
 // | 400 type idempotency_error                         | IdempotencyMismatch |
 // | 409 (idempotency_key_in_use, lock_timeout)         | KeyInUse            |
@@ -391,9 +387,10 @@ RefundOutcome StripeClient::classifyRefundAnswer(const HttpAnswer &answer)
         out.providerObjectId = id;
         out.refundStatus = json.value(QLatin1String("status")).toString();
         out.amount = json.value(QLatin1String("amount")).toInteger();
-        if (isCommitted(out.refundStatus)) {
+        const RefundEvidence evidence = refundEvidence(out.refundStatus);
+        if (evidence == RefundEvidence::Committed || evidence == RefundEvidence::Unsettled) {
             out.outcome = Attempt::Outcome::Succeeded;
-        } else if (isFailed(out.refundStatus)) {
+        } else if (evidence == RefundEvidence::NotCommitted) {
             out.outcome = Attempt::Outcome::Rejected;
             out.errorCode = QStringLiteral("refund_") + out.refundStatus;
             out.errorExcerpt = excerptOf(answer.body);

@@ -1,6 +1,7 @@
 #include "webhookreceiver.h"
 
 #include "attemptpolicy.h"
+#include "refundstatus.h"
 #include "executionlog.h"
 
 #include <QJsonDocument>
@@ -44,8 +45,8 @@ QString toString(WebhookReceiver::Status status)
     return QString();
 }
 
-WebhookReceiver::WebhookReceiver(LedgerStore &ledger, Options options)
-    : m_ledger(ledger), m_options(std::move(options))
+WebhookReceiver::WebhookReceiver(EvidenceStore &evidence, const ActionReader &reader, Options options)
+    : m_evidence(evidence), m_reader(reader), m_options(std::move(options))
 {
 }
 
@@ -104,13 +105,13 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
     return handle(signatureHeader, body, QDateTime::currentDateTimeUtc());
 }
 
-WebhookReceiver::Result WebhookReceiver::remember(const LedgerStore::WebhookEvent &event, Status status,
+WebhookReceiver::Result WebhookReceiver::remember(const EvidenceStore::WebhookEvent &event, Status status,
                                                   const QString &message)
 {
     Result result;
     result.eventId = event.eventId;
     result.actionId = event.actionId;
-    const auto recorded = m_ledger.recordWebhookEvent(event, std::nullopt, std::nullopt, QString());
+    const auto recorded = m_evidence.recordWebhookEvent(event, std::nullopt, std::nullopt, QString());
     if (!recorded.ok()) {
         result.status = Status::Failed;
         result.httpStatus = 500;
@@ -136,7 +137,7 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
         return result;
     }
     const QJsonObject event = QJsonDocument::fromJson(body).object();
-    LedgerStore::WebhookEvent record;
+    EvidenceStore::WebhookEvent record;
     record.eventId = event.value(QLatin1String("id")).toString();
     record.type = event.value(QLatin1String("type")).toString();
     if (!record.eventId.startsWith(QLatin1String("evt_")) || record.type.isEmpty()
@@ -156,7 +157,7 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
         record.disposition = QStringLiteral("ignored: the refund carries no countersign_action_id");
         return remember(record, Status::Ignored, record.disposition);
     }
-    const auto action = m_ledger.action(record.actionId);
+    const auto action = m_reader.action(record.actionId);
     if (!action.ok()) {
         if (action.code() != Code::NotFound) {
             result.status = Status::Failed;
@@ -194,16 +195,16 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
                          .arg(lookup.currency)
                          .arg(target.amount)
                          .arg(target.currency);
-        } else if (AttemptPolicy::isCommittedStatus(lookup.status)) {
+        } else if (provesCommitted(lookup.status)) {
             trigger = Trigger::ProviderSucceeded;
             reason += QStringLiteral(": refund %1 exists (%2)").arg(lookup.providerObjectId, lookup.status);
-        } else if (AttemptPolicy::isFailedStatus(lookup.status)) {
+        } else if (provesNotCommitted(lookup.status)) {
             trigger = Trigger::ProviderRejected;
             reason += QStringLiteral(": refund %1 has status %2").arg(lookup.providerObjectId, lookup.status);
         }
     }
     record.disposition = trigger ? QStringLiteral("lookup+") + toWire(*trigger) : QStringLiteral("lookup");
-    auto recorded = m_ledger.recordWebhookEvent(record, lookup, trigger, reason);
+    auto recorded = m_evidence.recordWebhookEvent(record, lookup, trigger, reason);
     bool deferred = false;
     if (!recorded.ok() && trigger
         && (recorded.code() == Code::Conflict || recorded.code() == Code::IllegalTransition)) {
@@ -211,7 +212,7 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
         // the reconciler look again at once.
         record.disposition = QStringLiteral("lookup");
         reason += QStringLiteral(" (not applied: %1)").arg(recorded.error().message());
-        recorded = m_ledger.recordWebhookEvent(record, lookup, std::nullopt, reason);
+        recorded = m_evidence.recordWebhookEvent(record, lookup, std::nullopt, reason);
         deferred = true;
     }
     result.eventId = record.eventId;
@@ -236,9 +237,9 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
         if (trigger && !deferred && m_observer)
             m_observer(recorded->lookup->record);
         if (deferred && recorded->lookup->record.state == ActionState::ConfirmationUnknown) {
-            const auto schedule = m_ledger.reconcileSchedule(target.id);
-            const LedgerError nudged = m_ledger.scheduleReconciliation(
-                target.id, schedule.ok() ? schedule->tries : 0, m_ledger.currentTime(),
+            const auto schedule = m_evidence.reconcileSchedule(target.id);
+            const LedgerError nudged = m_evidence.scheduleReconciliation(
+                target.id, schedule.ok() ? schedule->tries : 0, m_evidence.currentTime(),
                 QStringLiteral("webhook %1 arrived; look again now").arg(record.eventId));
             if (!nudged.ok())
                 qCWarning(lcWebhook) << "cannot reschedule" << target.id << ":" << nudged.toString();

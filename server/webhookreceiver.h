@@ -1,7 +1,8 @@
 #pragma once
 
 #include "actionstate.h"
-#include "ledgerstore.h"
+#include "actionreader.h"
+#include "evidencestore.h"
 
 #include <QByteArray>
 #include <QDateTime>
@@ -51,7 +52,7 @@ public:
     };
     using ChangeObserver = std::function<void(const ActionRecord &)>;
 
-    WebhookReceiver(LedgerStore &ledger, Options options);
+    WebhookReceiver(EvidenceStore &evidence, const ActionReader &reader, Options options);
     void setChangeObserver(ChangeObserver observer) { m_observer = std::move(observer); }
 
     // Verifies a Stripe-Signature header against body at `now` (wall clock).
@@ -63,9 +64,10 @@ public:
     Result handle(const QByteArray &signatureHeader, const QByteArray &body, const QDateTime &now);
 
 private:
-    Result remember(const LedgerStore::WebhookEvent &event, Status status, const QString &message);
+    Result remember(const EvidenceStore::WebhookEvent &event, Status status, const QString &message);
 
-    LedgerStore &m_ledger;
+    EvidenceStore &m_evidence;
+    const ActionReader &m_reader;
     Options m_options;
     ChangeObserver m_observer;
 };

@@ -10,11 +10,11 @@
 #include "apiserver.h"
 #include "executionconfig.h"
 #include "executor.h"
-#include "ledgerconnections.h"
-#include "ledgerstore.h"
+#include "ledger.h"
 #include "stripeclient.h"
 #include "terminationsignals.h"
 #include "userstore.h"
+#include "webhookhandler.h"
 #include "webhookreceiver.h"
 
 #include <QCommandLineParser>
@@ -49,7 +49,7 @@ const QCommandLineOption &dbOption()
     return option;
 }
 
-bool openLedger(cs::LedgerStore &ledger, const QCommandLineParser &parser, QString *error)
+bool openLedger(cs::Ledger &ledger, const QCommandLineParser &parser, QString *error)
 {
     if (!parser.isSet(dbOption())) {
         *error = QStringLiteral("--db FILE is required");
@@ -75,12 +75,11 @@ int runUser(const QStringList &arguments)
     parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("The user's name (add)."));
     parser.process(subArguments(arguments, 2));
 
-    cs::LedgerStore ledger;
+    cs::Ledger ledger;
     QString error;
     if (!openLedger(ledger, parser, &error))
         return fail(error);
-    cs::LedgerConnections connections(ledger.path(), 5000);
-    cs::UserStore users(&connections);
+    cs::UserStore users(&ledger.database());
     QTextStream out(stdout);
     if (verb == u"list") {
         const auto all = users.users();
@@ -113,15 +112,15 @@ int runAudit(const QStringList &arguments)
     parser.process(subArguments(arguments, 2));
     if (arguments.value(2) != u"verify")
         return fail(QStringLiteral("usage: countersignd audit verify --db FILE"));
-    cs::LedgerStore ledger;
-    cs::LedgerStore::Options options;
+    cs::Ledger ledger;
+    cs::Ledger::Options options;
     options.recoverExpiredLeasesOnOpen = false; // verifying must not write
     QString error;
     if (!parser.isSet(dbOption()))
         return fail(QStringLiteral("--db FILE is required"));
     if (const cs::LedgerError opened = ledger.open(parser.value(dbOption()), options); !opened.ok())
         return fail(QStringLiteral("cannot open the ledger: ") + opened.toString());
-    const auto verification = ledger.verifyAudit();
+    const auto verification = ledger.reader().verifyAudit();
     if (!verification.ok())
         return fail(verification.error().toString(), 1);
     QTextStream out(stdout);
@@ -141,7 +140,7 @@ int runMigrate(const QStringList &arguments)
     parser.addHelpOption();
     parser.addOption(dbOption());
     parser.process(subArguments(arguments, 1));
-    cs::LedgerStore ledger;
+    cs::Ledger ledger;
     QString error;
     if (!openLedger(ledger, parser, &error))
         return fail(error);
@@ -278,7 +277,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
             return fail(QStringLiteral("--webhook-secret-file is empty"));
     }
 
-    cs::LedgerStore ledger;
+    cs::Ledger ledger;
     QString error;
     if (!openLedger(ledger, parser, &error))
         return fail(error);
@@ -286,15 +285,15 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     std::unique_ptr<cs::Executor> executor;
     std::unique_ptr<cs::Reconciler> reconciler; // "look up now" through the API
     if (providerClient) {
-        reconciler = std::make_unique<cs::Reconciler>(ledger, *providerClient, execution);
+        reconciler = std::make_unique<cs::Reconciler>(cs::Reconciler::storesOf(ledger), *providerClient, execution);
         if (!parser.isSet(noExecutor))
-            executor = std::make_unique<cs::Executor>(ledger, *providerClient, execution);
+            executor = std::make_unique<cs::Executor>(cs::Reconciler::storesOf(ledger), *providerClient, execution);
     }
     std::unique_ptr<cs::WebhookReceiver> webhooks;
     if (!webhookSecret.isEmpty()) {
         cs::WebhookReceiver::Options webhookOptions;
         webhookOptions.secret = webhookSecret;
-        webhooks = std::make_unique<cs::WebhookReceiver>(ledger, webhookOptions);
+        webhooks = std::make_unique<cs::WebhookReceiver>(ledger.evidence(), ledger.reader(), webhookOptions);
     }
 
     cs::ApiServer::Options options;
@@ -315,42 +314,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         });
     }
     if (cs::WebhookReceiver *receiver = webhooks.get()) {
-        api.setWebhookHandler([receiver](const QByteArray &body, const QByteArray &signature) {
-            const cs::WebhookReceiver::Result result = receiver->handle(signature, body);
-            cs::WebhookResult out;
-            out.httpStatus = result.httpStatus;
-            out.actionId = result.actionId;
-            out.detail = result.message;
-            switch (result.status) {
-            case cs::WebhookReceiver::Status::Accepted:
-                out.httpStatus = 200;
-                out.outcome = QStringLiteral("recorded");
-                break;
-            case cs::WebhookReceiver::Status::Duplicate:
-                out.httpStatus = 200;
-                out.outcome = QStringLiteral("duplicate");
-                out.actionId.clear();
-                break;
-            case cs::WebhookReceiver::Status::Ignored:
-                out.httpStatus = 200;
-                out.outcome = QStringLiteral("ignored");
-                out.actionId.clear();
-                break;
-            case cs::WebhookReceiver::Status::BadSignature:
-                out.httpStatus = 400;
-                out.problemCode = QStringLiteral("invalid_signature");
-                break;
-            case cs::WebhookReceiver::Status::Malformed:
-                out.httpStatus = 400;
-                out.problemCode = QStringLiteral("invalid_parameter");
-                break;
-            case cs::WebhookReceiver::Status::Failed:
-                out.problemCode = result.httpStatus == 503 ? QStringLiteral("unavailable") : QStringLiteral("internal");
-                out.httpStatus = result.httpStatus == 503 ? 503 : 500;
-                break;
-            }
-            return out;
-        });
+        api.setWebhookHandler(cs::webhookHandlerFor(receiver));
     }
     if (!api.listen(address, port, &error))
         return fail(error, 1);

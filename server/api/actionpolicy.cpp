@@ -1,5 +1,7 @@
 #include "actionpolicy.h"
 
+#include "refundstatus.h"
+
 #include "fingerprint.h"
 
 namespace cs {
@@ -127,14 +129,14 @@ ActionPolicy::Verdict ActionPolicy::lookup(const User &user)
 bool ActionPolicy::supportsCommitted(const ProviderLookup &lookup)
 {
     return lookup.result == ProviderLookup::Result::Found
-        && (lookup.status == u"succeeded" || lookup.status == u"pending");
+        && provesCommitted(lookup.status);
 }
 
 bool ActionPolicy::supportsNotCommitted(const ProviderLookup &lookup, const QList<Attempt> &attempts)
 {
     const bool absent = lookup.result == ProviderLookup::Result::NotFound
         || (lookup.result == ProviderLookup::Result::Found
-            && (lookup.status == u"failed" || lookup.status == u"canceled"));
+            && provesNotCommitted(lookup.status));
     if (!absent)
         return false;
     return attempts.isEmpty() || !(lookup.at < attempts.constLast().startedAt);

@@ -84,8 +84,9 @@ std::optional<Approval> approvalVersion(const QList<Approval> &approvals, int ve
 
 } // namespace
 
-ActionService::ActionService(LedgerStore *ledger, const ActionReader *reader, ProviderClient *provider, Config config)
-    : m_ledger(ledger), m_reader(reader), m_provider(provider), m_config(std::move(config)),
+ActionService::ActionService(Stores stores, ProviderClient *provider, Config config)
+    : m_proposals(stores.proposals), m_approvals(stores.approvals), m_evidence(stores.evidence), m_reader(stores.reader),
+      m_provider(provider), m_config(std::move(config)),
       m_views(m_config.keyWindow, m_config.keyWindowSafetyMargin)
 {
 }
@@ -129,7 +130,7 @@ ApiResponse ActionService::mutationFailure(const LedgerError &error, const QStri
                                            const QString &instance) const
 {
     if (error.code() == LedgerError::Code::StaleVersion) {
-        if (const auto current = m_ledger->action(id); current.ok())
+        if (const auto current = m_reader->action(id); current.ok())
             return stale(*current, ifMatch, instance);
     }
     return ledgerFailure(error, instance);
@@ -162,7 +163,7 @@ ApiResponse ActionService::decided(const ActionRecord &record) const
 {
     // The approval row the decision wrote (its version is the record's approval_version).
     std::optional<Approval> approval;
-    if (const auto approvals = m_ledger->approvals(record.id); approvals.ok())
+    if (const auto approvals = m_reader->approvals(record.id); approvals.ok())
         approval = approvalVersion(*approvals, record.approvalVersion);
     return withAction(200, QJsonObject{{QStringLiteral("approval"), approval ? approval->toJson() : QJsonObject()}},
                       record);
@@ -240,13 +241,13 @@ ApiResponse ActionService::get(const User &user, const QString &id, const QStrin
     const ActionReader::Summary summary = std::get<ActionReader::Summary>(loaded);
     const ActionRecord &record = summary.record;
 
-    const auto attempts = m_ledger->attempts(id);
-    const auto lookups = m_ledger->lookups(id);
-    const auto approvals = m_ledger->approvals(id);
-    const auto reconciliations = m_ledger->reconciliations(id);
-    const auto audit = m_ledger->audit(id);
-    const auto conflicts = m_ledger->conflicts(id);
-    const auto followUps = m_ledger->followUps(id);
+    const auto attempts = m_reader->attempts(id);
+    const auto lookups = m_reader->lookups(id);
+    const auto approvals = m_reader->approvals(id);
+    const auto reconciliations = m_reader->reconciliations(id);
+    const auto audit = m_reader->audit(id);
+    const auto conflicts = m_proposals->conflicts(id);
+    const auto followUps = m_reader->followUps(id);
     for (const LedgerError *error : {&attempts.error(), &lookups.error(), &approvals.error(), &reconciliations.error(),
                                      &audit.error(), &conflicts.error(), &followUps.error()}) {
         if (!error->ok())
@@ -260,7 +261,7 @@ ApiResponse ActionService::get(const User &user, const QString &id, const QStrin
     json.insert(QStringLiteral("reconciliations"), jsonList(*reconciliations));
     json.insert(QStringLiteral("audit"), jsonList(*audit));
     QJsonArray conflictArray;
-    for (const LedgerStore::ResubmissionConflict &c : *conflicts) {
+    for (const ProposalStore::ResubmissionConflict &c : *conflicts) {
         conflictArray.append(QJsonObject{
             {QStringLiteral("seq"), c.seq},
             {QStringLiteral("submitted_by"), c.submittedBy},
@@ -307,30 +308,30 @@ ApiResponse ActionService::get(const User &user, const QString &id, const QStrin
 ApiResponse ActionService::propose(const User &user, const QJsonObject &body, const QString &instance)
 {
     QList<FieldError> errors;
-    std::optional<LedgerStore::ProposalInput> input = ProposalParser::parse(body, &errors);
+    std::optional<ProposalStore::ProposalInput> input = ProposalParser::parse(body, &errors);
     if (!input)
         return validationFailed(errors, instance);
     input->provider = m_config.providerName;
     input->providerAccount = m_config.providerAccount;
-    const auto result = m_ledger->propose(*input, user.name);
+    const auto result = m_proposals->propose(*input, user.name);
     if (!result.ok())
         return ledgerFailure(result.error(), instance);
     const ActionRecord &record = result->record;
     switch (result->status) {
-    case LedgerStore::ProposeResult::Status::Created: {
+    case ProposalStore::ProposeResult::Status::Created: {
         ApiResponse response = ApiResponse::json(201, actionJson(record));
         response.headers = {{"Location", QStringLiteral("/api/v1/actions/%1").arg(record.id).toLatin1()},
                             {"ETag", etagFor(record.stateVersion)}};
         qCInfo(lcApi) << user.name << "proposed" << record.id;
         return response;
     }
-    case LedgerStore::ProposeResult::Status::Existing:
+    case ProposalStore::ProposeResult::Status::Existing:
         return ApiResponse::json(200, actionJson(record), {{"ETag", etagFor(record.stateVersion)}});
-    case LedgerStore::ProposeResult::Status::Conflict:
+    case ProposalStore::ProposeResult::Status::Conflict:
         break;
     }
     int conflictSeq = 0;
-    if (const auto conflicts = m_ledger->conflicts(record.id); conflicts.ok()) {
+    if (const auto conflicts = m_proposals->conflicts(record.id); conflicts.ok()) {
         for (const auto &c : *conflicts) {
             if (c.submittedBy == user.name)
                 conflictSeq = std::max(conflictSeq, c.seq);
@@ -354,8 +355,8 @@ ApiResponse ActionService::approve(const User &user, const QString &id, qint64 i
     if (start.refused)
         return *start.refused;
     const auto &[refused, request, record] = start;
-    const auto attempts = m_ledger->attempts(id);
-    const auto approvals = m_ledger->approvals(id);
+    const auto attempts = m_reader->attempts(id);
+    const auto approvals = m_reader->approvals(id);
     if (!attempts.ok())
         return ledgerFailure(attempts.error(), instance);
     if (!approvals.ok())
@@ -364,7 +365,7 @@ ApiResponse ActionService::approve(const User &user, const QString &id, qint64 i
     if (!verdict.allowed)
         return refusal(verdict, record, instance);
 
-    const auto approved = m_ledger->approve(id, user.name, request->note, ifMatch);
+    const auto approved = m_approvals->approve(id, user.name, request->note, ifMatch);
     if (!approved.ok()) {
         // The checks above ran on the version If-Match names; the ledger refuses only if the
         // action moved in between (another process).
@@ -396,7 +397,7 @@ ApiResponse ActionService::reject(const User &user, const QString &id, qint64 if
     const ActionPolicy::Verdict verdict = ActionPolicy::reject(user, record);
     if (!verdict.allowed)
         return refusal(verdict, record, instance);
-    const auto rejected = m_ledger->reject(id, user.name, request->reason, ifMatch);
+    const auto rejected = m_approvals->reject(id, user.name, request->reason, ifMatch);
     if (!rejected.ok()) {
         return mutationFailure(rejected.error(), id, ifMatch, instance);
     }
@@ -420,7 +421,7 @@ ApiResponse ActionService::reconcile(const User &user, const QString &id, qint64
         return problem(QStringLiteral("no_evidence"),
                        QStringLiteral("a reconciliation needs evidence_lookup_seq: the lookup that supports the outcome"),
                        instance);
-    const auto reconciled = m_ledger->reconcile(id, user.name, request->outcome, *request->evidenceLookupSeq,
+    const auto reconciled = m_evidence->reconcile(id, user.name, request->outcome, *request->evidenceLookupSeq,
                                                 request->note, ifMatch);
     if (!reconciled.ok()) {
         if (reconciled.code() == LedgerError::Code::StaleVersion)
@@ -442,7 +443,7 @@ ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 
     if (start.refused)
         return *start.refused;
     const auto &[refused, request, parent] = start;
-    const auto followUps = m_ledger->followUps(id);
+    const auto followUps = m_reader->followUps(id);
     if (!followUps.ok())
         return ledgerFailure(followUps.error(), instance);
     const ActionPolicy::Verdict verdict = ActionPolicy::followUp(user, parent, *followUps);
@@ -456,7 +457,7 @@ ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 
     for (const ActionRecord &action : std::as_const(family)) {
         if (action.state != ActionState::Completed)
             continue; // REJECTED counts 0
-        const auto lookups = m_ledger->lookups(action.id);
+        const auto lookups = m_reader->lookups(action.id);
         if (!lookups.ok())
             return ledgerFailure(lookups.error(), instance);
         std::optional<qint64> confirmed;
@@ -476,7 +477,7 @@ ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 
                            .arg(committed).arg(request->desiredTotalAmount).arg(parent.currency))
             .toResponse(instance);
 
-    LedgerStore::ProposalInput input;
+    ProposalStore::ProposalInput input;
     input.kind = parent.kind;
     input.targetType = parent.targetType;
     input.targetId = parent.targetId;
@@ -491,17 +492,17 @@ ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 
     input.clientReference = request->clientReference.isEmpty()
         ? QStringLiteral("%1/follow-up/%2").arg(parent.id).arg(followUps->size() + 1)
         : request->clientReference;
-    const auto result = m_ledger->propose(input, user.name);
+    const auto result = m_proposals->propose(input, user.name);
     if (!result.ok())
         return ledgerFailure(result.error(), instance);
     const ActionRecord &record = result->record;
-    if (result->status == LedgerStore::ProposeResult::Status::Conflict)
+    if (result->status == ProposalStore::ProposeResult::Status::Conflict)
         return Problem(QStringLiteral("payload_mismatch"),
                        QStringLiteral("client_reference \"%1\" already names %2 with a different payload")
                            .arg(input.clientReference, record.id))
             .with(QStringLiteral("action_id"), record.id)
             .toResponse(instance);
-    const int status = result->status == LedgerStore::ProposeResult::Status::Created ? 201 : 200;
+    const int status = result->status == ProposalStore::ProposeResult::Status::Created ? 201 : 200;
     ApiResponse response = ApiResponse::json(status, actionJson(record));
     response.headers = {{"Location", QStringLiteral("/api/v1/actions/%1").arg(record.id).toLatin1()},
                         {"ETag", etagFor(record.stateVersion)}};
@@ -541,10 +542,10 @@ ApiResponse ActionService::runLookup(const User &user, const QString &id, const 
         qCInfo(lcApi) << user.name << "looked up" << id << toWire(recorded->lookup.result);
         return withAction(200, QJsonObject{{QStringLiteral("lookup"), recorded->lookup.toJson()}}, recorded->record);
     }
-    const auto current = m_ledger->action(id);
+    const auto current = m_reader->action(id);
     if (!current.ok())
         return ledgerFailure(current.error(), instance);
-    const auto attempts = m_ledger->attempts(id);
+    const auto attempts = m_reader->attempts(id);
     if (!attempts.ok())
         return ledgerFailure(attempts.error(), instance);
     QString refundId;
@@ -578,12 +579,12 @@ ApiResponse ActionService::runLookup(const User &user, const QString &id, const 
             reason += QStringLiteral(": refund %1 is %2, the action %3").arg(lookup.providerObjectId).arg(lookup.amount).arg(current->amount);
         }
     }
-    auto recorded = m_ledger->recordLookup(lookup, trigger, reason);
+    auto recorded = m_evidence->recordLookup(lookup, trigger, reason);
     if (!recorded.ok() && trigger
         && (recorded.code() == LedgerError::Code::IllegalTransition || recorded.code() == LedgerError::Code::Conflict
             || recorded.code() == LedgerError::Code::Invalid)) {
         // The action moved while the provider was asked: keep the answer as evidence, no transition.
-        recorded = m_ledger->recordLookup(lookup, std::nullopt, reason);
+        recorded = m_evidence->recordLookup(lookup, std::nullopt, reason);
     }
     if (!recorded.ok())
         return ledgerFailure(recorded.error(), instance);

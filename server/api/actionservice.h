@@ -6,7 +6,9 @@
 #include "apiresponse.h"
 #include "role.h"
 
-#include "ledgerstore.h"
+#include "approvalstore.h"
+#include "evidencestore.h"
+#include "proposalstore.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -40,7 +42,16 @@ public:
         std::function<void()> approved; // after every approval (e.g. Executor::wake); may be unset
     };
 
-    ActionService(LedgerStore *ledger, const ActionReader *reader, ProviderClient *provider, Config config);
+    // The ledger's pieces the API's actions use (Ledger hands them out).
+    struct Stores
+    {
+        ProposalStore *proposals;
+        ApprovalStore *approvals;
+        EvidenceStore *evidence;
+        const ActionReader *reader;
+    };
+
+    ActionService(Stores stores, ProviderClient *provider, Config config);
 
     ApiResponse list(const User &user, const QUrlQuery &query, const QString &instance) const;
     ApiResponse get(const User &user, const QString &id, const QString &instance) const;
@@ -67,7 +78,7 @@ public:
     // CONFIRMATION_UNKNOWN moves as the reconciler would). Set: e.g. Reconciler::lookUpNow, so a
     // look-up through the API and one by the reconciler follow literally the same code. Called on
     // a worker thread.
-    using LookupRunner = std::function<LedgerResult<LedgerStore::RecordedLookup>(const QString &actionId,
+    using LookupRunner = std::function<LedgerResult<EvidenceStore::RecordedLookup>(const QString &actionId,
                                                                                 const QString &askedBy)>;
     void setLookupRunner(LookupRunner runner) { m_lookupRunner = std::move(runner); }
 
@@ -100,7 +111,9 @@ private:
     QJsonObject actionJson(const ActionRecord &record) const; // reads the first attempt's start
     ApiResponse withAction(int status, QJsonObject body, const ActionRecord &record) const;
 
-    LedgerStore *m_ledger;
+    ProposalStore *m_proposals;
+    ApprovalStore *m_approvals;
+    EvidenceStore *m_evidence;
     const ActionReader *m_reader;
     ProviderClient *m_provider;
     LookupRunner m_lookupRunner;

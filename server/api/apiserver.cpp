@@ -6,8 +6,7 @@
 #include "requestreplaystore.h"
 #include "userstore.h"
 
-#include "ledgerconnections.h"
-#include "ledgerstore.h"
+#include "ledger.h"
 
 #include <QCryptographicHash>
 #include <QHttpServerRequest>
@@ -69,20 +68,21 @@ struct ApiServer::Context
     bool keyStarted = false; // the replay store holds call.checked.idempotencyKey for this request
 };
 
-ApiServer::ApiServer(LedgerStore *ledger, ProviderClient *provider, Options options, QObject *parent)
-    : QAbstractHttpServer(parent), m_ledger(ledger), m_provider(provider), m_options(std::move(options))
+ApiServer::ApiServer(Ledger *ledger, ProviderClient *provider, Options options, QObject *parent)
+    : QAbstractHttpServer(parent), m_provider(provider), m_options(std::move(options))
 {
-    m_connections = std::make_unique<LedgerConnections>(ledger->path(), 5000);
-    m_users = std::make_unique<UserStore>(m_connections.get());
+    m_users = std::make_unique<UserStore>(&ledger->database());
     m_authenticator = std::make_unique<Authenticator>(m_users.get());
     RequestReplayStore::Options replayOptions;
     replayOptions.retention = m_options.idempotencyRetention;
-    m_replays = std::make_unique<RequestReplayStore>(m_connections.get(), systemClock(), replayOptions);
-    m_reader = std::make_unique<ActionReader>(m_connections.get());
-    m_service = std::make_unique<ActionService>(m_ledger, m_reader.get(), m_provider, m_options.service);
-    m_events = new EventStream(m_ledger, m_reader.get(), m_options.events, this);
+    m_replays = std::make_unique<RequestReplayStore>(&ledger->database(), systemClock(), replayOptions);
+    m_reader = &ledger->reader();
+    m_service = std::make_unique<ActionService>(
+        ActionService::Stores{&ledger->proposals(), &ledger->approvals(), &ledger->evidence(), m_reader}, m_provider,
+        m_options.service);
+    m_events = new EventStream(m_reader, m_options.events, this);
     m_services.actions = m_service.get();
-    m_services.reader = m_reader.get();
+    m_services.reader = m_reader;
     m_services.events = m_events;
     m_services.version = m_options.version;
     m_pool.setMaxThreadCount(std::max(1, m_options.workerThreads));

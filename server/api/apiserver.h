@@ -22,8 +22,7 @@ class QTcpServer;
 namespace cs {
 
 class Authenticator;
-class LedgerConnections;
-class LedgerStore;
+class Ledger;
 class ProviderClient;
 class RequestReplayStore;
 class UserStore;
@@ -53,7 +52,9 @@ public:
         std::chrono::milliseconds idempotencyRetention = std::chrono::hours(24);
     };
 
-    ApiServer(LedgerStore *ledger, ProviderClient *provider, Options options, QObject *parent = nullptr);
+    // Serves the ledger through the pieces Ledger hands out (stores, reader, the database for
+    // users and request replays); ledger must outlive the server.
+    ApiServer(Ledger *ledger, ProviderClient *provider, Options options, QObject *parent = nullptr);
     ~ApiServer() override;
 
     // Unset: POST /webhooks/provider answers 503 `unavailable`.
@@ -90,14 +91,12 @@ private:
     void write(QTcpSocket *socket, const ApiResponse &response) const;
     void checkDrained();
 
-    LedgerStore *m_ledger;
     ProviderClient *m_provider;
     Options m_options;
-    std::unique_ptr<LedgerConnections> m_connections;
     std::unique_ptr<UserStore> m_users;
     std::unique_ptr<Authenticator> m_authenticator;
     std::unique_ptr<RequestReplayStore> m_replays;
-    std::unique_ptr<ActionReader> m_reader;
+    const ActionReader *m_reader;
     std::unique_ptr<ActionService> m_service;
     EventStream *m_events = nullptr;
     ApiRoutes::Services m_services; // what the handlers use (with the webhook handler)

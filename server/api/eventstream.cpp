@@ -2,7 +2,7 @@
 
 #include "actionreader.h"
 #include "apilog.h"
-#include "ledgerstore.h"
+#include "actionreader.h"
 
 #include "actionchange.h"
 
@@ -14,8 +14,8 @@
 
 namespace cs {
 
-EventStream::EventStream(const LedgerStore *ledger, const ActionReader *reader, Options options, QObject *parent)
-    : QObject(parent), m_ledger(ledger), m_reader(reader), m_options(options)
+EventStream::EventStream(const ActionReader *reader, Options options, QObject *parent)
+    : QObject(parent), m_reader(reader), m_options(options)
 {
     m_timer.setInterval(m_options.pollIntervalMs);
     connect(&m_timer, &QTimer::timeout, this, &EventStream::poll);
@@ -108,7 +108,7 @@ void EventStream::poll()
     for (const Client &client : std::as_const(m_clients))
         from = std::min(from, client.cursor);
 
-    const auto events = m_ledger->auditLog(from, m_options.batch);
+    const auto events = m_reader->auditLog(from, m_options.batch);
     if (!events.ok()) {
         qCWarning(lcApi) << "event stream cannot read the audit log:" << events.error().toString();
     } else if (!events->isEmpty()) {

@@ -15,7 +15,6 @@
 namespace cs {
 
 class ActionReader;
-class LedgerStore;
 
 // GET /events: server-sent events for every audit event that concerns an action
 // (docs/API.md, "Live updates"). The audit log's global seq is the event id. One timer polls the
@@ -42,7 +41,7 @@ public:
         qint64 maxBufferedBytes = 4 * 1024 * 1024; // a client that reads slower is dropped
     };
 
-    EventStream(const LedgerStore *ledger, const ActionReader *reader, Options options, QObject *parent = nullptr);
+    EventStream(const ActionReader *reader, Options options, QObject *parent = nullptr);
     ~EventStream() override;
 
     // Takes the socket over: writes the response head and streams until the client goes.
@@ -67,7 +66,6 @@ private:
     bool writeChunk(Client &client, const QByteArray &data);
     void dropDeadClients();
 
-    const LedgerStore *m_ledger;
     const ActionReader *m_reader;
     Options m_options;
     QList<Client> m_clients;

@@ -13,7 +13,7 @@ const QStringList &ProposalParser::refundReasons()
     return reasons;
 }
 
-std::optional<LedgerStore::ProposalInput> ProposalParser::parse(const QJsonObject &body, QList<FieldError> *errors)
+std::optional<ProposalStore::ProposalInput> ProposalParser::parse(const QJsonObject &body, QList<FieldError> *errors)
 {
     const qsizetype before = errors->size();
     BodyReader in(body, errors);
@@ -21,7 +21,7 @@ std::optional<LedgerStore::ProposalInput> ProposalParser::parse(const QJsonObjec
                       QStringLiteral("currency"), QStringLiteral("reason"), QStringLiteral("client_reference"),
                       QStringLiteral("business_reference")});
 
-    LedgerStore::ProposalInput input;
+    ProposalStore::ProposalInput input;
     BodyReader::StringRule kind;
     kind.required = true;
     kind.oneOf = {QStringLiteral("refund")};

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ledgerstore.h"
+#include "proposalstore.h"
 #include "problem.h"
 
 #include <QJsonObject>
@@ -19,7 +19,7 @@ namespace cs {
 class ProposalParser
 {
 public:
-    static std::optional<LedgerStore::ProposalInput> parse(const QJsonObject &body, QList<FieldError> *errors);
+    static std::optional<ProposalStore::ProposalInput> parse(const QJsonObject &body, QList<FieldError> *errors);
 
     // Shared with the follow-up parser: a reason the provider accepts.
     static const QStringList &refundReasons();

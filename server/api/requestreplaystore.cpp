@@ -1,7 +1,8 @@
 #include "requestreplaystore.h"
 
-#include "apisql.h"
-#include "ledgerconnections.h"
+#include "auditchain.h"
+#include "ledgerdatabase.h"
+#include "sqlstatement.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -9,7 +10,7 @@
 
 namespace cs {
 
-using apisql::run;
+using sql::run;
 
 namespace {
 
@@ -35,8 +36,8 @@ HeaderList headersFromJson(const QString &json)
 
 } // namespace
 
-RequestReplayStore::RequestReplayStore(LedgerConnections *connections, Clock clock, Options options)
-    : m_connections(connections), m_clock(clock ? std::move(clock) : systemClock()), m_options(options)
+RequestReplayStore::RequestReplayStore(LedgerDatabase *database, Clock clock, Options options)
+    : m_db(database), m_clock(clock ? std::move(clock) : systemClock()), m_options(options)
 {
 }
 
@@ -49,16 +50,12 @@ LedgerResult<RequestReplayStore::Begin> RequestReplayStore::begin(const QString 
                                                                   const QString &requestHash, const QString &method,
                                                                   const QString &path)
 {
-    LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
-    if (!error.ok())
-        return error;
     Begin out;
     const qint64 now = nowMs();
-    error = apisql::writeTransaction(db, [&]() -> LedgerError {
+    const LedgerError error = m_db->write("replay.begin", [&](QSqlDatabase &db, const QDateTime &) -> LedgerError {
         out = Begin();
         LedgerError e;
-        QSqlQuery q(db);
+        sql::Statement q(db);
         if (!run(q,
                  QStringLiteral("SELECT request_hash, state, status, headers_json, body, created_at, expires_at"
                                 " FROM api_requests WHERE user_name = ? AND idempotency_key = ?"),
@@ -94,13 +91,13 @@ LedgerResult<RequestReplayStore::Begin> RequestReplayStore::begin(const QString 
         }
         q.finish();
         if (takeOver) {
-            QSqlQuery remove(db);
+            sql::Statement remove(db);
             if (!run(remove, QStringLiteral("DELETE FROM api_requests WHERE user_name = ? AND idempotency_key = ?"),
                      {user, key}, &e)) {
                 return e;
             }
         }
-        QSqlQuery insert(db);
+        sql::Statement insert(db);
         if (!run(insert,
                  QStringLiteral("INSERT INTO api_requests (user_name, idempotency_key, request_hash, method, path, state,"
                                 " status, headers_json, body, created_at, expires_at)"
@@ -111,51 +108,46 @@ LedgerResult<RequestReplayStore::Begin> RequestReplayStore::begin(const QString 
         out.kind = Begin::Kind::Started;
         return {};
     });
-    if (!error.ok())
-        return error;
-    return out;
+    return resultOf(error, out);
 }
 
 LedgerError RequestReplayStore::complete(const QString &user, const QString &key, const ApiResponse &response)
 {
-    LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
-    if (!error.ok())
-        return error;
     HeaderList headers = response.headers;
     headers.prepend({"Content-Type", response.contentType});
-    QSqlQuery q(db);
-    if (!run(q,
-             QStringLiteral("UPDATE api_requests SET state = 'done', status = ?, headers_json = ?, body = ?"
-                            " WHERE user_name = ? AND idempotency_key = ? AND state = 'in_flight'"),
-             {response.status, headersToJson(headers), response.body, user, key}, &error)) {
+    return m_db->write("replay.complete", [&](QSqlDatabase &db, const QDateTime &) {
+        LedgerError error;
+        sql::Statement q(db);
+        run(q,
+            QStringLiteral("UPDATE api_requests SET state = 'done', status = ?, headers_json = ?, body = ?"
+                           " WHERE user_name = ? AND idempotency_key = ? AND state = 'in_flight'"),
+            {response.status, headersToJson(headers), response.body, user, key}, &error);
         return error;
-    }
-    return {};
+    });
 }
 
 LedgerError RequestReplayStore::release(const QString &user, const QString &key)
 {
-    LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
-    if (!error.ok())
+    return m_db->write("replay.release", [&](QSqlDatabase &db, const QDateTime &) {
+        LedgerError error;
+        sql::Statement q(db);
+        run(q, QStringLiteral("DELETE FROM api_requests WHERE user_name = ? AND idempotency_key = ? AND state = 'in_flight'"),
+            {user, key}, &error);
         return error;
-    QSqlQuery q(db);
-    run(q, QStringLiteral("DELETE FROM api_requests WHERE user_name = ? AND idempotency_key = ? AND state = 'in_flight'"),
-        {user, key}, &error);
-    return error;
+    });
 }
 
 LedgerResult<int> RequestReplayStore::pruneExpired()
 {
-    LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
-    if (!error.ok())
-        return error;
-    QSqlQuery q(db);
-    if (!run(q, QStringLiteral("DELETE FROM api_requests WHERE expires_at <= ?"), {nowMs()}, &error))
-        return error;
-    return q.numRowsAffected();
+    int pruned = 0;
+    const LedgerError error = m_db->write("replay.prune", [&](QSqlDatabase &db, const QDateTime &) {
+        LedgerError e;
+        sql::Statement q(db);
+        if (run(q, QStringLiteral("DELETE FROM api_requests WHERE expires_at <= ?"), {nowMs()}, &e))
+            pruned = q.numRowsAffected();
+        return e;
+    });
+    return resultOf(error, pruned);
 }
 
 } // namespace cs

@@ -10,7 +10,7 @@
 
 namespace cs {
 
-class LedgerConnections;
+class LedgerDatabase;
 
 // Client Idempotency-Keys (docs/API.md, "Client idempotency"), table `api_requests`: per
 // (user, key) the hash of the first request and, once it finished, its stored response, kept
@@ -42,7 +42,7 @@ public:
         ApiResponse stored;
     };
 
-    RequestReplayStore(LedgerConnections *connections, Clock clock, Options options);
+    RequestReplayStore(LedgerDatabase *database, Clock clock, Options options);
 
     LedgerResult<Begin> begin(const QString &user, const QString &key, const QString &requestHash,
                               const QString &method, const QString &path);
@@ -53,7 +53,7 @@ public:
 private:
     qint64 nowMs() const;
 
-    LedgerConnections *m_connections;
+    LedgerDatabase *m_db;
     Clock m_clock;
     Options m_options;
 };

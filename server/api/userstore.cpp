@@ -1,8 +1,9 @@
 #include "userstore.h"
 
-#include "apisql.h"
 #include "ids.h"
-#include "ledgerconnections.h"
+#include "auditchain.h"
+#include "ledgerdatabase.h"
+#include "sqlstatement.h"
 
 #include "auditevent.h"
 
@@ -14,10 +15,10 @@
 
 namespace cs {
 
-using apisql::run;
+using sql::run;
 
-UserStore::UserStore(LedgerConnections *connections, Clock clock)
-    : m_connections(connections), m_clock(clock ? std::move(clock) : systemClock())
+UserStore::UserStore(LedgerDatabase *database, Clock clock)
+    : m_db(database), m_clock(clock ? std::move(clock) : systemClock())
 {
 }
 
@@ -54,55 +55,26 @@ LedgerResult<QString> UserStore::addUser(const QString &name, Role role)
     QString why;
     if (!isValidName(name, &why))
         return LedgerError(LedgerError::Code::Invalid, why);
-    LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
-    if (!error.ok())
-        return error;
     const QString token = newToken();
     const QDateTime now = QDateTime::fromMSecsSinceEpoch(m_clock().toMSecsSinceEpoch(), Qt::UTC);
-    error = apisql::writeTransaction(db, [&]() -> LedgerError {
+    const LedgerError error = m_db->write("addUser", [&](QSqlDatabase &db, const QDateTime &) -> LedgerError {
         LedgerError e;
-        QSqlQuery exists(db);
+        sql::Statement exists(db);
         if (!run(exists, QStringLiteral("SELECT 1 FROM users WHERE name = ?"), {name}, &e))
             return e;
         if (exists.next())
             return LedgerError(LedgerError::Code::Conflict, QStringLiteral("user \"%1\" exists").arg(name));
         exists.finish();
-        QSqlQuery insert(db);
+        sql::Statement insert(db);
         if (!run(insert,
                  QStringLiteral("INSERT INTO users (name, role, token_hash, created_at, disabled) VALUES (?, ?, ?, ?, 0)"),
                  {name, toWire(role), hashToken(token), now.toMSecsSinceEpoch()}, &e)) {
             return e;
         }
         // The audit chain records who may act (never the token or its hash).
-        QSqlQuery last(db);
-        if (!run(last, QStringLiteral("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"), {}, &e))
-            return e;
-        AuditEvent event;
-        event.seq = 1;
-        event.prevHash = QString(64, QLatin1Char('0'));
-        if (last.next()) {
-            event.seq = last.value(0).toLongLong() + 1;
-            event.prevHash = last.value(1).toString();
-        }
-        last.finish();
-        event.at = now;
-        event.actor = QStringLiteral("system");
-        event.event = QStringLiteral("user_added");
-        event.reason = QStringLiteral("user %1 added with role %2").arg(name, toWire(role));
-        event.after = QJsonObject{{QStringLiteral("user"), name}, {QStringLiteral("role"), toWire(role)}};
-        event.hash = event.chainHash(event.prevHash);
-        QSqlQuery audit(db);
-        return run(audit,
-                   QStringLiteral("INSERT INTO audit (seq, action_id, at, actor, event, reason, before_json, after_json,"
-                                  " prev_hash, hash) VALUES (?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)"),
-                   {event.seq, now.toMSecsSinceEpoch(), event.actor, event.event, event.reason,
-                    QString::fromUtf8(QJsonDocument(event.before).toJson(QJsonDocument::Compact)),
-                    QString::fromUtf8(QJsonDocument(event.after).toJson(QJsonDocument::Compact)), event.prevHash,
-                    event.hash},
-                   &e)
-            ? LedgerError()
-            : e;
+        return AuditChain::append(db, now, QString(), QStringLiteral("system"), QStringLiteral("user_added"),
+                                  QStringLiteral("user %1 added with role %2").arg(name, toWire(role)), {},
+                                  QJsonObject{{QStringLiteral("user"), name}, {QStringLiteral("role"), toWire(role)}});
     });
     if (!error.ok())
         return error;
@@ -112,10 +84,10 @@ LedgerResult<QString> UserStore::addUser(const QString &name, Role role)
 LedgerResult<std::optional<User>> UserStore::userForToken(const QString &token) const
 {
     LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
+    QSqlDatabase db = m_db->connection(&error);
     if (!error.ok())
         return error;
-    QSqlQuery q(db);
+    sql::Statement q(db);
     if (!run(q, QStringLiteral("SELECT name, role, created_at FROM users WHERE token_hash = ? AND disabled = 0"),
              {hashToken(token)}, &error)) {
         return error;
@@ -134,10 +106,10 @@ LedgerResult<std::optional<User>> UserStore::userForToken(const QString &token) 
 LedgerResult<QList<User>> UserStore::users() const
 {
     LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
+    QSqlDatabase db = m_db->connection(&error);
     if (!error.ok())
         return error;
-    QSqlQuery q(db);
+    sql::Statement q(db);
     if (!run(q, QStringLiteral("SELECT name, role, created_at FROM users ORDER BY name"), {}, &error))
         return error;
     QList<User> out;

@@ -11,17 +11,18 @@
 
 namespace cs {
 
-class LedgerConnections;
+class LedgerDatabase;
 
 // The API's users (table `users`, migration 3): a name, one role and the SHA-256 of one bearer
 // token. Tokens are "cst_" + 52 base32 characters (260 random bits from the OS CSPRNG); only
 // their hash is stored, so a token is shown once, when it is minted.
 //
-// Thread-safe (each thread uses its own connection of `connections`).
+// Thread-safe (each thread uses its own connection of `database`; writes go through its one write
+// transaction and mutex).
 class UserStore
 {
 public:
-    explicit UserStore(LedgerConnections *connections, Clock clock = {});
+    explicit UserStore(LedgerDatabase *database, Clock clock = {});
 
     // Creates the user and returns its new token. Invalid for a malformed or reserved name
     // ("executor", "reconciler", "system", "webhook"), Conflict when the name exists. Also appends
@@ -38,7 +39,7 @@ public:
     static bool isValidName(const QString &name, QString *why = nullptr);
 
 private:
-    LedgerConnections *m_connections;
+    LedgerDatabase *m_db;
     Clock m_clock;
 };
 

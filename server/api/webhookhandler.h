@@ -1,5 +1,7 @@
 #pragma once
 
+#include "webhookreceiver.h"
+
 #include <QByteArray>
 #include <QString>
 
@@ -20,5 +22,11 @@ struct WebhookResult
 // Verifies the Stripe-Signature of the raw body and feeds the event to the reconciler. Called on a
 // worker thread (it may write the ledger), never on the HTTP server's thread; must be thread-safe.
 using WebhookHandler = std::function<WebhookResult(const QByteArray &body, const QByteArray &signature)>;
+
+// The one mapping from what the receiver did to what the endpoint answers: 200 recorded /
+// duplicate / ignored, 400 invalid_signature / invalid_parameter, 503 unavailable or 500 internal.
+WebhookResult toWebhookResult(const WebhookReceiver::Result &result);
+// A handler that feeds every delivery to `receiver` (which must outlive it).
+WebhookHandler webhookHandlerFor(WebhookReceiver *receiver);
 
 } // namespace cs

@@ -154,8 +154,8 @@ bool ApiHarness::start(const Options &options, QString *error)
     serve += options.extraServeArguments;
     if (!m_countersignd.start(countersigndBinary(), serve, error))
         return false;
-    m_ledger = std::make_unique<cs::LedgerStore>();
-    cs::LedgerStore::Options ledgerOptions;
+    m_ledger = std::make_unique<cs::Ledger>();
+    cs::Ledger::Options ledgerOptions;
     ledgerOptions.recoverExpiredLeasesOnOpen = false;
     const cs::LedgerError opened = m_ledger->open(m_dbPath, ledgerOptions);
     if (!opened.ok()) {
@@ -273,17 +273,17 @@ ApiReply ApiClient::approve(const QString &token, const QString &id, const QByte
 
 // --- ledger probe -------------------------------------------------------------------------------
 
-LedgerCounts ledgerCounts(cs::LedgerStore &ledger)
+LedgerCounts ledgerCounts(cs::Ledger &ledger)
 {
     LedgerCounts counts;
-    const auto states = ledger.countsByState();
+    const auto states = ledger.reader().counts(QString());
     if (states.ok()) {
         for (qint64 n : *states)
             counts.actions += n;
     }
     qint64 after = 0;
     for (;;) {
-        const auto page = ledger.auditLog(after, 10000);
+        const auto page = ledger.reader().auditLog(after, 10000);
         if (!page.ok() || page->isEmpty())
             break;
         counts.auditRows += page->size();
@@ -299,19 +299,19 @@ char *toString(const LedgerCounts &counts)
                                .arg(counts.actions).arg(counts.auditRows).arg(counts.lastAuditSeq));
 }
 
-bool driveAttempt(cs::LedgerStore &ledger, const QString &actionId, cs::Attempt::Outcome outcome,
+bool driveAttempt(cs::Ledger &ledger, const QString &actionId, cs::Attempt::Outcome outcome,
                   std::optional<cs::Trigger> trigger, QString *error, const QString &providerObjectId)
 {
-    const auto claim = ledger.claim(actionId, QStringLiteral("test-executor"), std::chrono::seconds(60));
+    const auto claim = ledger.execution().claim(actionId, QStringLiteral("test-executor"), std::chrono::seconds(60));
     if (!claim.ok()) {
         *error = claim.error().toString();
         return false;
     }
-    cs::LedgerStore::AttemptResult result;
+    cs::ExecutionStore::AttemptResult result;
     result.outcome = outcome;
     result.httpStatus = outcome == cs::Attempt::Outcome::Succeeded ? 200 : 0;
     result.providerObjectId = providerObjectId;
-    const auto finished = ledger.finishAttempt(actionId, claim->attempt.seq, result, trigger,
+    const auto finished = ledger.execution().finishAttempt(actionId, claim->attempt.seq, result, trigger,
                                                QStringLiteral("test executor"), QStringLiteral("test-executor"));
     if (!finished.ok()) {
         *error = finished.error().toString();

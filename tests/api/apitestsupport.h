@@ -5,7 +5,7 @@
 // loop running while it waits, and a probe that opens the same ledger file to count what was
 // written and to play the executor's part where a test needs an action in a later state.
 
-#include "ledgerstore.h"
+#include "ledger.h"
 
 #include <QByteArray>
 #include <QJsonObject>
@@ -78,7 +78,7 @@ public:
     QString dbPath() const { return m_dbPath; }
     ServiceProcess &countersignd() { return m_countersignd; }
     // The test process's own handle on the same ledger file (reads; executor stand-in).
-    cs::LedgerStore &ledger() { return *m_ledger; }
+    cs::Ledger &ledger() { return *m_ledger; }
 
     // Runs `countersignd user add` and returns the token (the last word it printed).
     QString addUser(const QString &name, const QString &role, QString *error);
@@ -92,7 +92,7 @@ private:
     ServiceProcess m_paysim;
     ServiceProcess m_countersignd;
     QHash<QString, QString> m_tokens;
-    std::unique_ptr<cs::LedgerStore> m_ledger;
+    std::unique_ptr<cs::Ledger> m_ledger;
 };
 
 // HTTP client for the API. Every call waits (event loop running) up to timeoutMs.
@@ -132,10 +132,10 @@ struct LedgerCounts
     qint64 lastAuditSeq = 0;
     bool operator==(const LedgerCounts &other) const = default;
 };
-LedgerCounts ledgerCounts(cs::LedgerStore &ledger);
+LedgerCounts ledgerCounts(cs::Ledger &ledger);
 char *toString(const LedgerCounts &counts);
 
 // Plays the executor's part on an approved action: claims it and finishes the attempt with the
 // given outcome and trigger (Unknown + OutcomeUnknown -> CONFIRMATION_UNKNOWN, ...).
-bool driveAttempt(cs::LedgerStore &ledger, const QString &actionId, cs::Attempt::Outcome outcome,
+bool driveAttempt(cs::Ledger &ledger, const QString &actionId, cs::Attempt::Outcome outcome,
                   std::optional<cs::Trigger> trigger, QString *error, const QString &providerObjectId = {});

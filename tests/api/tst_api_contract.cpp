@@ -36,7 +36,7 @@ private:
             ? reply.json.value(QStringLiteral("action")).toObject().value(QStringLiteral("id")).toString()
             : reply.json.value(QStringLiteral("id")).toString();
     }
-    cs::ActionRecord record(const QString &id) { return m_harness.ledger().action(id).value(); }
+    cs::ActionRecord record(const QString &id) { return m_harness.ledger().reader().action(id).value(); }
     QByteArray etag(const QString &id) { return '"' + QByteArray::number(record(id).stateVersion) + '"'; }
 
     // An action in CONFIRMATION_UNKNOWN (approved by ana, one attempt with an unknown outcome).
@@ -316,7 +316,7 @@ private slots:
         QCOMPARE(resent.body, first.body);
         QCOMPARE(resent.header("ETag"), first.header("ETag"));
         QCOMPARE(ledgerCounts(m_harness.ledger()), after); // one effect
-        QCOMPARE(m_harness.ledger().approvals(id)->size(), 1);
+        QCOMPARE(m_harness.ledger().reader().approvals(id)->size(), 1);
         // Without the key the blind resend is stale, never a second approval.
         const ApiReply blind = m_client->approve(token(QStringLiteral("ana")), id, action.ifMatch());
         QCOMPARE(blind.status, 412);
@@ -644,13 +644,13 @@ private slots:
                                               {{"If-Match", version}, {"Idempotency-Key", "look-1"}});
         QCOMPARE(again.status, 200);
         QCOMPARE(again.header("Idempotent-Replayed"), QByteArray("true"));
-        QCOMPARE(m_harness.ledger().lookups(id)->size(), 1);
+        QCOMPARE(m_harness.ledger().reader().lookups(id)->size(), 1);
     }
 
     void reconcileNeedsEvidence()
     {
         const QString id = unknownAction();
-        QVERIFY(m_harness.ledger().transition(id, Trigger::StopForReview, QStringLiteral("test"), QStringLiteral("window passed")).ok());
+        QVERIFY(m_harness.ledger().execution().transition(id, Trigger::StopForReview, QStringLiteral("test"), QStringLiteral("window passed")).ok());
         QCOMPARE(record(id).state, ActionState::RequiresReview);
         const QString path = QStringLiteral("/actions/%1/reconciliations").arg(id);
         // No evidence at all.

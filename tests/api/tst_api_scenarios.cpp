@@ -23,7 +23,7 @@ private:
     static constexpr const char *kSecret = "whsec_countersign_api_test";
 
     QString token(const QString &user) const { return m_harness.token(user); }
-    cs::ActionRecord record(const QString &id) { return m_harness.ledger().action(id).value(); }
+    cs::ActionRecord record(const QString &id) { return m_harness.ledger().reader().action(id).value(); }
 
     ApiReply paysim(const QByteArray &verb, const QString &path, const QJsonObject &body = {})
     {
@@ -229,7 +229,7 @@ private slots:
         QCOMPARE(duplicate.status, 200);
         QCOMPARE(duplicate.json.value(QStringLiteral("outcome")).toString(), QStringLiteral("duplicate"));
         bool webhookLookup = false;
-        const QList<cs::ProviderLookup> lookups = m_harness.ledger().lookups(id).value();
+        const QList<cs::ProviderLookup> lookups = m_harness.ledger().reader().lookups(id).value();
         for (const cs::ProviderLookup &lookup : lookups)
             webhookLookup = webhookLookup || lookup.method == cs::ProviderLookup::Method::Webhook;
         QVERIFY(webhookLookup);

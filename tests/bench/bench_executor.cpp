@@ -11,7 +11,7 @@
 #include "benchstats.h"
 #include "executor.h"
 #include "ids.h"
-#include "ledgerstore.h"
+#include "ledger.h"
 #include "stripeclient.h"
 
 #include <QCommandLineParser>
@@ -211,21 +211,21 @@ double countersign(Admin &admin, const StripeClientConfig &providerConfig, int n
 {
     const QString charge = admin.freshCharge();
     QTemporaryDir dir;
-    LedgerStore ledger;
+    Ledger ledger;
     if (!ledger.open(dir.filePath(QStringLiteral("ledger.db"))).ok()) {
         *ok = false;
         return 0;
     }
     QStringList ids;
     for (int i = 0; i < n; ++i) {
-        LedgerStore::ProposalInput input;
+        ProposalStore::ProposalInput input;
         input.targetId = charge;
         input.amount = 1 + i % 100;
         input.currency = QStringLiteral("usd");
         input.clientReference = QStringLiteral("bench-%1").arg(i);
         input.provider = QStringLiteral("paysim");
-        const auto proposed = ledger.propose(input, QStringLiteral("agent"));
-        const auto approved = ledger.approve(proposed->record.id, QStringLiteral("approver"), QString(),
+        const auto proposed = ledger.proposals().propose(input, QStringLiteral("agent"));
+        const auto approved = ledger.approvals().approve(proposed->record.id, QStringLiteral("approver"), QString(),
                                              proposed->record.stateVersion);
         if (!approved.ok()) {
             *ok = false;
@@ -241,7 +241,7 @@ double countersign(Admin &admin, const StripeClientConfig &providerConfig, int n
     config.idlePoll = std::chrono::milliseconds(5);
     std::atomic_int completed{0};
     QSemaphore allDone;
-    Executor executor(ledger, client, config);
+    Executor executor(Reconciler::storesOf(ledger), client, config);
     executor.setChangeObserver([&](const ActionRecord &record) {
         if (record.state == ActionState::Completed && ++completed == n)
             allDone.release();
@@ -267,7 +267,7 @@ double countersign(Admin &admin, const StripeClientConfig &providerConfig, int n
     const QHash<QString, int> perAction = admin.groundTruth(&total);
     bool each = true;
     for (const QString &id : std::as_const(ids))
-        each = each && perAction.value(id) == 1 && ledger.action(id)->state == ActionState::Completed;
+        each = each && perAction.value(id) == 1 && ledger.reader().action(id)->state == ActionState::Completed;
     *ok = completed == n && total == n && each;
     return n / seconds;
 }

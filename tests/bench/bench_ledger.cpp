@@ -10,7 +10,7 @@
 // Goal: ledger >= 0.5 x raw.
 
 #include "benchstats.h"
-#include "ledgerstore.h"
+#include "ledger.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -37,9 +37,9 @@ void out(const QString &line)
     std::fflush(stdout);
 }
 
-LedgerStore::ProposalInput input(int i)
+ProposalStore::ProposalInput input(int i)
 {
-    LedgerStore::ProposalInput in;
+    ProposalStore::ProposalInput in;
     in.targetId = QStringLiteral("ch_bench");
     in.businessReference = QStringLiteral("order-%1").arg(i);
     in.amount = 1000 + i;
@@ -52,27 +52,27 @@ LedgerStore::ProposalInput input(int i)
 
 double ledgerRun(const QString &path, int n, bool *ok)
 {
-    LedgerStore ledger;
+    Ledger ledger;
     *ok = ledger.open(path).ok();
     QElapsedTimer timer;
     timer.start();
     for (int i = 0; i < n && *ok; ++i) {
-        const auto proposed = ledger.propose(input(i), QStringLiteral("agent"));
-        const auto approved = proposed.ok() ? ledger.approve(proposed->record.id, QStringLiteral("approver"), QString(),
+        const auto proposed = ledger.proposals().propose(input(i), QStringLiteral("agent"));
+        const auto approved = proposed.ok() ? ledger.approvals().approve(proposed->record.id, QStringLiteral("approver"), QString(),
                                                              proposed->record.stateVersion)
                                             : LedgerResult<ActionRecord>(proposed.error());
-        const auto claimed = approved.ok() ? ledger.claim(approved->id, QStringLiteral("bench"), 60s)
-                                           : LedgerResult<LedgerStore::Claim>(approved.error());
+        const auto claimed = approved.ok() ? ledger.execution().claim(approved->id, QStringLiteral("bench"), 60s)
+                                           : LedgerResult<ExecutionStore::Claim>(approved.error());
         if (!claimed.ok()) {
             *ok = false;
             break;
         }
-        LedgerStore::AttemptResult result;
+        ExecutionStore::AttemptResult result;
         result.outcome = Attempt::Outcome::Succeeded;
         result.httpStatus = 200;
         result.providerObjectId = QStringLiteral("re_%1").arg(i);
         result.providerRequestId = QStringLiteral("req_%1").arg(i);
-        *ok = ledger.finishAttempt(claimed->record.id, claimed->attempt.seq, result, Trigger::ProviderSucceeded,
+        *ok = ledger.execution().finishAttempt(claimed->record.id, claimed->attempt.seq, result, Trigger::ProviderSucceeded,
                                    QStringLiteral("provider answered 200"), QStringLiteral("bench")).ok();
     }
     return n / (double(timer.nsecsElapsed()) / 1e9);
@@ -209,7 +209,7 @@ private:
 double rawRun(const QString &path, int n, bool *ok)
 {
     {
-        LedgerStore schema; // the very same schema, triggers included, made by the ledger's migrations
+        Ledger schema; // the very same schema, triggers included, made by the ledger's migrations
         *ok = schema.open(path).ok();
     }
     Raw raw;

@@ -1,6 +1,6 @@
 #include "chaosrun.h"
 
-#include "ledgerstore.h"
+#include "ledger.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -158,7 +158,7 @@ private:
     QStringList m_chargeIds;        // by charge index
     QStringList m_paymentIntentIds; // by charge index
     QStringList m_actionIds; // index = planned action; empty until approved
-    std::unique_ptr<LedgerStore> m_ledger;
+    std::unique_ptr<Ledger> m_ledger;
     QString m_selfTestAction;
     // --via-api: its own generator, so the schedule (and the other mode) draws exactly as before.
     QRandomGenerator m_apiRandom;
@@ -251,8 +251,8 @@ bool ChaosRun::setUp()
         m_paymentIntentIds << c.toObject().value(QStringLiteral("payment_intent")).toString();
     }
 
-    m_ledger = std::make_unique<LedgerStore>();
-    LedgerStore::Options options;
+    m_ledger = std::make_unique<Ledger>();
+    Ledger::Options options;
     const QString clockPath = m_clockFile;
     options.clock = [clockPath] {
         qint64 offset = 0;
@@ -502,7 +502,7 @@ bool ChaosRun::approve(int first, int count)
     }
     for (int i = first; i < first + count; ++i) {
         const PlannedAction &planned = m_schedule.actions.at(i);
-        LedgerStore::ProposalInput input;
+        ProposalStore::ProposalInput input;
         input.targetType = planned.viaPaymentIntent ? TargetType::PaymentIntent : TargetType::Charge;
         input.targetId = planned.viaPaymentIntent ? m_paymentIntentIds.at(planned.charge) : m_chargeIds.at(planned.charge);
         input.businessReference = QStringLiteral("order-%1-%2").arg(m_options.seed).arg(i + 1);
@@ -511,12 +511,12 @@ bool ChaosRun::approve(int first, int count)
         input.reason = QStringLiteral("requested_by_customer");
         input.clientReference = QStringLiteral("chaos-%1").arg(i + 1);
         input.provider = QStringLiteral("paysim");
-        const auto proposed = m_ledger->propose(input, QStringLiteral("agent-chaos"));
+        const auto proposed = m_ledger->proposals().propose(input, QStringLiteral("agent-chaos"));
         if (!proposed.ok()) {
             out(QStringLiteral("propose #%1 failed: %2").arg(i + 1).arg(proposed.error().toString()));
             return false;
         }
-        const auto approved = m_ledger->approve(proposed->record.id, QStringLiteral("approver-chaos"), QStringLiteral("chaos"),
+        const auto approved = m_ledger->approvals().approve(proposed->record.id, QStringLiteral("approver-chaos"), QStringLiteral("chaos"),
                                                 proposed->record.stateVersion);
         if (!approved.ok()) {
             out(QStringLiteral("approve #%1 failed: %2").arg(i + 1).arg(approved.error().toString()));
@@ -686,7 +686,7 @@ void ChaosRun::checkNoUnexpectedExit()
 
 int ChaosRun::countState(ActionState state)
 {
-    const auto counts = m_ledger->countsByState();
+    const auto counts = m_ledger->reader().counts(QString());
     return counts.ok() ? static_cast<int>(counts->value(state)) : 0;
 }
 
@@ -709,7 +709,7 @@ bool ChaosRun::settle()
     QElapsedTimer clock;
     clock.start();
     while (clock.elapsed() < m_options.settleMs) {
-        const auto counts = m_ledger->countsByState();
+        const auto counts = m_ledger->reader().counts(QString());
         if (counts.ok()) {
             const qint64 open = counts->value(ActionState::Pending) + counts->value(ActionState::Executing)
                 + counts->value(ActionState::ConfirmationUnknown);
@@ -728,7 +728,7 @@ void ChaosRun::sendSelfTestDuplicate()
     // sent straight to paysim as a buggy executor would. The checks must report it.
     int chosen = -1;
     for (int i = 0; i < m_actionIds.size() && chosen < 0; ++i) {
-        const auto action = m_ledger->action(m_actionIds.at(i));
+        const auto action = m_ledger->reader().action(m_actionIds.at(i));
         if (action.ok() && action->state == ActionState::Completed && !m_schedule.actions.at(i).sharedCharge)
             chosen = i;
     }
@@ -754,7 +754,7 @@ void ChaosRun::sendSelfTestDuplicate()
         // And what a resent proposal that the API failed to replay would leave: a second action
         // for the same planned refund (under another client reference). Invariant 5 must see it.
         const PlannedAction &planned = m_schedule.actions.at(chosen);
-        LedgerStore::ProposalInput input;
+        ProposalStore::ProposalInput input;
         input.targetId = m_chargeIds.at(planned.charge);
         input.businessReference = QStringLiteral("order-%1-%2").arg(m_options.seed).arg(chosen + 1);
         input.amount = planned.amount;
@@ -762,7 +762,7 @@ void ChaosRun::sendSelfTestDuplicate()
         input.reason = QStringLiteral("requested_by_customer");
         input.clientReference = QStringLiteral("chaos-self-test-%1").arg(chosen + 1);
         input.provider = QStringLiteral("paysim");
-        const auto twin = m_ledger->propose(input, QStringLiteral("agent-chaos"));
+        const auto twin = m_ledger->proposals().propose(input, QStringLiteral("agent-chaos"));
         out(QStringLiteral("self-test: proposed a second action for #%1 behind the API's back -> %2")
                 .arg(chosen + 1)
                 .arg(twin.ok() ? twin->record.id : twin.error().toString()));
@@ -824,8 +824,8 @@ void ChaosRun::check()
             violation(0, QStringLiteral("#%1 was never approved").arg(i + 1));
             continue;
         }
-        const auto action = m_ledger->action(id);
-        const auto attempts = m_ledger->attempts(id);
+        const auto action = m_ledger->reader().action(id);
+        const auto attempts = m_ledger->reader().attempts(id);
         if (!action.ok() || !attempts.ok()) {
             violation(0, QStringLiteral("#%1 %2 unreadable from the ledger").arg(i + 1).arg(id));
             continue;
@@ -945,7 +945,7 @@ void ChaosRun::check()
 
     // 5 (--via-api). One action per proposal: resent proposals replayed, created nothing.
     if (m_options.viaApi) {
-        const auto counts = m_ledger->countsByState();
+        const auto counts = m_ledger->reader().counts(QString());
         qint64 total = 0;
         if (counts.ok()) {
             for (const qint64 n : counts.value())

@@ -119,9 +119,9 @@ ExecutionConfig fastConfig(int workers)
     return config;
 }
 
-LedgerStore::ProposalInput refundInput(const QString &chargeId, qint64 amount, const QString &clientReference)
+ProposalStore::ProposalInput refundInput(const QString &chargeId, qint64 amount, const QString &clientReference)
 {
-    LedgerStore::ProposalInput input;
+    ProposalStore::ProposalInput input;
     input.targetType = TargetType::Charge;
     input.targetId = chargeId;
     input.businessReference = QStringLiteral("order-") + clientReference;
@@ -133,14 +133,14 @@ LedgerStore::ProposalInput refundInput(const QString &chargeId, qint64 amount, c
     return input;
 }
 
-ActionRecord approvedRefund(LedgerStore &ledger, const QString &chargeId, qint64 amount, const QString &clientReference)
+ActionRecord approvedRefund(Ledger &ledger, const QString &chargeId, qint64 amount, const QString &clientReference)
 {
-    const auto proposed = ledger.propose(refundInput(chargeId, amount, clientReference), QStringLiteral("agent-7"));
+    const auto proposed = ledger.proposals().propose(refundInput(chargeId, amount, clientReference), QStringLiteral("agent-7"));
     if (!proposed.ok()) {
         qWarning() << "propose failed:" << proposed.error().toString();
         return {};
     }
-    const auto approved = ledger.approve(proposed->record.id, QStringLiteral("alice"), QStringLiteral("ok"),
+    const auto approved = ledger.approvals().approve(proposed->record.id, QStringLiteral("alice"), QStringLiteral("ok"),
                                          proposed->record.stateVersion);
     if (!approved.ok()) {
         qWarning() << "approve failed:" << approved.error().toString();
@@ -149,22 +149,22 @@ ActionRecord approvedRefund(LedgerStore &ledger, const QString &chargeId, qint64
     return approved.value();
 }
 
-QString describe(LedgerStore &ledger, const QString &actionId)
+QString describe(Ledger &ledger, const QString &actionId)
 {
     QJsonObject out;
-    const auto action = ledger.action(actionId);
+    const auto action = ledger.reader().action(actionId);
     if (action.ok()) {
         out.insert(QStringLiteral("state"), toWire(action->state));
         out.insert(QStringLiteral("review_reason"), action->reviewReason);
     }
     QJsonArray attempts;
-    if (const auto list = ledger.attempts(actionId); list.ok()) {
+    if (const auto list = ledger.reader().attempts(actionId); list.ok()) {
         for (const Attempt &a : list.value())
             attempts.append(a.toJson());
     }
     out.insert(QStringLiteral("attempts"), attempts);
     QJsonArray lookups;
-    if (const auto list = ledger.lookups(actionId); list.ok()) {
+    if (const auto list = ledger.reader().lookups(actionId); list.ok()) {
         for (const ProviderLookup &l : list.value())
             lookups.append(l.toJson());
     }

@@ -4,7 +4,7 @@
 // adjustable clock, fast configurations, and approved refunds in a ledger.
 
 #include "executionconfig.h"
-#include "ledgerstore.h"
+#include "ledger.h"
 #include "stripeclient.h"
 
 #include "paysimconfig.h"
@@ -68,10 +68,10 @@ StripeClientConfig providerConfig(const QUrl &base, int timeoutMs = 400);
 // Small times for tests: 400 ms request timeout, 2 s lease, 10 ms idle poll, backoff 50 ms doubling to 400 ms.
 ExecutionConfig fastConfig(int workers = 1);
 
-LedgerStore::ProposalInput refundInput(const QString &chargeId, qint64 amount, const QString &clientReference);
+ProposalStore::ProposalInput refundInput(const QString &chargeId, qint64 amount, const QString &clientReference);
 // Proposed by "agent-7" and approved by "alice"; an invalid record (empty id) on failure.
-ActionRecord approvedRefund(LedgerStore &ledger, const QString &chargeId, qint64 amount, const QString &clientReference);
+ActionRecord approvedRefund(Ledger &ledger, const QString &chargeId, qint64 amount, const QString &clientReference);
 
-QString describe(LedgerStore &ledger, const QString &actionId); // state, attempts, lookups, for failure messages
+QString describe(Ledger &ledger, const QString &actionId); // state, attempts, lookups, for failure messages
 
 } // namespace cs::test

@@ -18,7 +18,7 @@
 
 #include "childprocess.h"
 #include "executor.h"
-#include "ledgerstore.h"
+#include "ledger.h"
 #include "stripeclient.h"
 
 #include <QCommandLineParser>
@@ -112,8 +112,8 @@ int main(int argc, char *argv[])
         return 2;
     }
 
-    LedgerStore ledger;
-    LedgerStore::Options options;
+    Ledger ledger;
+    Ledger::Options options;
     if (parser.isSet(QStringLiteral("clock-file")))
         options.clock = fileClock(parser.value(QStringLiteral("clock-file")));
     options.recoverExpiredLeasesOnOpen = false; // the executor's start() recovers, before its workers
@@ -127,7 +127,7 @@ int main(int argc, char *argv[])
     if (!cs::test::waitForStartFile(parser.value(QStringLiteral("start-file"))))
         return 4;
 
-    Executor executor(ledger, provider, config);
+    Executor executor(Reconciler::storesOf(ledger), provider, config);
     const QString pauseAt = parser.value(QStringLiteral("pause-at"));
     Executor::Hooks hooks;
     if (pauseAt == u"committed")

@@ -42,7 +42,7 @@ private:
     void stopChildren();
 
     std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<LedgerStore> m_ledger;
+    std::unique_ptr<Ledger> m_ledger;
     std::unique_ptr<Paysim> m_sim;
     QString m_dbPath;
     QString m_keyFile;
@@ -58,8 +58,8 @@ void TestExecutionProcesses::init()
     m_keyFile = writeSecretKeyFile(*m_dir);
     m_sim = std::make_unique<Paysim>();
     QVERIFY(m_sim->start());
-    m_ledger = std::make_unique<LedgerStore>();
-    LedgerStore::Options options;
+    m_ledger = std::make_unique<Ledger>();
+    Ledger::Options options;
     options.recoverExpiredLeasesOnOpen = false; // only the executors recover
     QVERIFY(m_ledger->open(m_dbPath, options).ok());
 }
@@ -122,7 +122,7 @@ bool TestExecutionProcesses::waitForLine(QProcess *child, const QByteArray &pref
 bool TestExecutionProcesses::waitSettled(const QString &actionId, int timeoutMs)
 {
     return QTest::qWaitFor([&] {
-        const auto action = m_ledger->action(actionId);
+        const auto action = m_ledger->reader().action(actionId);
         return action.ok() && isSettled(action->state);
     }, timeoutMs);
 }
@@ -175,17 +175,17 @@ void TestExecutionProcesses::twoProcessesRaceForTheSameActions()
 
     QStringList claimers;
     for (const QString &id : std::as_const(ids)) {
-        QCOMPARE(toWire(m_ledger->action(id)->state), QStringLiteral("COMPLETED"));
+        QCOMPARE(toWire(m_ledger->reader().action(id)->state), QStringLiteral("COMPLETED"));
         const QJsonArray truth = m_sim->refundsFor(id);
         QCOMPARE(truth.size(), 1);
-        const QList<Attempt> attempts = m_ledger->attempts(id).value();
+        const QList<Attempt> attempts = m_ledger->reader().attempts(id).value();
         QCOMPARE(attempts.size(), 1); // one claim won; the lookup, not a resend, completed it
         claimers << attempts.first().executor.section(QLatin1Char('-'), 0, 0);
-        const QList<ProviderLookup> lookups = m_ledger->lookups(id).value();
+        const QList<ProviderLookup> lookups = m_ledger->reader().lookups(id).value();
         QCOMPARE(lookups.last().providerObjectId, truth.first().toObject().value(QStringLiteral("id")).toString());
     }
     QCOMPARE(m_sim->groundTruth().size(), ids.size());
-    QVERIFY(m_ledger->verifyAudit()->ok);
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
     qInfo() << "claims won by" << claimers;
 }
 
@@ -228,35 +228,35 @@ void TestExecutionProcesses::killedRightAfterTheAttemptRow()
     QVERIFY(waitForLine(doomed, "paused", &paused));
     QCOMPARE(paused, QByteArray("paused " + action.id.toLatin1() + " 1"));
     // The attempt row is committed and open; the request did (answered) or did not (committed) leave.
-    QCOMPARE(toWire(m_ledger->action(action.id)->state), QStringLiteral("EXECUTING"));
-    QCOMPARE(m_ledger->attempts(action.id)->first().outcome, Attempt::Outcome::Open);
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("EXECUTING"));
+    QCOMPARE(m_ledger->reader().attempts(action.id)->first().outcome, Attempt::Outcome::Open);
     QCOMPARE(m_sim->refundsFor(action.id).size(), refundsAtKill);
 
     doomed->kill(); // SIGKILL: no stop, no rollback, no goodbye
     QVERIFY(QTest::qWaitFor([doomed] { return doomed->state() == QProcess::NotRunning; }, 5000));
     QCOMPARE(doomed->exitStatus(), QProcess::CrashExit);
-    QCOMPARE(toWire(m_ledger->action(action.id)->state), QStringLiteral("EXECUTING")); // until its lease expires
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("EXECUTING")); // until its lease expires
 
     QProcess *restarted = startChild(QStringLiteral("restarted"), {QStringLiteral("--workers"), QStringLiteral("2")});
     QVERIFY(waitForLine(restarted, "started"));
     QVERIFY2(waitSettled(action.id), qPrintable(describe(*m_ledger, action.id)));
     stopChildren();
 
-    QCOMPARE(toWire(m_ledger->action(action.id)->state), QStringLiteral("COMPLETED"));
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("COMPLETED"));
     const QJsonArray truth = m_sim->refundsFor(action.id);
     QCOMPARE(truth.size(), 1);
-    const QList<Attempt> rows = m_ledger->attempts(action.id).value();
+    const QList<Attempt> rows = m_ledger->reader().attempts(action.id).value();
     QCOMPARE(rows.size(), attempts);
     QCOMPARE(rows.first().outcome, Attempt::Outcome::Unknown); // the dead one's: never failed, never rejected
     QVERIFY(rows.first().errorExcerpt.contains(QStringLiteral("lease expired")));
     QCOMPARE(rows.last().replayed, replayed);
     QCOMPARE(m_sim->groundTruth().size(), 1);
     bool recovered = false;
-    const QList<AuditEvent> events = m_ledger->audit(action.id).value();
+    const QList<AuditEvent> events = m_ledger->reader().audit(action.id).value();
     for (const AuditEvent &e : events)
         recovered |= e.event == u"recovered";
     QVERIFY(recovered);
-    QVERIFY(m_ledger->verifyAudit()->ok);
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
 }
 
 QTEST_GUILESS_MAIN(TestExecutionProcesses)

@@ -72,7 +72,7 @@ private:
     void checkAuditReasons(const QString &actionId);
 
     std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<LedgerStore> m_ledger;
+    std::unique_ptr<Ledger> m_ledger;
     std::unique_ptr<Paysim> m_sim;
     std::unique_ptr<StripeClient> m_client;
     QString m_charge;
@@ -99,36 +99,36 @@ void TestExecutor::cleanup()
 
 void TestExecutor::openLedger()
 {
-    m_ledger = std::make_unique<LedgerStore>();
+    m_ledger = std::make_unique<Ledger>();
     QVERIFY(m_ledger->open(m_dir->filePath(QStringLiteral("ledger.db"))).ok());
 }
 
 std::unique_ptr<Executor> TestExecutor::makeExecutor(const ExecutionConfig &config)
 {
-    return std::make_unique<Executor>(*m_ledger, *m_client, config);
+    return std::make_unique<Executor>(Reconciler::storesOf(*m_ledger), *m_client, config);
 }
 
 bool TestExecutor::waitSettled(const QString &actionId, int timeoutMs)
 {
     return QTest::qWaitFor([&] {
-        const auto action = m_ledger->action(actionId);
+        const auto action = m_ledger->reader().action(actionId);
         return action.ok() && isSettled(action->state);
     }, timeoutMs);
 }
 
 void TestExecutor::checkOutcomeAgainstGroundTruth(const QString &actionId)
 {
-    const ActionRecord action = m_ledger->action(actionId).value();
+    const ActionRecord action = m_ledger->reader().action(actionId).value();
     const QJsonArray refunds = m_sim->refundsFor(actionId);
     QVERIFY2(refunds.size() <= 1, qPrintable(describe(*m_ledger, actionId)));
     if (action.state == ActionState::Completed) {
         QCOMPARE(refunds.size(), 1);
         const QString refundId = refunds.first().toObject().value(QStringLiteral("id")).toString();
         QStringList named; // every refund id the ledger holds as evidence
-        const QList<Attempt> attempts = m_ledger->attempts(actionId).value();
+        const QList<Attempt> attempts = m_ledger->reader().attempts(actionId).value();
         for (const Attempt &a : attempts)
             named << a.providerObjectId;
-        const QList<ProviderLookup> lookups = m_ledger->lookups(actionId).value();
+        const QList<ProviderLookup> lookups = m_ledger->reader().lookups(actionId).value();
         for (const ProviderLookup &l : lookups)
             named << l.providerObjectId;
         named.removeAll(QString());
@@ -139,7 +139,7 @@ void TestExecutor::checkOutcomeAgainstGroundTruth(const QString &actionId)
     if (action.state == ActionState::Rejected)
         QCOMPARE(refunds.size(), 0);
     // Invariant 4: one key, one fingerprint, for every attempt.
-    const QList<Attempt> attempts = m_ledger->attempts(actionId).value();
+    const QList<Attempt> attempts = m_ledger->reader().attempts(actionId).value();
     for (const Attempt &a : attempts) {
         QCOMPARE(a.idempotencyKey, action.idempotencyKey);
         QCOMPARE(a.requestFingerprint, action.requestFingerprint);
@@ -150,7 +150,7 @@ void TestExecutor::checkOutcomeAgainstGroundTruth(const QString &actionId)
 void TestExecutor::checkAuditReasons(const QString &actionId)
 {
     int changes = 0;
-    const QList<AuditEvent> events = m_ledger->audit(actionId).value();
+    const QList<AuditEvent> events = m_ledger->reader().audit(actionId).value();
     for (const AuditEvent &e : events) {
         const QString before = e.before.value(QStringLiteral("state")).toString();
         const QString after = e.after.value(QStringLiteral("state")).toString();
@@ -161,7 +161,7 @@ void TestExecutor::checkAuditReasons(const QString &actionId)
         }
     }
     QVERIFY(changes >= 2); // at least claimed and settled
-    QVERIFY(m_ledger->verifyAudit()->ok);
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
 }
 
 void TestExecutor::faultTable_data()
@@ -256,8 +256,8 @@ void TestExecutor::faultTable()
     QVERIFY2(waitSettled(action.id), qPrintable(describe(*m_ledger, action.id)));
     executor->stop();
 
-    const ActionRecord after = m_ledger->action(action.id).value();
-    const QList<Attempt> attempts = m_ledger->attempts(action.id).value();
+    const ActionRecord after = m_ledger->reader().action(action.id).value();
+    const QList<Attempt> attempts = m_ledger->reader().attempts(action.id).value();
     const QString context = describe(*m_ledger, action.id);
     QVERIFY2(toWire(after.state) == state, qPrintable(context));
     QVERIFY2(attempts.size() >= minAttempts && attempts.size() <= maxAttempts, qPrintable(context));
@@ -293,14 +293,14 @@ void TestExecutor::seedScenario()
     QVERIFY2(waitSettled(action.id), qPrintable(describe(*m_ledger, action.id)));
     executor->stop();
 
-    QCOMPARE(toWire(m_ledger->action(action.id)->state), QStringLiteral("COMPLETED"));
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("COMPLETED"));
     const QJsonArray truth = m_sim->groundTruth();
     QCOMPARE(truth.size(), 1);
     const QString refundId = truth.first().toObject().value(QStringLiteral("id")).toString();
-    const QList<Attempt> attempts = m_ledger->attempts(action.id).value();
+    const QList<Attempt> attempts = m_ledger->reader().attempts(action.id).value();
     QCOMPARE(attempts.size(), 1);
     QCOMPARE(toWire(attempts.first().outcome), QStringLiteral("unknown"));
-    const QList<ProviderLookup> lookups = m_ledger->lookups(action.id).value();
+    const QList<ProviderLookup> lookups = m_ledger->reader().lookups(action.id).value();
     QVERIFY(!lookups.isEmpty());
     QCOMPARE(lookups.last().result, ProviderLookup::Result::Found);
     QCOMPARE(lookups.last().providerObjectId, refundId);
@@ -318,22 +318,22 @@ void TestExecutor::idempotencyErrorStopsForGood()
     auto executor = makeExecutor(fastConfig(2));
     QVERIFY(executor->start());
     QVERIFY(waitSettled(action.id));
-    QCOMPARE(toWire(m_ledger->action(action.id)->state), QStringLiteral("REQUIRES_REVIEW"));
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("REQUIRES_REVIEW"));
     // The workers keep running after it stopped: another action approved now is claimed and
     // completed by them once the fault is gone.
-    QVERIFY(m_ledger->dueForReconciliation()->isEmpty());
+    QVERIFY(m_ledger->evidence().dueForReconciliation()->isEmpty());
     m_sim->server().faults().clear();
     const ActionRecord later = approvedRefund(*m_ledger, m_sim->seedCharge(5000), 1000, QStringLiteral("later"));
     executor->wake();
     QVERIFY(waitSettled(later.id));
-    QCOMPARE(toWire(m_ledger->action(later.id)->state), QStringLiteral("COMPLETED"));
+    QCOMPARE(toWire(m_ledger->reader().action(later.id)->state), QStringLiteral("COMPLETED"));
     executor->stop();
 
-    const ActionRecord after = m_ledger->action(action.id).value();
+    const ActionRecord after = m_ledger->reader().action(action.id).value();
     QCOMPARE(toWire(after.state), QStringLiteral("REQUIRES_REVIEW"));
     QCOMPARE(after.idempotencyKey, action.idempotencyKey); // no new key
     QVERIFY(after.reviewReason.contains(QStringLiteral("idempotency_error")));
-    const QList<Attempt> attempts = m_ledger->attempts(action.id).value();
+    const QList<Attempt> attempts = m_ledger->reader().attempts(action.id).value();
     QCOMPARE(attempts.size(), 1);
     QCOMPARE(attempts.first().outcome, Attempt::Outcome::IdempotencyMismatch);
     QCOMPARE(attempts.first().idempotencyKey, action.idempotencyKey);
@@ -347,25 +347,25 @@ void TestExecutor::idempotencyErrorStopsForGood()
             ++posts;
     }
     QCOMPARE(posts, 1);
-    QCOMPARE(m_ledger->approvals(action.id)->size(), 1); // no approval minted a key since
+    QCOMPARE(m_ledger->reader().approvals(action.id)->size(), 1); // no approval minted a key since
 }
 
 void TestExecutor::startupRecoveryRunsBeforeWorkers()
 {
     // A dead executor left the action EXECUTING with an open attempt and a lease that expires.
     const ActionRecord action = approvedRefund(*m_ledger, m_charge, 4000, QStringLiteral("orphan"));
-    const auto ghost = m_ledger->claim(action.id, QStringLiteral("ghost@gone:1"), 50ms);
+    const auto ghost = m_ledger->execution().claim(action.id, QStringLiteral("ghost@gone:1"), 50ms);
     QVERIFY(ghost.ok());
-    QTRY_VERIFY_WITH_TIMEOUT(m_ledger->executionInfo(action.id)->leaseExpiresAt < m_ledger->currentTime(), 2000);
-    QCOMPARE(toWire(m_ledger->action(action.id)->state), QStringLiteral("EXECUTING"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_ledger->reader().executionInfo(action.id)->leaseExpiresAt < m_ledger->currentTime(), 2000);
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("EXECUTING"));
 
     auto executor = makeExecutor(fastConfig(2));
     QVERIFY(executor->start());
     QVERIFY(waitSettled(action.id));
     executor->stop();
 
-    QCOMPARE(toWire(m_ledger->action(action.id)->state), QStringLiteral("COMPLETED"));
-    const QList<Attempt> attempts = m_ledger->attempts(action.id).value();
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("COMPLETED"));
+    const QList<Attempt> attempts = m_ledger->reader().attempts(action.id).value();
     QCOMPARE(attempts.size(), 2);
     QCOMPARE(attempts.first().outcome, Attempt::Outcome::Unknown); // recovered: never failed, never rejected
     QCOMPARE(attempts.last().outcome, Attempt::Outcome::Succeeded);
@@ -374,7 +374,7 @@ void TestExecutor::startupRecoveryRunsBeforeWorkers()
     qint64 recoveredSeq = 0;
     qint64 firstWorkerSeq = 0;
     const QStringList workers = executor->workerIds();
-    const QList<AuditEvent> events = m_ledger->audit(action.id).value();
+    const QList<AuditEvent> events = m_ledger->reader().audit(action.id).value();
     for (const AuditEvent &e : events) {
         if (e.event == u"recovered" && recoveredSeq == 0)
             recoveredSeq = e.seq;
@@ -410,8 +410,8 @@ void TestExecutor::gracefulStopLetsInFlightFinish()
     });
     QTRY_VERIFY_WITH_TIMEOUT(stopped.load(), 10000);
     stopper.join();
-    QCOMPARE(toWire(m_ledger->action(action.id)->state), QStringLiteral("COMPLETED"));
-    QCOMPARE(m_ledger->attempts(action.id)->size(), 1);
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("COMPLETED"));
+    QCOMPARE(m_ledger->reader().attempts(action.id)->size(), 1);
     QCOMPARE(m_sim->refundsFor(action.id).size(), 1);
 }
 
@@ -455,8 +455,8 @@ void TestExecutor::stopOutOfGraceLeavesItHonestlyUnknown()
     QTRY_VERIFY_WITH_TIMEOUT(stopped.load(), 5000);
     stopper.join();
     // Aborted in flight: the request reached paysim, so the only honest state is unknown.
-    QCOMPARE(toWire(m_ledger->action(action.id)->state), QStringLiteral("CONFIRMATION_UNKNOWN"));
-    QCOMPARE(m_ledger->attempts(action.id)->first().outcome, Attempt::Outcome::Unknown);
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("CONFIRMATION_UNKNOWN"));
+    QCOMPARE(m_ledger->reader().attempts(action.id)->first().outcome, Attempt::Outcome::Unknown);
 
     // paysim commits once its delay ends; a new executor reconciles it without a second refund.
     QTRY_COMPARE_WITH_TIMEOUT(m_sim->refundsFor(action.id).size(), 1, 5000);
@@ -467,7 +467,7 @@ void TestExecutor::stopOutOfGraceLeavesItHonestlyUnknown()
     QVERIFY(again->start());
     QVERIFY(waitSettled(action.id));
     again->stop();
-    QCOMPARE(toWire(m_ledger->action(action.id)->state), QStringLiteral("COMPLETED"));
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("COMPLETED"));
     QCOMPARE(m_sim->refundsFor(action.id).size(), 1);
     checkOutcomeAgainstGroundTruth(action.id);
 }
@@ -491,7 +491,7 @@ void TestExecutor::observerSeesEveryStateChange()
     QMutexLocker lock(&mutex);
     QCOMPARE(seen.values(), (QStringList{QStringLiteral("EXECUTING"), QStringLiteral("CONFIRMATION_UNKNOWN"),
                                          QStringLiteral("COMPLETED")}));
-    QCOMPARE(seen.lastKey(), m_ledger->action(action.id)->stateVersion);
+    QCOMPARE(seen.lastKey(), m_ledger->reader().action(action.id)->stateVersion);
 }
 
 // Many actions, four workers, a seeded mix of every fault on every send: each action settles,
@@ -536,12 +536,12 @@ void TestExecutor::stormOfFaultsNeverDuplicates()
     int completed = 0;
     for (const QString &id : std::as_const(ids)) {
         checkOutcomeAgainstGroundTruth(id);
-        if (m_ledger->action(id)->state == ActionState::Completed)
+        if (m_ledger->reader().action(id)->state == ActionState::Completed)
             ++completed;
     }
     QVERIFY(completed >= 20); // with these odds nearly all complete; the rest are honest reviews
     QVERIFY(m_sim->groundTruth().size() <= ids.size());
-    QVERIFY(m_ledger->verifyAudit()->ok);
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
 }
 
 QTEST_GUILESS_MAIN(TestExecutor)

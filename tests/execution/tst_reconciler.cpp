@@ -68,7 +68,7 @@ private:
 
     OffsetClock m_clock;
     std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<LedgerStore> m_ledger;
+    std::unique_ptr<Ledger> m_ledger;
     std::unique_ptr<Paysim> m_sim;
     std::unique_ptr<StripeClient> m_client;
     RefundOutcome m_lostAnswer; // what the lost request really got
@@ -82,8 +82,8 @@ void TestReconciler::init()
     m_sim = std::make_unique<Paysim>();
     QVERIFY(m_sim->start());
     m_client = std::make_unique<StripeClient>(providerConfig(m_sim->url(), 400));
-    m_ledger = std::make_unique<LedgerStore>();
-    LedgerStore::Options options;
+    m_ledger = std::make_unique<Ledger>();
+    Ledger::Options options;
     options.clock = m_clock.clock();
     QVERIFY(m_ledger->open(m_dir->filePath(QStringLiteral("ledger.db")), options).ok());
 }
@@ -99,16 +99,16 @@ void TestReconciler::cleanup()
 ActionRecord TestReconciler::lostResponse(const QString &chargeId, qint64 amount, const QString &reference)
 {
     const ActionRecord action = approvedRefund(*m_ledger, chargeId, amount, reference);
-    const auto claim = m_ledger->claim(action.id, LostExecutor, 60s);
+    const auto claim = m_ledger->execution().claim(action.id, LostExecutor, 60s);
     if (!claim.ok()) {
         qWarning() << "claim failed" << claim.error().toString();
         return {};
     }
     m_lostAnswer = m_client->createRefund(claim->record.providerRequest(), claim->attempt.idempotencyKey);
-    LedgerStore::AttemptResult lost;
+    ExecutionStore::AttemptResult lost;
     lost.outcome = Attempt::Outcome::Unknown;
     lost.errorExcerpt = QStringLiteral("response lost (the test threw it away)");
-    const auto finished = m_ledger->finishAttempt(action.id, claim->attempt.seq, lost, Trigger::OutcomeUnknown,
+    const auto finished = m_ledger->execution().finishAttempt(action.id, claim->attempt.seq, lost, Trigger::OutcomeUnknown,
                                                   QStringLiteral("no answer"), LostExecutor);
     if (!finished.ok()) {
         qWarning() << "finish failed" << finished.error().toString();
@@ -119,10 +119,10 @@ ActionRecord TestReconciler::lostResponse(const QString &chargeId, qint64 amount
 
 void TestReconciler::runUntilSettled(const ExecutionConfig &config, const QString &actionId, int timeoutMs)
 {
-    Executor executor(*m_ledger, *m_client, config);
+    Executor executor(Reconciler::storesOf(*m_ledger), *m_client, config);
     QVERIFY(executor.start());
     const bool settled = QTest::qWaitFor([&] {
-        const auto action = m_ledger->action(actionId);
+        const auto action = m_ledger->reader().action(actionId);
         return action.ok() && isSettled(action->state);
     }, timeoutMs);
     executor.stop();
@@ -176,14 +176,14 @@ void TestReconciler::keyWindowPassed()
     config.keyWindowMargin = 1h;
     runUntilSettled(config, action.id);
 
-    const ActionRecord after = m_ledger->action(action.id).value();
+    const ActionRecord after = m_ledger->reader().action(action.id).value();
     QCOMPARE(toWire(after.state), state);
     if (!reasonContains.isEmpty())
         QVERIFY2(after.reviewReason.contains(reasonContains), qPrintable(after.reviewReason));
-    QCOMPARE(m_ledger->attempts(action.id)->size(), 1); // no same-key retry outside the window
+    QCOMPARE(m_ledger->reader().attempts(action.id)->size(), 1); // no same-key retry outside the window
     QCOMPARE(m_sim->refundsFor(action.id).size(), 1);  // and so no second refund
     QCOMPARE(m_sim->requestsTo(QStringLiteral("POST"), QStringLiteral("/v1/refunds")), 1);
-    const QList<ProviderLookup> lookups = m_ledger->lookups(action.id).value();
+    const QList<ProviderLookup> lookups = m_ledger->reader().lookups(action.id).value();
     QVERIFY(!lookups.isEmpty());
 }
 
@@ -199,11 +199,11 @@ void TestReconciler::lookupLagLongerThanFirstLookup()
 
     runUntilSettled(fastConfig(2), action.id);
 
-    QCOMPARE(toWire(m_ledger->action(action.id)->state), QStringLiteral("COMPLETED"));
-    const QList<ProviderLookup> lookups = m_ledger->lookups(action.id).value();
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("COMPLETED"));
+    const QList<ProviderLookup> lookups = m_ledger->reader().lookups(action.id).value();
     QVERIFY(!lookups.isEmpty());
     QCOMPARE(lookups.first().result, ProviderLookup::Result::NotFound); // lag: not evidence of absence
-    const QList<Attempt> attempts = m_ledger->attempts(action.id).value();
+    const QList<Attempt> attempts = m_ledger->reader().attempts(action.id).value();
     QCOMPARE(attempts.size(), 2);
     QCOMPARE(attempts.last().outcome, Attempt::Outcome::Succeeded);
     QVERIFY(attempts.last().replayed);
@@ -243,9 +243,9 @@ void TestReconciler::ambiguousAnswerIsNeverSuccessOrFailure()
     config.maxReconcileTries = 14;
     runUntilSettled(config, action.id, 20000);
 
-    const ActionRecord after = m_ledger->action(action.id).value();
+    const ActionRecord after = m_ledger->reader().action(action.id).value();
     QCOMPARE(toWire(after.state), state);
-    const QList<Attempt> attempts = m_ledger->attempts(action.id).value();
+    const QList<Attempt> attempts = m_ledger->reader().attempts(action.id).value();
     QCOMPARE(attempts.size(), 2); // one retry, then only lookups
     QCOMPARE(attempts.last().errorCode, QStringLiteral("charge_already_refunded"));
     QCOMPARE(attempts.last().outcome, Attempt::Outcome::Unknown);
@@ -298,11 +298,11 @@ void TestReconciler::contradictoryEvidence()
                  200);
     }
     runUntilSettled(fastConfig(1), action.id);
-    const ActionRecord after = m_ledger->action(action.id).value();
+    const ActionRecord after = m_ledger->reader().action(action.id).value();
     QCOMPARE(toWire(after.state), state);
     if (!reasonContains.isEmpty())
         QVERIFY2(after.reviewReason.contains(reasonContains), qPrintable(after.reviewReason));
-    QCOMPARE(m_ledger->attempts(action.id)->size(), 1); // evidence, not a retry, decided it
+    QCOMPARE(m_ledger->reader().attempts(action.id)->size(), 1); // evidence, not a retry, decided it
 }
 
 void TestReconciler::lookUpNowIsStoredWhoeverAsks()
@@ -311,10 +311,10 @@ void TestReconciler::lookUpNowIsStoredWhoeverAsks()
     QVERIFY(m_sim->addFault(postRule(QStringLiteral("drop_response_after_commit"))));
     const ActionRecord unknown = lostResponse(charge, 4000, QStringLiteral("ask"));
     QVERIFY(!unknown.id.isEmpty());
-    const ActionRecord pending = m_ledger->propose(refundInput(charge, 100, QStringLiteral("pending")),
+    const ActionRecord pending = m_ledger->proposals().propose(refundInput(charge, 100, QStringLiteral("pending")),
                                                    QStringLiteral("agent-7"))->record;
 
-    Reconciler reconciler(*m_ledger, *m_client, fastConfig(1));
+    Reconciler reconciler(Reconciler::storesOf(*m_ledger), *m_client, fastConfig(1));
     const auto none = reconciler.lookUpNow(pending.id, QStringLiteral("bob"));
     QVERIFY2(none.ok(), qPrintable(none.error().toString()));
     QCOMPARE(none->lookup.result, ProviderLookup::Result::NotFound);
@@ -330,7 +330,7 @@ void TestReconciler::lookUpNowIsStoredWhoeverAsks()
     const auto again = reconciler.lookUpNow(unknown.id, QStringLiteral("carol"));
     QVERIFY(again.ok());
     QCOMPARE(toWire(again->record.state), QStringLiteral("COMPLETED"));
-    const QList<ProviderLookup> stored = m_ledger->lookups(unknown.id).value();
+    const QList<ProviderLookup> stored = m_ledger->reader().lookups(unknown.id).value();
     QCOMPARE(stored.size(), 2);
     QCOMPARE(stored.last().askedBy, QStringLiteral("carol"));
 }
@@ -345,29 +345,29 @@ void TestReconciler::scheduleSurvivesARestart()
     config.backoffBase = 60s; // the next round is far away
     config.backoffMax = 60s;
     {
-        Reconciler reconciler(*m_ledger, *m_client, config);
+        Reconciler reconciler(Reconciler::storesOf(*m_ledger), *m_client, config);
         const Reconciler::StepResult step = reconciler.reconcile(action.id, QStringLiteral("r1"));
         QCOMPARE(toString(step.step), QStringLiteral("still_unknown"));
     }
-    const auto schedule = m_ledger->reconcileSchedule(action.id);
+    const auto schedule = m_ledger->evidence().reconcileSchedule(action.id);
     QVERIFY(schedule.ok());
     QCOMPARE(schedule->tries, 1);
     QVERIFY(schedule->nextCheckAt > m_ledger->currentTime().addSecs(20));
-    QVERIFY(m_ledger->dueForReconciliation()->isEmpty()); // not due: no busy loop on it
+    QVERIFY(m_ledger->evidence().dueForReconciliation()->isEmpty()); // not due: no busy loop on it
 
     // Another process opens the same ledger: the schedule is there, and rounds keep counting.
     m_ledger.reset();
-    m_ledger = std::make_unique<LedgerStore>();
-    LedgerStore::Options options;
+    m_ledger = std::make_unique<Ledger>();
+    Ledger::Options options;
     options.clock = m_clock.clock();
     QVERIFY(m_ledger->open(m_dir->filePath(QStringLiteral("ledger.db")), options).ok());
-    QCOMPARE(m_ledger->reconcileSchedule(action.id)->tries, 1);
+    QCOMPARE(m_ledger->evidence().reconcileSchedule(action.id)->tries, 1);
     m_clock.advance(61 * 1000);
-    QCOMPARE(m_ledger->dueForReconciliation()->size(), 1);
-    Reconciler reconciler(*m_ledger, *m_client, config);
+    QCOMPARE(m_ledger->evidence().dueForReconciliation()->size(), 1);
+    Reconciler reconciler(Reconciler::storesOf(*m_ledger), *m_client, config);
     QCOMPARE(toString(reconciler.reconcileNextDue(QStringLiteral("r2")).step), QStringLiteral("still_unknown"));
-    QCOMPARE(m_ledger->reconcileSchedule(action.id)->tries, 2);
-    QCOMPARE(m_ledger->attempts(action.id)->size(), 3); // the lost one and two same-key retries
+    QCOMPARE(m_ledger->evidence().reconcileSchedule(action.id)->tries, 2);
+    QCOMPARE(m_ledger->reader().attempts(action.id)->size(), 3); // the lost one and two same-key retries
 }
 
 QTEST_GUILESS_MAIN(TestReconciler)

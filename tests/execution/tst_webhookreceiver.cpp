@@ -156,16 +156,16 @@ private:
     ActionRecord unknownAction(const QString &reference, qint64 amount = 4000);
 
     std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<LedgerStore> m_ledger;
+    std::unique_ptr<Ledger> m_ledger;
     std::unique_ptr<WebhookReceiver> m_receiver;
 };
 
 void TestWebhookReceiver::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
-    m_ledger = std::make_unique<LedgerStore>();
+    m_ledger = std::make_unique<Ledger>();
     QVERIFY(m_ledger->open(m_dir->filePath(QStringLiteral("ledger.db"))).ok());
-    m_receiver = std::make_unique<WebhookReceiver>(*m_ledger, WebhookReceiver::Options{Secret, 300s});
+    m_receiver = std::make_unique<WebhookReceiver>(m_ledger->evidence(), m_ledger->reader(), WebhookReceiver::Options{Secret, 300s});
 }
 
 void TestWebhookReceiver::cleanup()
@@ -178,10 +178,10 @@ void TestWebhookReceiver::cleanup()
 ActionRecord TestWebhookReceiver::unknownAction(const QString &reference, qint64 amount)
 {
     const ActionRecord action = approvedRefund(*m_ledger, QStringLiteral("ch_webhook"), amount, reference);
-    const auto claim = m_ledger->claim(action.id, QStringLiteral("exec"), 60s);
-    LedgerStore::AttemptResult lost;
+    const auto claim = m_ledger->execution().claim(action.id, QStringLiteral("exec"), 60s);
+    ExecutionStore::AttemptResult lost;
     lost.outcome = Attempt::Outcome::Unknown;
-    const auto finished = m_ledger->finishAttempt(action.id, claim->attempt.seq, lost, Trigger::OutcomeUnknown,
+    const auto finished = m_ledger->execution().finishAttempt(action.id, claim->attempt.seq, lost, Trigger::OutcomeUnknown,
                                                   QStringLiteral("timeout"), QStringLiteral("exec"));
     return finished.ok() ? finished->record : ActionRecord();
 }
@@ -251,14 +251,14 @@ void TestWebhookReceiver::refundEventSettlesUnknownAction()
     const WebhookReceiver::Result result = m_receiver->handle(signNow(body), body);
     QCOMPARE(toString(result.status), QStringLiteral("accepted"));
     QCOMPARE(result.httpStatus, 200);
-    QCOMPARE(toWire(m_ledger->action(action.id)->state), state);
-    const QList<ProviderLookup> lookups = m_ledger->lookups(action.id).value();
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), state);
+    const QList<ProviderLookup> lookups = m_ledger->reader().lookups(action.id).value();
     QCOMPARE(lookups.size(), 1);
     QCOMPARE(lookups.first().method, ProviderLookup::Method::Webhook);
     QCOMPARE(lookups.first().askedBy, QStringLiteral("webhook"));
     QCOMPARE(lookups.first().providerObjectId, QStringLiteral("re_webhook1"));
     QCOMPARE(lookups.first().amount, amount);
-    QVERIFY(m_ledger->webhookEvent(QStringLiteral("evt_a1"))->has_value());
+    QVERIFY(m_ledger->evidence().webhookEvent(QStringLiteral("evt_a1"))->has_value());
 }
 
 void TestWebhookReceiver::duplicateEventsAreIgnored()
@@ -266,13 +266,13 @@ void TestWebhookReceiver::duplicateEventsAreIgnored()
     const ActionRecord action = unknownAction(QStringLiteral("dup"));
     const QByteArray body = refundEvent(QStringLiteral("evt_dup"), QStringLiteral("refund.created"), action.id, 4000);
     QCOMPARE(toString(m_receiver->handle(signNow(body), body).status), QStringLiteral("accepted"));
-    const qint64 version = m_ledger->action(action.id)->stateVersion;
+    const qint64 version = m_ledger->reader().action(action.id)->stateVersion;
     // Redelivered (Stripe retries, or a replay inside the tolerance): nothing happens again.
     const WebhookReceiver::Result again = m_receiver->handle(signNow(body, -5), body);
     QCOMPARE(toString(again.status), QStringLiteral("duplicate"));
     QCOMPARE(again.httpStatus, 200);
-    QCOMPARE(m_ledger->lookups(action.id)->size(), 1);
-    QCOMPARE(m_ledger->action(action.id)->stateVersion, version);
+    QCOMPARE(m_ledger->reader().lookups(action.id)->size(), 1);
+    QCOMPARE(m_ledger->reader().action(action.id)->stateVersion, version);
 }
 
 void TestWebhookReceiver::eventsForNobodyAreIgnoredAndRemembered()
@@ -288,7 +288,7 @@ void TestWebhookReceiver::eventsForNobodyAreIgnoredAndRemembered()
     const QByteArray chargeBody = QJsonDocument(charge).toJson(QJsonDocument::Compact);
     QCOMPARE(toString(m_receiver->handle(signNow(chargeBody), chargeBody).status), QStringLiteral("ignored"));
     QCOMPARE(toString(m_receiver->handle(signNow(unknown), unknown).status), QStringLiteral("duplicate"));
-    QVERIFY(m_ledger->webhookEvent(QStringLiteral("evt_charge"))->has_value());
+    QVERIFY(m_ledger->evidence().webhookEvent(QStringLiteral("evt_charge"))->has_value());
     const QByteArray notAnEvent = QByteArrayLiteral("{\"hello\":1}");
     QCOMPARE(toString(m_receiver->handle(signNow(notAnEvent), notAnEvent).status), QStringLiteral("malformed"));
 }
@@ -301,9 +301,9 @@ void TestWebhookReceiver::badSignatureChangesNothing()
     const WebhookReceiver::Result result = m_receiver->handle(forged, body);
     QCOMPARE(toString(result.status), QStringLiteral("bad_signature"));
     QCOMPARE(result.httpStatus, 400);
-    QCOMPARE(m_ledger->action(action.id)->state, ActionState::ConfirmationUnknown);
-    QVERIFY(m_ledger->lookups(action.id)->isEmpty());
-    QVERIFY(!m_ledger->webhookEvent(QStringLiteral("evt_forged"))->has_value()); // a real delivery is still accepted later
+    QCOMPARE(m_ledger->reader().action(action.id)->state, ActionState::ConfirmationUnknown);
+    QVERIFY(m_ledger->reader().lookups(action.id)->isEmpty());
+    QVERIFY(!m_ledger->evidence().webhookEvent(QStringLiteral("evt_forged"))->has_value()); // a real delivery is still accepted later
     const QByteArray old = paysim::WebhookSignature::header(Secret, QDateTime::currentSecsSinceEpoch() - 3600, body);
     QCOMPARE(toString(m_receiver->handle(old, body).status), QStringLiteral("bad_signature"));
     QCOMPARE(toString(m_receiver->handle(signNow(body), body).status), QStringLiteral("accepted"));
@@ -313,16 +313,16 @@ void TestWebhookReceiver::inFlightAttemptOnlyStoresAndNudgesReconciler()
 {
     const ActionRecord action = unknownAction(QStringLiteral("in-flight"));
     // The reconciler holds the lease and its same-key retry is in flight.
-    QVERIFY(m_ledger->scheduleReconciliation(action.id, 3, m_ledger->currentTime().addSecs(600), QStringLiteral("later")).ok());
-    QVERIFY(m_ledger->acquireLease(action.id, QStringLiteral("reconciler-1"), 60s).ok());
-    QVERIFY(m_ledger->beginRetryAttempt(action.id, QStringLiteral("reconciler-1")).ok());
+    QVERIFY(m_ledger->evidence().scheduleReconciliation(action.id, 3, m_ledger->currentTime().addSecs(600), QStringLiteral("later")).ok());
+    QVERIFY(m_ledger->execution().acquireLease(action.id, QStringLiteral("reconciler-1"), 60s).ok());
+    QVERIFY(m_ledger->execution().beginRetryAttempt(action.id, QStringLiteral("reconciler-1")).ok());
 
     const QByteArray body = refundEvent(QStringLiteral("evt_inflight"), QStringLiteral("refund.created"), action.id, 4000);
     const WebhookReceiver::Result result = m_receiver->handle(signNow(body), body);
     QCOMPARE(toString(result.status), QStringLiteral("accepted"));
-    QCOMPARE(m_ledger->action(action.id)->state, ActionState::ConfirmationUnknown); // the retry decides first
-    QCOMPARE(m_ledger->lookups(action.id)->size(), 1);
-    const auto schedule = m_ledger->reconcileSchedule(action.id);
+    QCOMPARE(m_ledger->reader().action(action.id)->state, ActionState::ConfirmationUnknown); // the retry decides first
+    QCOMPARE(m_ledger->reader().lookups(action.id)->size(), 1);
+    const auto schedule = m_ledger->evidence().reconcileSchedule(action.id);
     QCOMPARE(schedule->tries, 3);
     QVERIFY(schedule->nextCheckAt <= m_ledger->currentTime()); // look again now
 }
@@ -343,7 +343,7 @@ void TestWebhookReceiver::paysimDeliveriesAreAccepted()
     QCOMPARE(toString(endpoint.results.first().status), QStringLiteral("ignored"));
 
     const ActionRecord action = approvedRefund(*m_ledger, charge, 4000, QStringLiteral("delivered"));
-    const auto claim = m_ledger->claim(action.id, QStringLiteral("exec"), 60s);
+    const auto claim = m_ledger->execution().claim(action.id, QStringLiteral("exec"), 60s);
     QVERIFY(claim.ok());
     QVERIFY(sim.addFault(QJsonObject{{QStringLiteral("method"), QStringLiteral("POST")},
                                      {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
@@ -354,15 +354,15 @@ void TestWebhookReceiver::paysimDeliveriesAreAccepted()
     StripeClient client(providerConfig(sim.url(), 400));
     const RefundOutcome lost = client.createRefund(claim->record.providerRequest(), claim->attempt.idempotencyKey);
     QCOMPARE(lost.outcome, Attempt::Outcome::Unknown);
-    LedgerStore::AttemptResult result;
+    ExecutionStore::AttemptResult result;
     result.outcome = Attempt::Outcome::Unknown;
-    QVERIFY(m_ledger->finishAttempt(action.id, claim->attempt.seq, result, Trigger::OutcomeUnknown,
+    QVERIFY(m_ledger->execution().finishAttempt(action.id, claim->attempt.seq, result, Trigger::OutcomeUnknown,
                                     QStringLiteral("dropped"), QStringLiteral("exec")).ok());
     QTRY_VERIFY_WITH_TIMEOUT(endpoint.held() >= 1, 5000); // refund.created (and charge.refunded)
     endpoint.release();
 
-    QTRY_COMPARE_WITH_TIMEOUT(toWire(m_ledger->action(action.id)->state), QStringLiteral("COMPLETED"), 5000);
-    const QList<ProviderLookup> lookups = m_ledger->lookups(action.id).value();
+    QTRY_COMPARE_WITH_TIMEOUT(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("COMPLETED"), 5000);
+    const QList<ProviderLookup> lookups = m_ledger->reader().lookups(action.id).value();
     QVERIFY(!lookups.isEmpty());
     QCOMPARE(lookups.first().method, ProviderLookup::Method::Webhook);
     QCOMPARE(lookups.first().providerObjectId,

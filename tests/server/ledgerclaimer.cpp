@@ -11,7 +11,7 @@
 //               "retrying <seq>", then sleeps until killed
 
 #include "childprocess.h"
-#include "ledgerstore.h"
+#include "ledger.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -42,8 +42,8 @@ int main(int argc, char *argv[])
         return 2;
     }
 
-    LedgerStore store;
-    LedgerStore::Options options;
+    Ledger store;
+    Ledger::Options options;
     options.recoverExpiredLeasesOnOpen = false; // the test decides when recovery runs
     const LedgerError opened = store.open(parser.value(QStringLiteral("db")), options);
     if (!opened.ok()) {
@@ -56,7 +56,7 @@ int main(int argc, char *argv[])
         return 4;
 
     if (mode == u"claim" || mode == u"hold") {
-        const auto claimed = store.claim(actionId, executor, lease);
+        const auto claimed = store.execution().claim(actionId, executor, lease);
         if (!claimed.ok()) {
             say(QStringLiteral("lost ") + toWire(claimed.code()) + QLatin1Char(' ') + claimed.error().message());
             return 0;
@@ -67,12 +67,12 @@ int main(int argc, char *argv[])
         }
         say(QStringLiteral("claimed %1").arg(claimed->attempt.seq));
     } else if (mode == u"retry-hold") {
-        const auto leased = store.acquireLease(actionId, executor, lease);
+        const auto leased = store.execution().acquireLease(actionId, executor, lease);
         if (!leased.ok()) {
             say(QStringLiteral("lease failed ") + leased.error().toString());
             return 5;
         }
-        const auto retry = store.beginRetryAttempt(actionId, executor);
+        const auto retry = store.execution().beginRetryAttempt(actionId, executor);
         if (!retry.ok()) {
             say(QStringLiteral("retry failed ") + retry.error().toString());
             return 5;

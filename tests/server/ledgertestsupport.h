@@ -2,7 +2,7 @@
 
 // Shared by the ledger tests: a controllable clock and proposal fixtures. Header-only.
 
-#include "ledgerstore.h"
+#include "ledger.h"
 
 #include <QDateTime>
 #include <QString>
@@ -33,9 +33,9 @@ private:
     std::shared_ptr<std::atomic<qint64>> m_ms;
 };
 
-inline LedgerStore::ProposalInput sampleInput(const QString &clientReference, qint64 amount = 4000)
+inline ProposalStore::ProposalInput sampleInput(const QString &clientReference, qint64 amount = 4000)
 {
-    LedgerStore::ProposalInput input;
+    ProposalStore::ProposalInput input;
     input.targetType = TargetType::Charge;
     input.targetId = QStringLiteral("ch_3NqFake0001");
     input.businessReference = QStringLiteral("order-1001");

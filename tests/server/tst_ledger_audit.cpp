@@ -1,7 +1,7 @@
 // Invariant 9: the audit log is hash-chained and verifyAudit() finds any edit. The attacker here
 // has the database file: drops the append-only triggers first, then edits or deletes rows.
 
-#include "ledgerstore.h"
+#include "ledger.h"
 #include "ledgertestsupport.h"
 
 #include <QSqlDatabase>
@@ -34,10 +34,10 @@ private slots:
 private:
     void runWorkload();
     bool attack(const QStringList &statements, QString *error);
-    QList<AuditEvent> log() const { return m_store->auditLog(0, 100000).value(); }
+    QList<AuditEvent> log() const { return m_store->reader().auditLog(0, 100000).value(); }
 
     std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<LedgerStore> m_store;
+    std::unique_ptr<Ledger> m_store;
     ManualClock m_clock;
     QString m_path;
 };
@@ -47,8 +47,8 @@ void TestLedgerAudit::init()
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
     m_path = m_dir->filePath(QStringLiteral("ledger.db"));
-    m_store = std::make_unique<LedgerStore>();
-    LedgerStore::Options options;
+    m_store = std::make_unique<Ledger>();
+    Ledger::Options options;
     options.clock = m_clock.clock();
     QVERIFY(m_store->open(m_path, options).ok());
     runWorkload();
@@ -64,22 +64,22 @@ void TestLedgerAudit::cleanup()
 void TestLedgerAudit::runWorkload()
 {
     for (int i = 0; i < 8; ++i) {
-        const auto p = m_store->propose(sampleInput(QStringLiteral("w-%1").arg(i), 1000 + i), agent());
+        const auto p = m_store->proposals().propose(sampleInput(QStringLiteral("w-%1").arg(i), 1000 + i), agent());
         QVERIFY(p.ok());
         m_clock.advance(7);
         ActionRecord a = p->record;
         if (i % 4 == 3) {
-            QVERIFY(m_store->reject(a.id, approver(), QStringLiteral("no"), a.stateVersion).ok());
+            QVERIFY(m_store->approvals().reject(a.id, approver(), QStringLiteral("no"), a.stateVersion).ok());
             continue;
         }
-        a = m_store->amendBeforeSending(a.id, approver(), 900 + i, QString(), a.stateVersion).value();
-        a = m_store->approve(a.id, approver(), QStringLiteral("ok \"quoted\" ünïcode"), a.stateVersion).value();
-        const auto c = m_store->claim(a.id, QStringLiteral("exec-1"), 30s);
+        a = m_store->proposals().amendBeforeSending(a.id, approver(), 900 + i, QString(), a.stateVersion).value();
+        a = m_store->approvals().approve(a.id, approver(), QStringLiteral("ok \"quoted\" ünïcode"), a.stateVersion).value();
+        const auto c = m_store->execution().claim(a.id, QStringLiteral("exec-1"), 30s);
         QVERIFY(c.ok());
-        QVERIFY(m_store->renewLease(a.id, QStringLiteral("exec-1"), 30s).ok());
-        LedgerStore::AttemptResult result;
+        QVERIFY(m_store->execution().renewLease(a.id, QStringLiteral("exec-1"), 30s).ok());
+        ExecutionStore::AttemptResult result;
         result.outcome = i % 2 ? Attempt::Outcome::Succeeded : Attempt::Outcome::Unknown;
-        const auto f = m_store->finishAttempt(a.id, 1, result,
+        const auto f = m_store->execution().finishAttempt(a.id, 1, result,
                                               i % 2 ? Trigger::ProviderSucceeded : Trigger::OutcomeUnknown,
                                               QStringLiteral("answer"), QStringLiteral("exec-1"));
         QVERIFY(f.ok());
@@ -90,15 +90,15 @@ void TestLedgerAudit::runWorkload()
             lookup.result = ProviderLookup::Result::Found;
             lookup.status = QStringLiteral("succeeded");
             lookup.amount = f->record.amount;
-            const auto l = m_store->recordLookup(lookup, Trigger::ProviderSucceeded, QStringLiteral("found"));
+            const auto l = m_store->evidence().recordLookup(lookup, Trigger::ProviderSucceeded, QStringLiteral("found"));
             QVERIFY2(l.ok(), qPrintable(l.error().toString()));
         }
-        QVERIFY(m_store->propose(sampleInput(QStringLiteral("w-%1").arg(i), 5), agent()).ok()); // conflict
+        QVERIFY(m_store->proposals().propose(sampleInput(QStringLiteral("w-%1").arg(i), 5), agent()).ok()); // conflict
     }
     // A changed resubmission of a PENDING action stops it for review.
-    const auto p = m_store->propose(sampleInput(QStringLiteral("stop")), agent());
+    const auto p = m_store->proposals().propose(sampleInput(QStringLiteral("stop")), agent());
     QVERIFY(p.ok());
-    const auto stopped = m_store->propose(sampleInput(QStringLiteral("stop"), 1), agent());
+    const auto stopped = m_store->proposals().propose(sampleInput(QStringLiteral("stop"), 1), agent());
     QVERIFY(stopped.ok());
     QCOMPARE(toWire(stopped->record.state), QStringLiteral("REQUIRES_REVIEW"));
 }
@@ -126,7 +126,7 @@ void TestLedgerAudit::chainVerifiesAfterManyOperations()
 {
     const QList<AuditEvent> events = log();
     QVERIFY(events.size() > 50);
-    const auto v = m_store->verifyAudit();
+    const auto v = m_store->reader().verifyAudit();
     QVERIFY(v.ok());
     QVERIFY2(v->ok, qPrintable(v->reason));
     QCOMPARE(v->rowsChecked, qint64(events.size()));
@@ -142,11 +142,11 @@ void TestLedgerAudit::chainVerifiesAfterManyOperations()
 
     // A fresh store on the same file sees the same verified chain, and extends it.
     m_store.reset();
-    m_store = std::make_unique<LedgerStore>();
+    m_store = std::make_unique<Ledger>();
     QVERIFY(m_store->open(m_path).ok());
-    QVERIFY(m_store->propose(sampleInput(QStringLiteral("after-reopen")), agent()).ok());
-    QVERIFY(m_store->verifyAudit()->ok);
-    QCOMPARE(m_store->verifyAudit()->rowsChecked, qint64(events.size() + 1));
+    QVERIFY(m_store->proposals().propose(sampleInput(QStringLiteral("after-reopen")), agent()).ok());
+    QVERIFY(m_store->reader().verifyAudit()->ok);
+    QCOMPARE(m_store->reader().verifyAudit()->rowsChecked, qint64(events.size() + 1));
 }
 
 void TestLedgerAudit::everyMutationIsAudited()
@@ -205,7 +205,7 @@ void TestLedgerAudit::editedRowIsDetected()
         QVERIFY2(attack({QStringLiteral("UPDATE audit SET hash = '%1' WHERE seq = %2").arg(forged).arg(target)}, &error),
                  qPrintable(error));
     }
-    const auto v = m_store->verifyAudit();
+    const auto v = m_store->reader().verifyAudit();
     QVERIFY(v.ok());
     QVERIFY(!v->ok);
     QCOMPARE(v->firstBrokenSeq, rehash ? target + 1 : target);
@@ -228,7 +228,7 @@ void TestLedgerAudit::deletedRowIsDetected()
                      QStringLiteral("DELETE FROM audit WHERE seq = %1").arg(target)},
                     &error),
              qPrintable(error));
-    const auto v = m_store->verifyAudit();
+    const auto v = m_store->reader().verifyAudit();
     QVERIFY(v.ok());
     QVERIFY(!v->ok);
     QCOMPARE(v->firstBrokenSeq, target + 1);

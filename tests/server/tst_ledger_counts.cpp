@@ -4,8 +4,7 @@
 // the LIKE semantics (case-insensitive substring of five columns) return — also when the index is
 // asked only for the parts of the text without near-universal trigrams (searchterms.h).
 #include "actionreader.h"
-#include "ledgerconnections.h"
-#include "ledgerstore.h"
+#include "ledger.h"
 #include "ledgertestsupport.h"
 #include "money.h"
 #include "searchterms.h"
@@ -60,9 +59,8 @@ private:
                              const QList<ActionState> &states);
 
     std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<LedgerStore> m_store;
-    std::unique_ptr<LedgerConnections> m_connections;
-    std::unique_ptr<ActionReader> m_reader;
+    std::unique_ptr<Ledger> m_store;
+    const ActionReader *m_reader = nullptr; // the ledger's own
     ManualClock m_clock;
     QString m_path;
     QStringList m_agents;
@@ -79,21 +77,18 @@ void TestLedgerCounts::init()
 
 void TestLedgerCounts::reopen()
 {
-    m_reader.reset();
-    m_connections.reset();
-    m_store = std::make_unique<LedgerStore>();
-    LedgerStore::Options o;
+    m_reader = nullptr;
+    m_store = std::make_unique<Ledger>();
+    Ledger::Options o;
     o.clock = m_clock.clock();
     const LedgerError error = m_store->open(m_path, o);
     QVERIFY2(error.ok(), qPrintable(error.toString()));
-    m_connections = std::make_unique<LedgerConnections>(m_path, 5000);
-    m_reader = std::make_unique<ActionReader>(m_connections.get());
+    m_reader = &m_store->reader();
 }
 
 void TestLedgerCounts::cleanup()
 {
-    m_reader.reset();
-    m_connections.reset();
+    m_reader = nullptr;
     m_store.reset();
     const QString name = QStringLiteral("counts-raw");
     if (QSqlDatabase::contains(name))
@@ -115,11 +110,11 @@ QSqlDatabase TestLedgerCounts::rawDb()
 ActionRecord TestLedgerCounts::proposeWith(const QString &agentName, const QString &target, const QString &business,
                                            const QString &clientReference, qint64 amount, const QString &currency)
 {
-    LedgerStore::ProposalInput input = sampleInput(clientReference, amount);
+    ProposalStore::ProposalInput input = sampleInput(clientReference, amount);
     input.currency = currency;
     input.targetId = target;
     input.businessReference = business;
-    const auto r = m_store->propose(input, agentName);
+    const auto r = m_store->proposals().propose(input, agentName);
     m_clock.advance(1);
     if (!r.ok()) {
         qWarning() << "propose failed:" << r.error().toString();
@@ -155,31 +150,31 @@ void TestLedgerCounts::randomOperations(quint32 seed, int operations, int agents
             continue;
         }
         const QString id = ids.at(rng.bounded(int(ids.size())));
-        const ActionRecord r = m_store->action(id).value();
+        const ActionRecord r = m_store->reader().action(id).value();
         const int choice = rng.bounded(4);
         switch (r.state) {
         case ActionState::Pending:
             if (r.approvalVersion == 0 && choice < 2)
-                m_store->approve(id, approver(), QStringLiteral("ok"), r.stateVersion);
+                m_store->approvals().approve(id, approver(), QStringLiteral("ok"), r.stateVersion);
             else if (choice == 0)
-                m_store->reject(id, approver(), QStringLiteral("no"), r.stateVersion);
+                m_store->approvals().reject(id, approver(), QStringLiteral("no"), r.stateVersion);
             else if (choice == 1)
-                m_store->transition(id, Trigger::StopForReview, approver(), QStringLiteral("look"));
-            else if (const auto c = m_store->claim(id, QStringLiteral("exec-1"), 30s); c.ok())
+                m_store->execution().transition(id, Trigger::StopForReview, approver(), QStringLiteral("look"));
+            else if (const auto c = m_store->execution().claim(id, QStringLiteral("exec-1"), 30s); c.ok())
                 openAttempt.insert(id, c->attempt.seq);
             break;
         case ActionState::Executing: {
-            LedgerStore::AttemptResult result;
+            ExecutionStore::AttemptResult result;
             const bool done = choice < 2;
             result.outcome = done ? Attempt::Outcome::Succeeded : Attempt::Outcome::Unknown;
             result.httpStatus = done ? 200 : 0;
-            m_store->finishAttempt(id, openAttempt.value(id), result,
+            m_store->execution().finishAttempt(id, openAttempt.value(id), result,
                                    done ? Trigger::ProviderSucceeded : Trigger::OutcomeUnknown, QStringLiteral("test"),
                                    QStringLiteral("exec-1"));
             break;
         }
         case ActionState::ConfirmationUnknown:
-            m_store->transition(id, Trigger::StopForReview, approver(), QStringLiteral("look"));
+            m_store->execution().transition(id, Trigger::StopForReview, approver(), QStringLiteral("look"));
             break;
         default:
             break; // terminal or review: nothing to do
@@ -246,8 +241,7 @@ void TestLedgerCounts::countsMatchGroupBy()
 void TestLedgerCounts::migrationCountsExistingRows()
 {
     randomOperations(5, 200, 2);
-    m_reader.reset();
-    m_connections.reset();
+    m_reader = nullptr;
     m_store.reset();
     {
         QSqlDatabase db = rawDb();

@@ -3,7 +3,7 @@
 // says CONFIRMATION_UNKNOWN with the attempt unknown — never failed, never rejected — and the
 // audit chain still verifies.
 
-#include "ledgerstore.h"
+#include "ledger.h"
 #include "ledgertestsupport.h"
 
 #include <QElapsedTimer>
@@ -86,11 +86,11 @@ void TestLedgerCrash::killedWhileExecuting()
 {
     QString actionId;
     {
-        LedgerStore store;
+        Ledger store;
         QVERIFY(store.open(m_path).ok());
-        const auto p = store.propose(sampleInput(QStringLiteral("crash-1")), agent());
+        const auto p = store.proposals().propose(sampleInput(QStringLiteral("crash-1")), agent());
         QVERIFY(p.ok());
-        const auto a = store.approve(p->record.id, approver(), QString(), p->record.stateVersion);
+        const auto a = store.approvals().approve(p->record.id, approver(), QString(), p->record.stateVersion);
         QVERIFY(a.ok());
         actionId = a->id;
     }
@@ -103,22 +103,22 @@ void TestLedgerCrash::killedWhileExecuting()
 
     {
         // Before the lease expires nobody may touch it: recovery on open finds nothing to do.
-        LedgerStore early;
+        Ledger early;
         QVERIFY(early.open(m_path).ok());
         if (sinceClaim.elapsed() < LeaseMs - 50) {
-            QCOMPARE(toWire(early.action(actionId)->state), QStringLiteral("EXECUTING"));
-            QCOMPARE(int(early.attempts(actionId)->first().outcome), int(Attempt::Outcome::Open));
-            QCOMPARE(early.executionInfo(actionId)->leaseOwner, QStringLiteral("doomed"));
+            QCOMPARE(toWire(early.reader().action(actionId)->state), QStringLiteral("EXECUTING"));
+            QCOMPARE(int(early.reader().attempts(actionId)->first().outcome), int(Attempt::Outcome::Open));
+            QCOMPARE(early.reader().executionInfo(actionId)->leaseOwner, QStringLiteral("doomed"));
         }
     }
 
     QThread::msleep(qMax<qint64>(0, LeaseMs + 50 - sinceClaim.elapsed()));
-    LedgerStore store;
+    Ledger store;
     QVERIFY(store.open(m_path).ok()); // recovers expired leases
-    const auto action = store.action(actionId);
+    const auto action = store.reader().action(actionId);
     QVERIFY(action.ok());
     QCOMPARE(toWire(action->state), QStringLiteral("CONFIRMATION_UNKNOWN"));
-    const auto attempts = store.attempts(actionId);
+    const auto attempts = store.reader().attempts(actionId);
     QCOMPARE(attempts->size(), 1);
     const Attempt &attempt = attempts->first();
     QCOMPARE(int(attempt.outcome), int(Attempt::Outcome::Unknown));
@@ -126,15 +126,15 @@ void TestLedgerCrash::killedWhileExecuting()
     QCOMPARE(attempt.idempotencyKey, action->idempotencyKey);
     QVERIFY(attempt.finishedAt.isValid());
     QCOMPARE(attempt.errorExcerpt, QStringLiteral("executor lease expired (process died?)"));
-    QVERIFY(store.executionInfo(actionId)->leaseOwner.isEmpty());
-    QCOMPARE(store.audit(actionId)->last().event, QStringLiteral("recovered"));
-    const auto verified = store.verifyAudit();
+    QVERIFY(store.reader().executionInfo(actionId)->leaseOwner.isEmpty());
+    QCOMPARE(store.reader().audit(actionId)->last().event, QStringLiteral("recovered"));
+    const auto verified = store.reader().verifyAudit();
     QVERIFY(verified.ok());
     QVERIFY2(verified->ok, qPrintable(verified->reason));
 
     // The reconciler can now retry with the same key.
-    QVERIFY(store.acquireLease(actionId, QStringLiteral("rec-1"), 10s).ok());
-    const auto retry = store.beginRetryAttempt(actionId, QStringLiteral("rec-1"));
+    QVERIFY(store.execution().acquireLease(actionId, QStringLiteral("rec-1"), 10s).ok());
+    const auto retry = store.execution().beginRetryAttempt(actionId, QStringLiteral("rec-1"));
     QVERIFY(retry.ok());
     QCOMPARE(retry->idempotencyKey, attempt.idempotencyKey);
 }
@@ -143,16 +143,16 @@ void TestLedgerCrash::killedDuringSameKeyRetry()
 {
     QString actionId;
     {
-        LedgerStore store;
+        Ledger store;
         QVERIFY(store.open(m_path).ok());
-        const auto p = store.propose(sampleInput(QStringLiteral("crash-2")), agent());
-        const auto a = store.approve(p->record.id, approver(), QString(), p->record.stateVersion);
-        const auto c = store.claim(a->id, QStringLiteral("exec-1"), 30s);
+        const auto p = store.proposals().propose(sampleInput(QStringLiteral("crash-2")), agent());
+        const auto a = store.approvals().approve(p->record.id, approver(), QString(), p->record.stateVersion);
+        const auto c = store.execution().claim(a->id, QStringLiteral("exec-1"), 30s);
         QVERIFY(c.ok());
-        LedgerStore::AttemptResult timeout;
+        ExecutionStore::AttemptResult timeout;
         timeout.outcome = Attempt::Outcome::Unknown;
         timeout.errorExcerpt = QStringLiteral("timed out");
-        QVERIFY(store.finishAttempt(a->id, 1, timeout, Trigger::OutcomeUnknown, QString(), QStringLiteral("exec-1")).ok());
+        QVERIFY(store.execution().finishAttempt(a->id, 1, timeout, Trigger::OutcomeUnknown, QString(), QStringLiteral("exec-1")).ok());
         actionId = a->id;
     }
 
@@ -163,15 +163,15 @@ void TestLedgerCrash::killedDuringSameKeyRetry()
     killAndWait(child);
     QThread::msleep(qMax<qint64>(0, LeaseMs + 50 - sinceRetry.elapsed()));
 
-    LedgerStore store;
+    Ledger store;
     QVERIFY(store.open(m_path).ok());
-    QCOMPARE(toWire(store.action(actionId)->state), QStringLiteral("CONFIRMATION_UNKNOWN"));
-    const auto attempts = store.attempts(actionId);
+    QCOMPARE(toWire(store.reader().action(actionId)->state), QStringLiteral("CONFIRMATION_UNKNOWN"));
+    const auto attempts = store.reader().attempts(actionId);
     QCOMPARE(attempts->size(), 2);
     QCOMPARE(int(attempts->at(1).outcome), int(Attempt::Outcome::Unknown));
     QCOMPARE(attempts->at(1).idempotencyKey, attempts->at(0).idempotencyKey);
-    QVERIFY(store.executionInfo(actionId)->leaseOwner.isEmpty());
-    QVERIFY(store.verifyAudit()->ok);
+    QVERIFY(store.reader().executionInfo(actionId)->leaseOwner.isEmpty());
+    QVERIFY(store.reader().verifyAudit()->ok);
 }
 
 QTEST_GUILESS_MAIN(TestLedgerCrash)

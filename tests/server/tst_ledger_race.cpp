@@ -2,7 +2,7 @@
 // for the same action again and again; exactly one wins each time and exactly one attempt row
 // exists.
 
-#include "ledgerstore.h"
+#include "ledger.h"
 #include "ledgertestsupport.h"
 
 #include <QFile>
@@ -35,7 +35,7 @@ private:
     QStringList approvedActions(int count, const QString &prefix);
 
     std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<LedgerStore> m_store;
+    std::unique_ptr<Ledger> m_store;
     QString m_path;
 };
 
@@ -44,7 +44,7 @@ void TestLedgerRace::init()
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
     m_path = m_dir->filePath(QStringLiteral("ledger.db"));
-    m_store = std::make_unique<LedgerStore>();
+    m_store = std::make_unique<Ledger>();
     QVERIFY(m_store->open(m_path).ok());
 }
 
@@ -58,10 +58,10 @@ QStringList TestLedgerRace::approvedActions(int count, const QString &prefix)
 {
     QStringList ids;
     for (int i = 0; i < count; ++i) {
-        const auto p = m_store->propose(sampleInput(prefix + QString::number(i)), agent());
+        const auto p = m_store->proposals().propose(sampleInput(prefix + QString::number(i)), agent());
         if (!p.ok())
             return {};
-        const auto a = m_store->approve(p->record.id, approver(), QString(), p->record.stateVersion);
+        const auto a = m_store->approvals().approve(p->record.id, approver(), QString(), p->record.stateVersion);
         if (!a.ok())
             return {};
         ids << a->id;
@@ -82,7 +82,7 @@ void TestLedgerRace::threadsRaceClaim()
         const QString executor = QStringLiteral("thread-%1").arg(which);
         for (int round = 0; round < rounds; ++round) {
             start.arrive_and_wait();
-            const auto r = m_store->claim(ids.at(round), executor, 30s);
+            const auto r = m_store->execution().claim(ids.at(round), executor, 30s);
             results[which].push_back(r.code());
         }
     };
@@ -100,11 +100,11 @@ void TestLedgerRace::threadsRaceClaim()
         const LedgerError::Code loser = first == LedgerError::Code::None ? second : first;
         QVERIFY2(loser == LedgerError::Code::IllegalTransition || loser == LedgerError::Code::Conflict,
                  qPrintable(toWire(loser)));
-        const auto attempts = m_store->attempts(ids.at(round));
+        const auto attempts = m_store->reader().attempts(ids.at(round));
         QCOMPARE(attempts->size(), 1);
-        QCOMPARE(toWire(m_store->action(ids.at(round))->state), QStringLiteral("EXECUTING"));
+        QCOMPARE(toWire(m_store->reader().action(ids.at(round))->state), QStringLiteral("EXECUTING"));
     }
-    QVERIFY(m_store->verifyAudit()->ok);
+    QVERIFY(m_store->reader().verifyAudit()->ok);
 }
 
 void TestLedgerRace::threadsRaceClaimNext()
@@ -120,7 +120,7 @@ void TestLedgerRace::threadsRaceClaimNext()
         const QString executor = QStringLiteral("thread-%1").arg(which);
         for (int round = 0; round < actions; ++round) {
             start.arrive_and_wait();
-            const auto r = m_store->claimNext(executor, 30s);
+            const auto r = m_store->execution().claimNext(executor, 30s);
             if (!r.ok())
                 ++failures;
             else if (r->has_value())
@@ -139,7 +139,7 @@ void TestLedgerRace::threadsRaceClaimNext()
     all.removeDuplicates();
     QCOMPARE(all.size(), actions); // nothing claimed twice
     for (const QString &id : ids)
-        QCOMPARE(m_store->attempts(id)->size(), 1);
+        QCOMPARE(m_store->reader().attempts(id)->size(), 1);
     QVERIFY(!claimed[0].isEmpty() && !claimed[1].isEmpty());
 }
 
@@ -187,12 +187,12 @@ void TestLedgerRace::processesRaceClaim()
             }
         }
         QVERIFY2(winners == 1, qPrintable(QStringLiteral("round %1: ").arg(round) + outputs.join(QStringLiteral(" / "))));
-        const auto attempts = m_store->attempts(ids.at(round));
+        const auto attempts = m_store->reader().attempts(ids.at(round));
         QCOMPARE(attempts->size(), 1);
         QVERIFY(attempts->first().executor.startsWith(QStringLiteral("proc-")));
     }
     qInfo("process A won %d of %d rounds", winsA, rounds);
-    QVERIFY(m_store->verifyAudit()->ok);
+    QVERIFY(m_store->reader().verifyAudit()->ok);
 }
 
 QTEST_GUILESS_MAIN(TestLedgerRace)

@@ -2,7 +2,7 @@
 // separate connection (as a buggy component or a careless operator would send it) is refused by
 // the schema's triggers, and the data is unchanged; the statements the ledger needs still work.
 
-#include "ledgerstore.h"
+#include "ledger.h"
 #include "ledgertestsupport.h"
 
 #include <QSqlDatabase>
@@ -39,7 +39,7 @@ private:
     QString dump();
 
     std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<LedgerStore> m_store;
+    std::unique_ptr<Ledger> m_store;
     ManualClock m_clock;
     QString m_rawName = QStringLiteral("raw-triggers");
     ActionRecord m_sent;    // COMPLETED via review: a finished attempt, lookup, reconciliation, conflict
@@ -52,22 +52,22 @@ void TestLedgerTriggers::init()
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
     const QString path = m_dir->filePath(QStringLiteral("ledger.db"));
-    m_store = std::make_unique<LedgerStore>();
-    LedgerStore::Options options;
+    m_store = std::make_unique<Ledger>();
+    Ledger::Options options;
     options.clock = m_clock.clock();
     QVERIFY(m_store->open(path, options).ok());
 
     auto approve = [&](const QString &ref) {
-        const auto p = m_store->propose(sampleInput(ref), agent());
+        const auto p = m_store->proposals().propose(sampleInput(ref), agent());
         m_clock.advance(1);
-        return m_store->approve(p->record.id, approver(), QString(), p->record.stateVersion).value();
+        return m_store->approvals().approve(p->record.id, approver(), QString(), p->record.stateVersion).value();
     };
     const ActionRecord sent = approve(QStringLiteral("sent"));
-    const auto c = m_store->claim(sent.id, QStringLiteral("exec-1"), 30s);
+    const auto c = m_store->execution().claim(sent.id, QStringLiteral("exec-1"), 30s);
     QVERIFY(c.ok());
-    LedgerStore::AttemptResult mismatch;
+    ExecutionStore::AttemptResult mismatch;
     mismatch.outcome = Attempt::Outcome::IdempotencyMismatch;
-    QVERIFY(m_store->finishAttempt(sent.id, 1, mismatch, Trigger::StopForReview, QStringLiteral("mismatch"),
+    QVERIFY(m_store->execution().finishAttempt(sent.id, 1, mismatch, Trigger::StopForReview, QStringLiteral("mismatch"),
                                    QStringLiteral("exec-1")).ok());
     ProviderLookup lookup;
     lookup.actionId = sent.id;
@@ -75,18 +75,18 @@ void TestLedgerTriggers::init()
     lookup.result = ProviderLookup::Result::Found;
     lookup.status = QStringLiteral("succeeded");
     lookup.amount = 4000;
-    const auto l = m_store->recordLookup(lookup, std::nullopt, QString());
+    const auto l = m_store->evidence().recordLookup(lookup, std::nullopt, QString());
     QVERIFY(l.ok());
-    QVERIFY(m_store->reconcile(sent.id, QStringLiteral("sue"), Reconciliation::Outcome::Committed, 1, QString(),
+    QVERIFY(m_store->evidence().reconcile(sent.id, QStringLiteral("sue"), Reconciliation::Outcome::Committed, 1, QString(),
                                l->record.stateVersion).ok());
-    QVERIFY(m_store->propose(sampleInput(QStringLiteral("sent"), 4500), agent()).ok()); // a conflict row
-    m_sent = m_store->action(sent.id).value();
+    QVERIFY(m_store->proposals().propose(sampleInput(QStringLiteral("sent"), 4500), agent()).ok()); // a conflict row
+    m_sent = m_store->reader().action(sent.id).value();
     QCOMPARE(toWire(m_sent.state), QStringLiteral("COMPLETED"));
 
     m_pending = approve(QStringLiteral("pending"));
     const ActionRecord open = approve(QStringLiteral("open"));
-    QVERIFY(m_store->claim(open.id, QStringLiteral("exec-1"), 30s).ok());
-    m_open = m_store->action(open.id).value();
+    QVERIFY(m_store->execution().claim(open.id, QStringLiteral("exec-1"), 30s).ok());
+    m_open = m_store->reader().action(open.id).value();
 
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_rawName);
     db.setDatabaseName(path);
@@ -247,7 +247,7 @@ void TestLedgerTriggers::forbiddenStatementFails()
     QVERIFY2(error.contains(QStringLiteral("countersign")) || error.contains(QStringLiteral("constraint")),
              qPrintable(error));
     QCOMPARE(dump(), before);
-    QVERIFY(m_store->verifyAudit()->ok);
+    QVERIFY(m_store->reader().verifyAudit()->ok);
 }
 
 void TestLedgerTriggers::allowedStatementSucceeds_data()

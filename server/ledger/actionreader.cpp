@@ -1,15 +1,19 @@
 #include "actionreader.h"
 
 #include "actioncolumns.h"
-#include "apisql.h"
-#include "ledgerconnections.h"
+#include "auditchain.h"
+#include "ledgerdatabase.h"
+#include "ledgerrows.h"
 #include "searchterms.h"
 
 #include <QSqlQuery>
 
+#include <functional>
+
 namespace cs {
 
-using apisql::run;
+using sql::runOnce;
+using namespace rows;
 
 namespace {
 
@@ -41,10 +45,7 @@ QLatin1String sortColumn(ActionReader::SortKey key)
     return QLatin1String("created_at");
 }
 
-QDateTime fromMs(qint64 ms)
-{
-    return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC);
-}
+using sql::fromMs;
 
 ActionReader::Summary summaryFromQuery(const QSqlQuery &q)
 {
@@ -96,7 +97,7 @@ QString inListMarks(const QStringList &items, QVariantList *values)
 
 } // namespace
 
-ActionReader::ActionReader(LedgerConnections *connections) : m_connections(connections)
+ActionReader::ActionReader(const LedgerDatabase &database) : m_db(database)
 {
     m_samplePool.setMaxThreadCount(1);
 }
@@ -109,7 +110,7 @@ ActionReader::~ActionReader()
 LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) const
 {
     LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
+    QSqlDatabase db = m_db.connection(&error);
     if (!error.ok())
         return error;
     QStringList where;
@@ -218,7 +219,7 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
         const std::shared_ptr<const TrigramSample> sample = currentTrigramSample();
         indexValues.prepend(trigramMatchExpression(query.text, sample ? *sample : TrigramSample()));
         QSqlQuery q(db);
-        if (!run(q, sql, indexValues, &error))
+        if (!runOnce(q, sql, indexValues, &error))
             return error;
         qint64 candidates = 0;
         readRows(q, &candidates);
@@ -231,7 +232,7 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
                             .arg(summaryColumns(),
                                  where.isEmpty() ? QString() : QStringLiteral(" WHERE ") + conditions, order);
     QSqlQuery q(db);
-    if (!run(q, sql, values, &error))
+    if (!runOnce(q, sql, values, &error))
         return error;
     readRows(q, nullptr);
     return page;
@@ -257,11 +258,11 @@ std::shared_ptr<const TrigramSample> ActionReader::currentTrigramSample() const
 void ActionReader::refreshTrigramSample() const
 {
     LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
+    QSqlDatabase db = m_db.connection(&error);
     QList<QStringList> rows;
     QSqlQuery q(db);
     const bool read = error.ok()
-        && run(q,
+        && runOnce(q,
                QStringLiteral("SELECT id, target_id, business_reference, requested_by, client_reference FROM actions"
                               " ORDER BY created_at DESC, id DESC LIMIT %1")
                    .arg(kTrigramSampleRows),
@@ -284,7 +285,7 @@ void ActionReader::refreshTrigramSample() const
 LedgerResult<QMap<ActionState, qint64>> ActionReader::counts(const QString &requestedBy) const
 {
     LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
+    QSqlDatabase db = m_db.connection(&error);
     if (!error.ok())
         return error;
     QMap<ActionState, qint64> counts;
@@ -293,8 +294,8 @@ LedgerResult<QMap<ActionState, qint64>> ActionReader::counts(const QString &requ
     QSqlQuery q(db);
     // Maintained by triggers (migration 4): no walk over the ledger.
     const bool ok = requestedBy.isEmpty()
-        ? run(q, QStringLiteral("SELECT state, n FROM action_state_counts"), {}, &error)
-        : run(q, QStringLiteral("SELECT state, n FROM action_requester_state_counts WHERE requested_by = ?"),
+        ? runOnce(q, QStringLiteral("SELECT state, n FROM action_state_counts"), {}, &error)
+        : runOnce(q, QStringLiteral("SELECT state, n FROM action_requester_state_counts WHERE requested_by = ?"),
               {requestedBy}, &error);
     if (!ok)
         return error;
@@ -305,32 +306,43 @@ LedgerResult<QMap<ActionState, qint64>> ActionReader::counts(const QString &requ
     return counts;
 }
 
-LedgerResult<QList<ActionReader::Summary>> ActionReader::summaries(const QStringList &ids) const
+namespace {
+
+// Runs "SELECT <columns> FROM actions a WHERE a.id IN (<ids>)" and hands each row to onRow.
+LedgerError forEachById(const LedgerDatabase &database, const QString &columns, const QStringList &ids,
+                        const std::function<void(const QSqlQuery &)> &onRow)
 {
-    QList<Summary> out;
     if (ids.isEmpty())
-        return out;
+        return {};
     LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
+    QSqlDatabase db = database.connection(&error);
     if (!error.ok())
         return error;
     QVariantList values;
     const QString marks = inListMarks(ids, &values);
     QSqlQuery q(db);
-    if (!run(q, QStringLiteral("SELECT %1 FROM actions a WHERE a.id IN (%2)").arg(summaryColumns(), marks),
-             values, &error)) {
-        return error;
+    if (runOnce(q, QStringLiteral("SELECT %1 FROM actions a WHERE a.id IN (%2)").arg(columns, marks), values, &error)) {
+        while (q.next())
+            onRow(q);
     }
+    return error;
+}
+
+} // namespace
+
+LedgerResult<QList<ActionReader::Summary>> ActionReader::summaries(const QStringList &ids) const
+{
     QHash<QString, Summary> byId;
-    while (q.next()) {
+    const LedgerError error = forEachById(m_db, summaryColumns(), ids, [&](const QSqlQuery &q) {
         Summary s = summaryFromQuery(q);
         byId.insert(s.record.id, s);
-    }
+    });
+    QList<Summary> out;
     for (const QString &id : ids) {
         if (byId.contains(id))
             out.append(byId.value(id));
     }
-    return out;
+    return resultOf(error, out);
 }
 
 LedgerResult<ActionReader::Summary> ActionReader::summary(const QString &id) const
@@ -346,11 +358,11 @@ LedgerResult<ActionReader::Summary> ActionReader::summary(const QString &id) con
 LedgerResult<qint64> ActionReader::latestAuditSeq() const
 {
     LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
+    QSqlDatabase db = m_db.connection(&error);
     if (!error.ok())
         return error;
     QSqlQuery q(db);
-    if (!run(q, QStringLiteral("SELECT COALESCE(MAX(seq), 0) FROM audit"), {}, &error))
+    if (!runOnce(q, QStringLiteral("SELECT COALESCE(MAX(seq), 0) FROM audit"), {}, &error))
         return error;
     return q.next() ? q.value(0).toLongLong() : qint64(0);
 }
@@ -358,22 +370,116 @@ LedgerResult<qint64> ActionReader::latestAuditSeq() const
 LedgerResult<QHash<QString, QString>> ActionReader::requesters(const QStringList &ids) const
 {
     QHash<QString, QString> out;
-    if (ids.isEmpty())
-        return out;
-    LedgerError error;
-    QSqlDatabase db = m_connections->forCurrentThread(&error);
-    if (!error.ok())
-        return error;
-    QVariantList values;
-    const QString marks = inListMarks(ids, &values);
-    QSqlQuery q(db);
-    if (!run(q, QStringLiteral("SELECT id, requested_by FROM actions WHERE id IN (%1)").arg(marks), values,
-             &error)) {
-        return error;
-    }
-    while (q.next())
+    const LedgerError error = forEachById(m_db, QStringLiteral("a.id, a.requested_by"), ids, [&](const QSqlQuery &q) {
         out.insert(q.value(0).toString(), q.value(1).toString());
-    return out;
+    });
+    return resultOf(error, out);
+}
+
+// --- point reads: one action's record and history ----------------------------------------------
+
+namespace {
+
+// Every row of sql (bound to values) mapped by fromRow, in the order the SQL gives.
+template <typename T, typename FromRow>
+LedgerResult<QList<T>> readRows(const LedgerDatabase &database, const QString &sql, const QVariantList &values,
+                                FromRow fromRow)
+{
+    QList<T> out;
+    const LedgerError error = database.query(sql, values, [&](const sql::Statement &q) { out.append(fromRow(q)); });
+    return resultOf(error, out);
+}
+
+// The rows of one action in one of its append-only tables, oldest first.
+template <typename T, typename FromRow>
+LedgerResult<QList<T>> historyOf(const LedgerDatabase &database, const QString &columns, const char *table,
+                                 const char *order, const QString &actionId, FromRow fromRow)
+{
+    return readRows<T>(database,
+                       QStringLiteral("SELECT %1 FROM %2 WHERE action_id = ? ORDER BY %3")
+                           .arg(columns, QLatin1String(table), QLatin1String(order)),
+                       {actionId}, fromRow);
+}
+
+} // namespace
+
+LedgerResult<ActionRecord> ActionReader::action(const QString &actionId) const
+{
+    const auto info = executionInfo(actionId);
+    return info.ok() ? LedgerResult<ActionRecord>(info->record) : LedgerResult<ActionRecord>(info.error());
+}
+
+LedgerResult<ActionReader::ExecutionInfo> ActionReader::executionInfo(const QString &actionId) const
+{
+    ActionRow row;
+    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
+        LedgerError e;
+        loadAction(db, actionId, &row, &e);
+        return e;
+    });
+    ExecutionInfo info;
+    info.record = row.record;
+    info.leaseOwner = row.leaseOwner;
+    if (row.leaseExpiresAtMs)
+        info.leaseExpiresAt = fromMs(*row.leaseExpiresAtMs);
+    info.reviewRequested = row.reviewRequested;
+    return resultOf(error, info);
+}
+
+LedgerResult<QList<Attempt>> ActionReader::attempts(const QString &actionId) const
+{
+    return historyOf<Attempt>(m_db, attemptColumns(), "attempts", "seq", actionId, attemptFromRow);
+}
+
+LedgerResult<QList<ProviderLookup>> ActionReader::lookups(const QString &actionId) const
+{
+    return historyOf<ProviderLookup>(m_db, lookupColumns(), "lookups", "seq", actionId, lookupFromRow);
+}
+
+LedgerResult<QList<Approval>> ActionReader::approvals(const QString &actionId) const
+{
+    return historyOf<Approval>(m_db, approvalColumns(), "approvals", "version", actionId,
+                               [](const sql::Statement &q) { return approvalFromRow(q); });
+}
+
+LedgerResult<QList<Reconciliation>> ActionReader::reconciliations(const QString &actionId) const
+{
+    return historyOf<Reconciliation>(m_db, reconciliationColumns(), "reconciliations", "seq", actionId,
+                                     reconciliationFromRow);
+}
+
+LedgerResult<QList<AuditEvent>> ActionReader::audit(const QString &actionId) const
+{
+    return historyOf<AuditEvent>(m_db, AuditChain::columns(), "audit", "seq", actionId, AuditChain::fromRow);
+}
+
+LedgerResult<QList<AuditEvent>> ActionReader::auditLog(qint64 afterSeq, int limit) const
+{
+    return readRows<AuditEvent>(m_db,
+                                QStringLiteral("SELECT %1 FROM audit WHERE seq > ? ORDER BY seq LIMIT ?")
+                                    .arg(AuditChain::columns()),
+                                {afterSeq, qBound(1, limit, 100000)}, AuditChain::fromRow);
+}
+
+LedgerResult<QList<ActionRecord>> ActionReader::followUps(const QString &actionId) const
+{
+    return readRows<ActionRecord>(m_db,
+                                  QStringLiteral("SELECT %1 FROM actions WHERE parent_id = ? ORDER BY created_at, id")
+                                      .arg(actionColumns()),
+                                  {actionId}, [](const sql::Statement &q) { return actionFromRow(q).record; });
+}
+
+LedgerResult<AuditChain::Verification> ActionReader::verifyAudit() const
+{
+    AuditChain::Verification v;
+    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
+        const auto verified = AuditChain::verify(db);
+        if (!verified.ok())
+            return verified.error();
+        v = *verified;
+        return LedgerError();
+    });
+    return resultOf(error, v);
 }
 
 } // namespace cs

@@ -1,9 +1,15 @@
 #pragma once
 
+#include "auditchain.h"
 #include "ledgerresult.h"
 
 #include "actionrecord.h"
 #include "actionstate.h"
+#include "approval.h"
+#include "attempt.h"
+#include "auditevent.h"
+#include "providerlookup.h"
+#include "reconciliation.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -21,13 +27,13 @@ class QSqlDatabase;
 
 namespace cs {
 
-class LedgerConnections;
+class LedgerDatabase;
 class TrigramSample;
 
-// Read-only queries the API needs beyond LedgerStore's reads: the queue filtered by requester,
-// per-requester counts, attempt counts, the time of the newest audit event and the first attempt's
-// start (for key_window_ends_at). Runs on the ledger's file through its own per-thread
-// connections; never takes the write lock (WAL). Thread-safe.
+// The ledger's one read path: the queue (filtered by state, text, requester; sorted, keyset
+// paged), per-requester counts, one action's record and history (attempts, lookups, approvals,
+// reconciliations, audit, follow-ups), the whole audit log and its verification. Runs on the
+// ledger's per-thread connections; never takes the write lock (WAL). Thread-safe.
 class ActionReader
 {
 public:
@@ -73,7 +79,16 @@ public:
         bool hasMore = false;
     };
 
-    explicit ActionReader(LedgerConnections *connections);
+    // Execution bookkeeping that is not part of ActionRecord.
+    struct ExecutionInfo
+    {
+        ActionRecord record;
+        QString leaseOwner;       // empty when no lease
+        QDateTime leaseExpiresAt; // null when no lease
+        bool reviewRequested = false;
+    };
+
+    explicit ActionReader(const LedgerDatabase &database);
     ~ActionReader();
     Q_DISABLE_COPY_MOVE(ActionReader)
 
@@ -88,6 +103,20 @@ public:
     LedgerResult<qint64> latestAuditSeq() const;
     // requested_by of each given action (for filtering the event stream).
     LedgerResult<QHash<QString, QString>> requesters(const QStringList &ids) const;
+
+    // --- one action (NotFound for an unknown id where a record is returned) ----------------------
+    LedgerResult<ActionRecord> action(const QString &actionId) const;
+    LedgerResult<ExecutionInfo> executionInfo(const QString &actionId) const;
+    LedgerResult<QList<Attempt>> attempts(const QString &actionId) const;
+    LedgerResult<QList<ProviderLookup>> lookups(const QString &actionId) const;
+    LedgerResult<QList<Approval>> approvals(const QString &actionId) const;
+    LedgerResult<QList<Reconciliation>> reconciliations(const QString &actionId) const;
+    LedgerResult<QList<AuditEvent>> audit(const QString &actionId) const;
+    LedgerResult<QList<ActionRecord>> followUps(const QString &actionId) const; // oldest first
+    // The whole log in seq order, `limit` rows after afterSeq.
+    LedgerResult<QList<AuditEvent>> auditLog(qint64 afterSeq = 0, int limit = 1000) const;
+    // AuditChain::verify over the whole log (invariant 9).
+    LedgerResult<AuditChain::Verification> verifyAudit() const;
 
     // How many of the newest actions the search's trigram sample reads, and how long it is kept.
     static constexpr int kTrigramSampleRows = 200;
@@ -105,7 +134,7 @@ private:
     // trigramSample(), asking for a newer one in the background when it is missing or stale.
     std::shared_ptr<const TrigramSample> currentTrigramSample() const;
 
-    LedgerConnections *m_connections;
+    const LedgerDatabase &m_db;
     mutable std::mutex m_sampleMutex;
     mutable std::shared_ptr<const TrigramSample> m_sample;
     mutable QElapsedTimer m_sampleAge;

@@ -1,0 +1,634 @@
+#include "executionstore.h"
+
+#include "auditchain.h"
+#include "ledgerdatabase.h"
+#include "ledgerlog.h"
+#include "ledgerrows.h"
+
+#include "approval.h"
+#include "fingerprint.h"
+
+#include <algorithm>
+
+namespace cs {
+
+using namespace sql;
+using namespace rows;
+
+namespace {
+
+using Claim = ExecutionStore::Claim;
+
+// What claimRow needs besides the action row: the approval at the action's approval_version and
+// its attempt count. Read by claimRow itself, or together with the candidates (claimNextIn).
+struct ClaimContext
+{
+    Approval approval;
+    int attempts = 0;
+};
+
+LedgerError readClaimContext(QSqlDatabase &db, const ActionRow &row, ClaimContext *out)
+{
+    LedgerError e;
+    const QString &id = row.record.id;
+    Statement q(db);
+    static const QString approvalSql =
+        QStringLiteral("SELECT %1 FROM approvals WHERE action_id = ? AND version = ?").arg(approvalColumns());
+    if (!run(q, approvalSql, {id, row.record.approvalVersion}, &e))
+        return e;
+    if (!q.next())
+        return err(Code::Forbidden, QStringLiteral("%1 has no approval version %2").arg(id).arg(row.record.approvalVersion));
+    out->approval = approvalFromRow(q);
+    q.finish();
+    QList<Attempt> attempts;
+    if (!loadAttempts(db, id, &attempts, &e))
+        return e;
+    out->attempts = int(attempts.size());
+    return {};
+}
+
+Attempt openAttemptOf(const ActionRecord &record, int seq, const QString &executor, const QDateTime &now)
+{
+    Attempt attempt;
+    attempt.actionId = record.id;
+    attempt.seq = seq;
+    attempt.idempotencyKey = record.idempotencyKey; // the same key, always (invariant 4)
+    attempt.requestFingerprint = record.requestFingerprint;
+    attempt.executor = executor;
+    attempt.startedAt = now;
+    attempt.outcome = Attempt::Outcome::Open;
+    return attempt;
+}
+
+// Claims one loaded PENDING action inside the caller's write transaction. On fingerprint drift it
+// stops the action for review (committed with the transaction) and sets *drift instead.
+LedgerError claimRow(QSqlDatabase &db, const QDateTime &now, const ActionRow &row, const QString &executor,
+                     std::chrono::milliseconds lease, Claim *out, LedgerError *drift,
+                     const ClaimContext *context = nullptr)
+{
+    LedgerError e;
+    const QString &id = row.record.id;
+    QString why;
+    if (!StateMachine::apply(row.record.state, Trigger::Claim, &why))
+        return err(Code::IllegalTransition,
+                   why.isEmpty() ? QStringLiteral("%1 cannot be claimed in %2").arg(id, toWire(row.record.state)) : why);
+    if (row.record.approvalVersion <= 0 || row.record.idempotencyKey.isEmpty())
+        return err(Code::Forbidden, QStringLiteral("%1 has no current approval").arg(id));
+    ClaimContext read;
+    if (!context) {
+        e = readClaimContext(db, row, &read);
+        if (!e.ok())
+            return e;
+        context = &read;
+    }
+    const Approval &approval = context->approval;
+    if (approval.decision != Approval::Decision::Approved || approval.idempotencyKey != row.record.idempotencyKey)
+        return err(Code::Forbidden, QStringLiteral("%1's current approval does not approve its key").arg(id));
+    if (context->attempts > 0)
+        return err(Code::Conflict, QStringLiteral("%1 is PENDING but already has attempts").arg(id));
+
+    // Invariant 10: only the exact request the approval signed may be sent.
+    const QString recomputed = requestFingerprint(row.record.providerRequest());
+    if (approval.approvedFingerprint != row.record.requestFingerprint || recomputed != row.record.requestFingerprint) {
+        const QString reason = QStringLiteral("fingerprint drift: approval v%1 signed %2, the action holds %3 and its"
+                                              " payload hashes to %4; nothing was sent")
+                                   .arg(approval.version)
+                                   .arg(approval.approvedFingerprint, row.record.requestFingerprint, recomputed);
+        ActionRow after = row;
+        e = applyTrigger(after, Trigger::StopForReview, reason);
+        if (e.ok())
+            e = commitChange(db, now, row, after, {executor, QStringLiteral("state_changed"), reason, {}, {}});
+        if (!e.ok())
+            return e;
+        out->record = after.record;
+        *drift = err(Code::Conflict, reason);
+        return {};
+    }
+
+    ActionRow after = row;
+    e = applyTrigger(after, Trigger::Claim, QString());
+    if (!e.ok())
+        return e;
+    after.leaseOwner = executor;
+    after.leaseExpiresAtMs = toMs(now) + lease.count();
+    e = saveAction(db, row, after, now);
+    if (!e.ok())
+        return e;
+    const Attempt attempt = openAttemptOf(after.record, 1, executor, now); // a PENDING action has none yet
+    if (!insertAttempt(db, attempt, &e))
+        return e;
+    e = auditChange(db, now, row, after,
+                    {executor, QStringLiteral("claimed"),
+                     QStringLiteral("claimed with attempt %1 under approval v%2").arg(attempt.seq).arg(approval.version),
+                     QStringLiteral("attempt"), attempt.toJson()});
+    if (!e.ok())
+        return e;
+    out->record = after.record;
+    out->attempt = attempt;
+    return {};
+}
+
+LedgerError checkLeaseArguments(const QString &executorId, std::chrono::milliseconds leaseDuration)
+{
+    LedgerError e = requireText(executorId, QStringLiteral("executor id"));
+    if (e.ok() && leaseDuration.count() <= 0)
+        e = err(Code::Invalid, QStringLiteral("a lease must last longer than 0 ms"));
+    return e;
+}
+
+// An approved PENDING action read for claiming, with its approval and its attempt count.
+struct Candidate
+{
+    ActionRow row;
+    ClaimContext context;
+};
+
+// claimNext's work inside the caller's write transaction: the oldest approved PENDING action,
+// drifted ones stopped for review and skipped. *out stays empty when there is nothing to claim.
+// `candidates` may be shared by several claims of one transaction (commitBatch): the rows are
+// then read once for all of them. They stay current: the transaction holds the write lock, and
+// what it changes itself (a claim, a drift stopped for review) is taken off the list first;
+// saveAction's state_version check refuses anything else.
+LedgerError claimNextIn(QSqlDatabase &db, const QDateTime &now, const QString &executorId,
+                        std::chrono::milliseconds leaseDuration, std::optional<Claim> *out,
+                        QList<Candidate> *candidates = nullptr, int fetch = 16)
+{
+    out->reset();
+    LedgerError e;
+    QList<Candidate> local;
+    QList<Candidate> &list = candidates ? *candidates : local;
+    // Drifted ones are stopped for review and skipped, so each refill sees fresh candidates.
+    for (int pass = 0; pass < 10; ++pass) {
+        if (list.isEmpty()) {
+            Statement q(db);
+            static const QString sql =
+                QStringLiteral("SELECT %1, p.action_id, p.version, p.decided_by, p.decision, p.note,"
+                               " p.idempotency_key, p.approved_fingerprint, p.decided_at,"
+                               " (SELECT COUNT(*) FROM attempts t WHERE t.action_id = a.id)"
+                               " FROM actions a JOIN approvals p"
+                               " ON p.action_id = a.id AND p.version = a.approval_version"
+                               " WHERE a.state = 'PENDING' AND a.idempotency_key <> ''"
+                               " AND p.decision = 'approved'"
+                               " ORDER BY a.created_at, a.id LIMIT ?")
+                    .arg(qualifiedActionColumns(QStringLiteral("a")));
+            if (!run(q, sql, {fetch}, &e))
+                return e;
+            while (q.next()) {
+                Candidate c;
+                c.row = actionFromRow(q);
+                c.context.approval = approvalFromRow(q, kActionRowColumnCount);
+                c.context.attempts = q.value(kActionRowColumnCount + 8).toInt();
+                list << c;
+            }
+        }
+        if (list.isEmpty())
+            return {};
+        while (!list.isEmpty()) {
+            const Candidate c = list.takeFirst();
+            Claim claimed;
+            LedgerError drift;
+            e = claimRow(db, now, c.row, executorId, leaseDuration, &claimed, &drift, &c.context);
+            if (!e.ok())
+                return e;
+            if (drift.ok()) {
+                *out = claimed;
+                return {};
+            }
+            qCWarning(lcLedger) << "claimNext stopped" << c.row.record.id << "for review:" << drift.message();
+        }
+    }
+    return {};
+}
+
+// The checks of a finish that need no database.
+LedgerError checkFinish(const ExecutionStore::AttemptResult &result, std::optional<Trigger> trigger)
+{
+    if (result.outcome == Attempt::Outcome::Open)
+        return err(Code::Invalid, QStringLiteral("an attempt cannot be finished as open"));
+    if (trigger == Trigger::ProviderSucceeded && result.outcome != Attempt::Outcome::Succeeded)
+        return err(Code::Invalid, QStringLiteral("provider_succeeded needs a succeeded attempt"));
+    if (trigger == Trigger::ProviderRejected && result.outcome != Attempt::Outcome::Rejected)
+        return err(Code::Invalid, QStringLiteral("provider_rejected needs a definitive rejection; an unknown outcome"
+                                                 " is CONFIRMATION_UNKNOWN (invariant 6)"));
+    if (trigger && *trigger != Trigger::ProviderSucceeded && *trigger != Trigger::ProviderRejected
+        && *trigger != Trigger::OutcomeUnknown && *trigger != Trigger::StopForReview) {
+        return err(Code::Invalid, QStringLiteral("%1 is not an outcome of an attempt").arg(toWire(*trigger)));
+    }
+    return {};
+}
+
+// finishAttempt's work inside the caller's write transaction.
+LedgerError finishAttemptIn(QSqlDatabase &db, const QDateTime &now, const ExecutionStore::FinishRequest &f,
+                            ExecutionStore::FinishedAttempt *out)
+{
+    *out = ExecutionStore::FinishedAttempt();
+    const QString &actionId = f.actionId;
+    const int seq = f.seq;
+    LedgerError e;
+    ActionRow row;
+    if (!loadAction(db, actionId, &row, &e))
+        return e;
+    QList<Attempt> attempts;
+    if (!loadAttempts(db, actionId, &attempts, &e))
+        return e;
+    const auto found = std::find_if(attempts.cbegin(), attempts.cend(), [&](const Attempt &a) { return a.seq == seq; });
+    if (found == attempts.cend())
+        return err(Code::NotFound, QStringLiteral("%1 has no attempt %2").arg(actionId).arg(seq));
+    if (found->outcome != Attempt::Outcome::Open)
+        return err(Code::Conflict, QStringLiteral("attempt %1 of %2 is already finished (%3)")
+                                       .arg(seq).arg(actionId, toWire(found->outcome)));
+    // A lost lease means another executor (or recovery) may own the action now: record nothing.
+    if (!row.holdsLiveLease(f.executorId, toMs(now)))
+        return err(Code::LeaseLost, QStringLiteral("%1 no longer holds the lease on %2; nothing recorded")
+                                        .arg(f.executorId, actionId));
+
+    Attempt attempt = *found;
+    attempt.finishedAt = now;
+    attempt.outcome = f.result.outcome;
+    attempt.httpStatus = f.result.httpStatus;
+    attempt.errorCode = truncated(f.result.errorCode, kMaxTextField);
+    attempt.providerRequestId = truncated(f.result.providerRequestId, kMaxTextField);
+    attempt.providerObjectId = truncated(f.result.providerObjectId, kMaxTextField);
+    attempt.replayed = f.result.replayed;
+    attempt.errorExcerpt = truncated(f.result.errorExcerpt, kExcerptLimit);
+    Statement update(db);
+    if (!run(update,
+             QStringLiteral("UPDATE attempts SET finished_at = ?, outcome = ?, http_status = ?, error_code = ?,"
+                            " provider_request_id = ?, provider_object_id = ?, replayed = ?, error_excerpt = ?"
+                            " WHERE action_id = ? AND seq = ? AND outcome = 'open'"),
+             {toMs(now), toWire(attempt.outcome), attempt.httpStatus, text(attempt.errorCode),
+              text(attempt.providerRequestId), text(attempt.providerObjectId), attempt.replayed ? 1 : 0,
+              text(attempt.errorExcerpt), actionId, seq},
+             &e)) {
+        return e;
+    }
+    if (update.numRowsAffected() != 1)
+        return err(Code::Conflict, QStringLiteral("attempt %1 of %2 was finished concurrently").arg(seq).arg(actionId));
+
+    ActionRow after = row;
+    QString why = f.reason;
+    if (f.trigger) {
+        e = applyTrigger(after, *f.trigger, f.reason);
+        if (!e.ok())
+            return e;
+    }
+    // A changed resubmission arrived while this request was in flight: whatever is not a
+    // definitive provider answer goes to a human.
+    if (row.reviewRequested && !isTerminal(after.record.state) && after.record.state != ActionState::RequiresReview) {
+        after = row;
+        why = QStringLiteral("a changed resubmission requested review while attempt %1 was in flight;"
+                             " outcome %2%3")
+                  .arg(seq)
+                  .arg(toWire(attempt.outcome),
+                       f.reason.isEmpty() ? QString() : QStringLiteral(" (") + f.reason + QLatin1Char(')'));
+        e = applyTrigger(after, Trigger::StopForReview, why);
+        if (!e.ok())
+            return e;
+        out->escalated = true;
+    }
+    const bool rowChanged = after.record.state != row.record.state || after.reviewRequested != row.reviewRequested;
+    e = commitChange(db, now, row, after,
+                     {f.executorId, QStringLiteral("attempt_finished"), why, QStringLiteral("attempt"), attempt.toJson()},
+                     rowChanged);
+    out->record = after.record;
+    out->attempt = attempt;
+    return e;
+}
+
+} // namespace
+
+bool ExecutionStore::isOpen() const
+{
+    return m_db.isOpen();
+}
+
+QDateTime ExecutionStore::currentTime() const
+{
+    return m_db.now();
+}
+
+LedgerResult<ExecutionStore::Claim> ExecutionStore::claim(const QString &actionId, const QString &executorId,
+                                                          std::chrono::milliseconds leaseDuration)
+{
+    LedgerError error = checkLeaseArguments(executorId, leaseDuration);
+    if (!error.ok())
+        return error;
+    Claim out;
+    LedgerError drift;
+    error = m_db.write("claim", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        drift = LedgerError();
+        LedgerError e;
+        ActionRow row;
+        if (!loadAction(db, actionId, &row, &e))
+            return e;
+        return claimRow(db, now, row, executorId, leaseDuration, &out, &drift);
+    });
+    return resultOf(error.ok() ? drift : error, out);
+}
+
+LedgerResult<std::optional<ExecutionStore::Claim>> ExecutionStore::claimNext(const QString &executorId,
+                                                                             std::chrono::milliseconds leaseDuration)
+{
+    LedgerError error = checkLeaseArguments(executorId, leaseDuration);
+    if (!error.ok())
+        return error;
+    std::optional<Claim> out;
+    error = m_db.write("claimNext", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        return claimNextIn(db, now, executorId, leaseDuration, &out);
+    });
+    return resultOf(error, out);
+}
+
+namespace {
+
+// What a lease operation changes on the loaded row (after starts as a copy of row); an error
+// refuses it. *reason goes into the audit row.
+using LeaseChange = std::function<LedgerError(QSqlDatabase &db, const QDateTime &now, const ActionRow &row,
+                                              ActionRow &after, QString *reason)>;
+
+// The one sequence of acquireLease, renewLease and releaseLease: refuse invalid arguments
+// (`invalid`), load, change, save, audit.
+LedgerResult<ActionRecord> changeLease(LedgerDatabase &database, const char *operation, const LedgerError &invalid,
+                                       const QString &actionId, const QString &executorId, const QString &event,
+                                       const LeaseChange &change)
+{
+    if (!invalid.ok())
+        return invalid;
+    ActionRecord out;
+    const LedgerError error = database.write(operation, [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        LedgerError e;
+        ActionRow row;
+        if (!loadAction(db, actionId, &row, &e))
+            return e;
+        ActionRow after = row;
+        QString reason;
+        e = change(db, now, row, after, &reason);
+        if (e.ok())
+            e = commitChange(db, now, row, after, {executorId, event, reason, {}, {}});
+        out = after.record;
+        return e;
+    });
+    return resultOf(error, out);
+}
+
+} // namespace
+
+LedgerResult<ActionRecord> ExecutionStore::acquireLease(const QString &actionId, const QString &executorId,
+                                                        std::chrono::milliseconds leaseDuration)
+{
+    return changeLease(m_db, "acquireLease", checkLeaseArguments(executorId, leaseDuration), actionId, executorId,
+                       QStringLiteral("lease_acquired"),
+                       [&](QSqlDatabase &db, const QDateTime &now, const ActionRow &row, ActionRow &after,
+                           QString *reason) -> LedgerError {
+        if (row.record.state != ActionState::ConfirmationUnknown)
+            return err(Code::IllegalTransition, QStringLiteral("only a CONFIRMATION_UNKNOWN action can be leased;"
+                                                               " %1 is %2").arg(actionId, toWire(row.record.state)));
+        const qint64 nowMs = toMs(now);
+        if (row.hasLiveLease(nowMs) && row.leaseOwner != executorId)
+            return err(Code::Conflict, QStringLiteral("%1 is leased by %2 until %3")
+                                           .arg(actionId, row.leaseOwner, toWireTime(fromMs(*row.leaseExpiresAtMs))));
+        int finished = 0;
+        LedgerError e;
+        if (!row.hasLiveLease(nowMs) && !finishOpenAttemptsUnknown(db, actionId, now, &finished, &e))
+            return e;
+        after.leaseOwner = executorId;
+        after.leaseExpiresAtMs = nowMs + leaseDuration.count();
+        if (finished > 0)
+            *reason = QStringLiteral("previous holder's lease expired; %1 open attempt(s) finished as unknown")
+                          .arg(finished);
+        return {};
+    });
+}
+
+LedgerResult<ActionRecord> ExecutionStore::renewLease(const QString &actionId, const QString &executorId,
+                                                      std::chrono::milliseconds leaseDuration)
+{
+    return changeLease(m_db, "renewLease", checkLeaseArguments(executorId, leaseDuration), actionId, executorId,
+                       QStringLiteral("lease_renewed"),
+                       [&](QSqlDatabase &, const QDateTime &now, const ActionRow &row, ActionRow &after,
+                           QString *) -> LedgerError {
+        const qint64 nowMs = toMs(now);
+        if ((row.record.state != ActionState::Executing && row.record.state != ActionState::ConfirmationUnknown)
+            || !row.holdsLiveLease(executorId, nowMs)) {
+            return err(Code::LeaseLost, QStringLiteral("%1 does not hold a live lease on %2").arg(executorId, actionId));
+        }
+        after.leaseExpiresAtMs = nowMs + leaseDuration.count();
+        return {};
+    });
+}
+
+LedgerResult<ActionRecord> ExecutionStore::releaseLease(const QString &actionId, const QString &executorId)
+{
+    return changeLease(m_db, "releaseLease", requireText(executorId, QStringLiteral("executor id")), actionId,
+                       executorId, QStringLiteral("lease_released"),
+                       [&](QSqlDatabase &db, const QDateTime &, const ActionRow &row, ActionRow &after,
+                           QString *) -> LedgerError {
+        if (row.leaseOwner != executorId)
+            return err(Code::LeaseLost, QStringLiteral("%1 does not hold the lease on %2").arg(executorId, actionId));
+        if (row.record.state == ActionState::Executing)
+            return err(Code::Conflict, QStringLiteral("%1 is EXECUTING: its lease ends when its attempt is finished")
+                                           .arg(actionId));
+        LedgerError e;
+        if (!requireNoOpenAttempt(db, actionId, QStringLiteral("is still open; finish it first"), nullptr, &e))
+            return e;
+        after.clearLease();
+        return {};
+    });
+}
+
+LedgerResult<Attempt> ExecutionStore::beginRetryAttempt(const QString &actionId, const QString &executorId)
+{
+    LedgerError error = requireText(executorId, QStringLiteral("executor id"));
+    if (!error.ok())
+        return error;
+    Attempt out;
+    error = m_db.write("beginRetryAttempt", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        LedgerError e;
+        ActionRow row;
+        if (!loadAction(db, actionId, &row, &e))
+            return e;
+        if (row.record.state != ActionState::ConfirmationUnknown && row.record.state != ActionState::Executing)
+            return err(Code::IllegalTransition, QStringLiteral("a retry needs CONFIRMATION_UNKNOWN or EXECUTING; %1 is %2")
+                                                    .arg(actionId, toWire(row.record.state)));
+        if (!row.holdsLiveLease(executorId, toMs(now)))
+            return err(Code::LeaseLost, QStringLiteral("%1 does not hold a live lease on %2").arg(executorId, actionId));
+        QList<Attempt> attempts;
+        if (!requireNoOpenAttempt(db, actionId, QStringLiteral("is still open"), &attempts, &e))
+            return e;
+        if (row.record.idempotencyKey.isEmpty() || attempts.isEmpty())
+            return err(Code::Forbidden, QStringLiteral("%1 was never claimed: a retry reuses the first attempt's key")
+                                            .arg(actionId));
+        if (requestFingerprint(row.record.providerRequest()) != row.record.requestFingerprint)
+            return err(Code::Conflict, QStringLiteral("%1's payload no longer matches its fingerprint").arg(actionId));
+        out = openAttemptOf(row.record, attempts.constLast().seq + 1, executorId, now);
+        if (!insertAttempt(db, out, &e))
+            return e;
+        return AuditChain::append(db, now, actionId, executorId, QStringLiteral("attempt_started"),
+                                  QStringLiteral("same-key retry, attempt %1").arg(out.seq), {}, out.toJson());
+    });
+    return resultOf(error, out);
+}
+
+LedgerResult<ExecutionStore::FinishedAttempt> ExecutionStore::finishAttempt(const QString &actionId, int seq,
+                                                                            const AttemptResult &result,
+                                                                            std::optional<Trigger> trigger,
+                                                                            const QString &reason,
+                                                                            const QString &executorId)
+{
+    LedgerError error = checkFinish(result, trigger);
+    if (!error.ok())
+        return error;
+    const FinishRequest request{actionId, seq, result, trigger, reason, executorId};
+    FinishedAttempt out;
+    error = m_db.write("finishAttempt", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        return finishAttemptIn(db, now, request, &out);
+    });
+    return resultOf(error, out);
+}
+
+LedgerResult<ExecutionStore::BatchOutcome> ExecutionStore::commitBatch(const Batch &batch)
+{
+    if (!batch.claimFor.isEmpty() && batch.leaseDuration.count() <= 0)
+        return err(Code::Invalid, QStringLiteral("a lease must last longer than 0 ms"));
+    // Requests refused before the transaction keep their place in the answer.
+    std::vector<LedgerError> precheck;
+    precheck.reserve(size_t(batch.finishes.size()));
+    for (const FinishRequest &f : batch.finishes)
+        precheck.push_back(checkFinish(f.result, f.trigger));
+    BatchOutcome out;
+    // Optimistically without savepoints (nearly every step succeeds); if one is refused, the
+    // whole transaction is rolled back and run again with a savepoint around each step.
+    bool savepoints = false;
+    bool refused = false;
+    auto step = [&](QSqlDatabase &db, const std::function<LedgerError()> &work, LedgerError *stepError) -> LedgerError {
+        if (savepoints)
+            return LedgerDatabase::onSavepoint(db, work, stepError);
+        *stepError = work();
+        if (stepError->ok() || stepError->code() == Code::Busy)
+            return stepError->ok() ? LedgerError() : *stepError;
+        refused = true;
+        return err(Code::Conflict, QStringLiteral("a step of the batch was refused: again with savepoints"));
+    };
+    auto body = [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        out = BatchOutcome();
+        for (qsizetype i = 0; i < batch.finishes.size(); ++i) {
+            if (!precheck.at(size_t(i)).ok()) {
+                out.finished.push_back(precheck.at(size_t(i)));
+                continue;
+            }
+            FinishedAttempt finished;
+            LedgerError stepError;
+            const LedgerError fatal =
+                step(db, [&] { return finishAttemptIn(db, now, batch.finishes.at(i), &finished); }, &stepError);
+            if (!fatal.ok())
+                return fatal;
+            if (stepError.ok())
+                out.finished.push_back(finished);
+            else
+                out.finished.push_back(stepError);
+        }
+        QList<Candidate> candidates; // fetched once for all the claims of this batch
+        const int fetch = int(batch.claimFor.size()) + 16;
+        for (const QString &executorId : batch.claimFor) {
+            const LedgerError invalid = checkLeaseArguments(executorId, batch.leaseDuration);
+            if (!invalid.ok()) {
+                out.claims.emplace_back();
+                out.claimErrors.push_back(invalid);
+                continue;
+            }
+            std::optional<Claim> claimed;
+            LedgerError stepError;
+            const LedgerError fatal = step(db, [&] {
+                return claimNextIn(db, now, executorId, batch.leaseDuration, &claimed, &candidates, fetch);
+            }, &stepError);
+            if (!fatal.ok())
+                return fatal;
+            out.claims.push_back(stepError.ok() ? claimed : std::nullopt);
+            out.claimErrors.push_back(stepError);
+        }
+        return {};
+    };
+    LedgerError error = m_db.write("commitBatch", body);
+    if (!error.ok() && refused) {
+        savepoints = true;
+        error = m_db.write("commitBatch", body);
+    }
+    return resultOf(error, out);
+}
+
+LedgerResult<ActionRecord> ExecutionStore::transition(const QString &actionId, Trigger trigger, const QString &actor,
+                                                      const QString &reason, std::optional<qint64> expectedStateVersion)
+{
+    LedgerError error = requireText(actor, QStringLiteral("actor"));
+    if (!error.ok())
+        return error;
+    if (trigger != Trigger::StopForReview && trigger != Trigger::OutcomeUnknown)
+        return err(Code::Invalid, QStringLiteral("%1 needs its own operation and evidence (claim, reject, finishAttempt,"
+                                                 " recordLookup or reconcile)").arg(toWire(trigger)));
+    ActionRecord out;
+    error = m_db.write("transition", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        LedgerError e;
+        ActionRow row;
+        if (!loadForChange(db, actionId, expectedStateVersion, &row, &e)
+            || !requireNoOpenAttempt(db, actionId, QStringLiteral("is in flight; its executor finishes it"), nullptr, &e))
+            return e;
+        ActionRow after = row;
+        e = applyTrigger(after, trigger, reason);
+        if (e.ok())
+            e = commitChange(db, now, row, after, {actor, QStringLiteral("state_changed"), reason, {}, {}});
+        out = after.record;
+        return e;
+    });
+    return resultOf(error, out);
+}
+
+LedgerResult<int> ExecutionStore::recoverExpiredLeases()
+{
+    int recovered = 0;
+    const LedgerError error = m_db.write("recoverExpiredLeases", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        recovered = 0;
+        LedgerError e;
+        QList<ActionRow> expired;
+        {
+            Statement q(db);
+            if (!run(q,
+                     QStringLiteral("SELECT %1 FROM actions WHERE state IN ('EXECUTING', 'CONFIRMATION_UNKNOWN')"
+                                    " AND (lease_expires_at <= ? OR (state = 'EXECUTING' AND lease_expires_at IS NULL))"
+                                    " ORDER BY created_at, id")
+                         .arg(actionColumns()),
+                     {toMs(now)}, &e)) {
+                return e;
+            }
+            while (q.next())
+                expired.append(actionFromRow(q));
+        }
+        for (const ActionRow &row : std::as_const(expired)) {
+            int finished = 0;
+            if (!finishOpenAttemptsUnknown(db, row.record.id, now, &finished, &e))
+                return e;
+            ActionRow after = row;
+            QString why = QStringLiteral("lease of %1 expired").arg(row.leaseOwner.isEmpty() ? QStringLiteral("nobody")
+                                                                                            : row.leaseOwner);
+            if (finished > 0)
+                why += QStringLiteral("; %1 open attempt(s) finished as unknown (process died?)").arg(finished);
+            if (row.record.state == ActionState::Executing) {
+                // The request may have reached the provider: unknown, never rejected (invariant 6).
+                const Trigger trigger = row.reviewRequested ? Trigger::StopForReview : Trigger::OutcomeUnknown;
+                if (row.reviewRequested)
+                    why += QStringLiteral("; a changed resubmission had requested review");
+                e = applyTrigger(after, trigger, why);
+                if (!e.ok())
+                    return e;
+            }
+            after.clearLease();
+            e = commitChange(db, now, row, after, {QStringLiteral("system"), QStringLiteral("recovered"), why, {}, {}});
+            if (!e.ok())
+                return e;
+            ++recovered;
+        }
+        return {};
+    });
+    return resultOf(error, recovered);
+}
+
+} // namespace cs
