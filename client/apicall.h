@@ -1,6 +1,6 @@
 #pragma once
 
-#include "apierror.h"
+#include "client/apierror.h"
 
 #include <QByteArray>
 #include <QJsonDocument>

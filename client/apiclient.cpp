@@ -1,5 +1,5 @@
-#include "apiclient.h"
-#include "clientlog.h"
+#include "client/apiclient.h"
+#include "client/clientlog.h"
 
 #include <QJsonDocument>
 #include <QNetworkReply>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "actionquery.h"
-#include "apicall.h"
+#include "models/actionquery.h"
+#include "client/apicall.h"
 
 #include <QJsonObject>
 #include <QNetworkAccessManager>

@@ -1,4 +1,4 @@
-#include "apierror.h"
+#include "client/apierror.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

@@ -1,6 +1,6 @@
-#include "apipagesource.h"
-#include "actiondetail.h"
-#include "apiclient.h"
+#include "client/apipagesource.h"
+#include "models/actiondetail.h"
+#include "client/apiclient.h"
 
 #include <QTimer>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "actionpagesource.h"
+#include "models/actionpagesource.h"
 
 #include <QPointer>
 

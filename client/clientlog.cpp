@@ -1,3 +1,3 @@
-#include "clientlog.h"
+#include "client/clientlog.h"
 
 Q_LOGGING_CATEGORY(lcClient, "countersign.client", QtWarningMsg)

@@ -1,5 +1,5 @@
-#include "eventstreamclient.h"
-#include "clientlog.h"
+#include "client/eventstreamclient.h"
+#include "client/clientlog.h"
 
 #include <QJsonDocument>
 #include <QNetworkReply>

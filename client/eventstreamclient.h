@@ -1,7 +1,7 @@
 #pragma once
 
-#include "actionchange.h"
-#include "sseparser.h"
+#include "models/actionchange.h"
+#include "client/sseparser.h"
 
 #include <QElapsedTimer>
 #include <QNetworkAccessManager>

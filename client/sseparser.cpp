@@ -1,4 +1,4 @@
-#include "sseparser.h"
+#include "client/sseparser.h"
 
 namespace cs {
 

@@ -1,5 +1,5 @@
-#include "tokenstore.h"
-#include "clientlog.h"
+#include "client/tokenstore.h"
+#include "client/clientlog.h"
 
 #include <QCryptographicHash>
 #include <QDir>

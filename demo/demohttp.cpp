@@ -1,4 +1,4 @@
-#include "demohttp.h"
+#include "demo/demohttp.h"
 
 #include <QJsonDocument>
 #include <QNetworkAccessManager>

@@ -1,6 +1,6 @@
-#include "demoscenario.h"
+#include "demo/demoscenario.h"
 
-#include "demostack.h"
+#include "demo/demostack.h"
 
 #include <QElapsedTimer>
 #include <QJsonDocument>

@@ -1,4 +1,4 @@
-#include "demostack.h"
+#include "demo/demostack.h"
 
 #include <QCoreApplication>
 #include <QDir>

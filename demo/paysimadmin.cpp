@@ -1,4 +1,4 @@
-#include "paysimadmin.h"
+#include "demo/paysimadmin.h"
 
 #include <QJsonDocument>
 

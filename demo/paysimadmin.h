@@ -1,6 +1,6 @@
 #pragma once
 
-#include "demohttp.h"
+#include "demo/demohttp.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

@@ -1,4 +1,4 @@
-#include "scenario.h"
+#include "demo/scenario.h"
 
 namespace cs::demo {
 

@@ -1,7 +1,7 @@
-#include "scenariorunner.h"
+#include "demo/scenariorunner.h"
 
-#include "demostack.h"
-#include "scenarios.h"
+#include "demo/demostack.h"
+#include "demo/scenarios/scenarios.h"
 
 #include <QLoggingCategory>
 #include <QTimer>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "scenario.h"
+#include "demo/scenario.h"
 
 #include <QList>
 #include <QObject>

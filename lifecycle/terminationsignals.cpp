@@ -1,4 +1,4 @@
-#include "terminationsignals.h"
+#include "lifecycle/terminationsignals.h"
 
 #include <QLoggingCategory>
 #include <QSocketNotifier>

@@ -1,5 +1,5 @@
-#include "actionchange.h"
-#include "jsonfieldreader.h"
+#include "models/actionchange.h"
+#include "models/jsonfieldreader.h"
 
 #include <limits>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "actionstate.h"
+#include "models/actionstate.h"
 
 #include <QDateTime>
 #include <QJsonObject>

@@ -1,9 +1,9 @@
-#include "actiondetail.h"
+#include "models/actiondetail.h"
 
-#include "refundstatus.h"
-#include "jsonfieldreader.h"
+#include "models/refundstatus.h"
+#include "models/jsonfieldreader.h"
 
-#include "displayformat.h"
+#include "models/displayformat.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

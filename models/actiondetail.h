@@ -1,12 +1,12 @@
 #pragma once
 
-#include "actionrecord.h"
-#include "actionsummary.h"
-#include "approval.h"
-#include "attempt.h"
-#include "auditevent.h"
-#include "providerlookup.h"
-#include "reconciliation.h"
+#include "models/actionrecord.h"
+#include "models/actionsummary.h"
+#include "models/approval.h"
+#include "models/attempt.h"
+#include "models/auditevent.h"
+#include "models/providerlookup.h"
+#include "models/reconciliation.h"
 
 #include <QDateTime>
 #include <QJsonObject>

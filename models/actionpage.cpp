@@ -1,4 +1,4 @@
-#include "actionpage.h"
+#include "models/actionpage.h"
 
 #include <QJsonArray>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "actionsummary.h"
+#include "models/actionsummary.h"
 
 #include <QList>
 #include <QMetaType>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "actionpage.h"
-#include "actionquery.h"
-#include "actionsummary.h"
+#include "models/actionpage.h"
+#include "models/actionquery.h"
+#include "models/actionsummary.h"
 
 #include <QObject>
 

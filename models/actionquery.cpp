@@ -1,4 +1,4 @@
-#include "actionquery.h"
+#include "models/actionquery.h"
 
 #include <QStringList>
 

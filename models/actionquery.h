@@ -1,8 +1,8 @@
 #pragma once
 
-#include "actionrecord.h"
-#include "actionstate.h"
-#include "actionsummary.h"
+#include "models/actionrecord.h"
+#include "models/actionstate.h"
+#include "models/actionsummary.h"
 
 #include <QList>
 #include <QMetaType>

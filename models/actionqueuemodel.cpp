@@ -1,6 +1,6 @@
-#include "actionqueuemodel.h"
-#include "columntitles.h"
-#include "displayformat.h"
+#include "models/actionqueuemodel.h"
+#include "models/columntitles.h"
+#include "models/displayformat.h"
 
 namespace cs {
 

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "actionchange.h"
-#include "actionpagesource.h"
-#include "actionquery.h"
-#include "actionsummary.h"
+#include "models/actionchange.h"
+#include "models/actionpagesource.h"
+#include "models/actionquery.h"
+#include "models/actionsummary.h"
 
 #include <QAbstractTableModel>
 #include <QDateTime>

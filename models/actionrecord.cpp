@@ -1,6 +1,6 @@
-#include "actionrecord.h"
-#include "jsonfieldreader.h"
-#include "wirenames.h"
+#include "models/actionrecord.h"
+#include "models/jsonfieldreader.h"
+#include "models/wirenames.h"
 
 #include <QJsonValue>
 

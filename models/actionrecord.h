@@ -1,8 +1,8 @@
 #pragma once
 
-#include "actionstate.h"
-#include "fingerprint.h"
-#include "money.h"
+#include "models/actionstate.h"
+#include "models/fingerprint.h"
+#include "models/money.h"
 
 #include <QDateTime>
 #include <QJsonObject>

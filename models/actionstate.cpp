@@ -1,5 +1,5 @@
-#include "actionstate.h"
-#include "wirenames.h"
+#include "models/actionstate.h"
+#include "models/wirenames.h"
 
 #include <QStringList>
 

@@ -1,6 +1,6 @@
-#include "actionsummary.h"
-#include "money.h"
-#include "jsonfieldreader.h"
+#include "models/actionsummary.h"
+#include "models/money.h"
+#include "models/jsonfieldreader.h"
 
 #include <limits>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "actionrecord.h"
+#include "models/actionrecord.h"
 
 #include <QDateTime>
 #include <QJsonObject>

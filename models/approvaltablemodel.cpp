@@ -1,5 +1,5 @@
-#include "approvaltablemodel.h"
-#include "displayformat.h"
+#include "models/approvaltablemodel.h"
+#include "models/displayformat.h"
 
 namespace cs {
 

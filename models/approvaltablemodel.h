@@ -1,7 +1,7 @@
 #pragma once
 
-#include "approval.h"
-#include "recordtablemodel.h"
+#include "models/approval.h"
+#include "models/recordtablemodel.h"
 
 #include <QMetaType>
 

@@ -1,8 +1,8 @@
-#include "attempt.h"
-#include "jsonfieldreader.h"
-#include "wirenames.h"
+#include "models/attempt.h"
+#include "models/jsonfieldreader.h"
+#include "models/wirenames.h"
 
-#include "actionrecord.h" // toWireTime, timeFromWire
+#include "models/actionrecord.h" // toWireTime, timeFromWire
 
 #include <QJsonValue>
 

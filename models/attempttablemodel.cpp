@@ -1,5 +1,5 @@
-#include "attempttablemodel.h"
-#include "displayformat.h"
+#include "models/attempttablemodel.h"
+#include "models/displayformat.h"
 
 namespace cs {
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "attempt.h"
-#include "recordtablemodel.h"
+#include "models/attempt.h"
+#include "models/recordtablemodel.h"
 
 #include <QMetaType>
 

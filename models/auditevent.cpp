@@ -1,7 +1,7 @@
-#include "auditevent.h"
-#include "jsonfieldreader.h"
+#include "models/auditevent.h"
+#include "models/jsonfieldreader.h"
 
-#include "actionrecord.h" // toWireTime, timeFromWire
+#include "models/actionrecord.h" // toWireTime, timeFromWire
 
 #include <QCryptographicHash>
 #include <QJsonDocument>

@@ -1,5 +1,5 @@
-#include "audittablemodel.h"
-#include "displayformat.h"
+#include "models/audittablemodel.h"
+#include "models/displayformat.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

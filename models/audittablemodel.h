@@ -1,7 +1,7 @@
 #pragma once
 
-#include "auditevent.h"
-#include "recordtablemodel.h"
+#include "models/auditevent.h"
+#include "models/recordtablemodel.h"
 
 #include <QMetaType>
 

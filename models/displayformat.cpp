@@ -1,5 +1,5 @@
-#include "displayformat.h"
-#include "money.h"
+#include "models/displayformat.h"
+#include "models/money.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

@@ -1,4 +1,4 @@
-#include "fingerprint.h"
+#include "models/fingerprint.h"
 
 #include <QCryptographicHash>
 

@@ -1,7 +1,7 @@
-#include "followupplan.h"
+#include "models/followupplan.h"
 
-#include "refundstatus.h"
-#include "displayformat.h"
+#include "models/refundstatus.h"
+#include "models/displayformat.h"
 
 #include <QCoreApplication>
 

@@ -2,7 +2,7 @@
 
 // Internal to models/: the reader every fromJson() uses. Not part of the wire contract.
 
-#include "actionrecord.h" // toWireTime, timeFromWire
+#include "models/actionrecord.h" // toWireTime, timeFromWire
 
 #include <QDateTime>
 #include <QJsonObject>

@@ -1,5 +1,5 @@
-#include "lookuptablemodel.h"
-#include "displayformat.h"
+#include "models/lookuptablemodel.h"
+#include "models/displayformat.h"
 
 namespace cs {
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "providerlookup.h"
-#include "recordtablemodel.h"
+#include "models/providerlookup.h"
+#include "models/recordtablemodel.h"
 
 #include <QMetaType>
 

@@ -1,4 +1,4 @@
-#include "money.h"
+#include "models/money.h"
 
 #include <QLatin1String>
 

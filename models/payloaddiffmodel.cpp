@@ -1,6 +1,6 @@
-#include "payloaddiffmodel.h"
-#include "columntitles.h"
-#include "displayformat.h"
+#include "models/payloaddiffmodel.h"
+#include "models/columntitles.h"
+#include "models/displayformat.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,8 +1,8 @@
-#include "reconciliation.h"
-#include "jsonfieldreader.h"
-#include "wirenames.h"
+#include "models/reconciliation.h"
+#include "models/jsonfieldreader.h"
+#include "models/wirenames.h"
 
-#include "actionrecord.h" // toWireTime, timeFromWire
+#include "models/actionrecord.h" // toWireTime, timeFromWire
 
 #include <QJsonValue>
 

@@ -1,5 +1,5 @@
-#include "reconciliationtablemodel.h"
-#include "displayformat.h"
+#include "models/reconciliationtablemodel.h"
+#include "models/displayformat.h"
 
 namespace cs {
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "reconciliation.h"
-#include "recordtablemodel.h"
+#include "models/reconciliation.h"
+#include "models/recordtablemodel.h"
 
 #include <QMetaType>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "columntitles.h"
+#include "models/columntitles.h"
 
 #include <QAbstractTableModel>
 #include <QList>

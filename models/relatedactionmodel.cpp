@@ -1,5 +1,5 @@
-#include "relatedactionmodel.h"
-#include "displayformat.h"
+#include "models/relatedactionmodel.h"
+#include "models/displayformat.h"
 
 namespace cs {
 

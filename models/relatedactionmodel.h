@@ -1,8 +1,8 @@
 #pragma once
 
-#include "actiondetail.h"
-#include "actionsummary.h"
-#include "recordtablemodel.h"
+#include "models/actiondetail.h"
+#include "models/actionsummary.h"
+#include "models/recordtablemodel.h"
 
 namespace cs {
 

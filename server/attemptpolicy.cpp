@@ -1,6 +1,6 @@
-#include "attemptpolicy.h"
+#include "server/attemptpolicy.h"
 
-#include "refundstatus.h"
+#include "models/refundstatus.h"
 
 namespace cs {
 

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "actionrecord.h"
-#include "actionstate.h"
-#include "executionstore.h"
-#include "providerclient.h"
+#include "models/actionrecord.h"
+#include "models/actionstate.h"
+#include "server/ledger/executionstore.h"
+#include "server/providerclient.h"
 
 #include <QString>
 

@@ -1,4 +1,4 @@
-#include "backoff.h"
+#include "server/backoff.h"
 
 #include <QRandomGenerator>
 

@@ -1,4 +1,4 @@
-#include "executionconfig.h"
+#include "server/executionconfig.h"
 
 namespace cs {
 

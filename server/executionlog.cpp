@@ -1,4 +1,4 @@
-#include "executionlog.h"
+#include "server/executionlog.h"
 
 namespace cs {
 

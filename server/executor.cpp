@@ -1,8 +1,8 @@
-#include "executor.h"
+#include "server/executor.h"
 
-#include "attemptpolicy.h"
-#include "backoff.h"
-#include "executionlog.h"
+#include "server/attemptpolicy.h"
+#include "server/backoff.h"
+#include "server/executionlog.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "executionconfig.h"
-#include "providerclient.h"
-#include "reconciler.h"
+#include "server/executionconfig.h"
+#include "server/providerclient.h"
+#include "server/reconciler.h"
 
 #include <QList>
 #include <QString>

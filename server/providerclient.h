@@ -2,10 +2,10 @@
 
 #include <chrono>
 
-#include "actionrecord.h"
-#include "attempt.h"
-#include "fingerprint.h"
-#include "providerlookup.h"
+#include "models/actionrecord.h"
+#include "models/attempt.h"
+#include "models/fingerprint.h"
+#include "models/providerlookup.h"
 
 #include <QString>
 #include <QStringList>

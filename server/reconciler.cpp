@@ -1,10 +1,10 @@
-#include "reconciler.h"
+#include "server/reconciler.h"
 
-#include "ledger.h"
+#include "server/ledger/ledger.h"
 
-#include "attemptpolicy.h"
-#include "refundstatus.h"
-#include "executionlog.h"
+#include "server/attemptpolicy.h"
+#include "models/refundstatus.h"
+#include "server/executionlog.h"
 
 namespace cs {
 

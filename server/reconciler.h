@@ -1,11 +1,11 @@
 #pragma once
 
-#include "backoff.h"
-#include "executionconfig.h"
-#include "actionreader.h"
-#include "evidencestore.h"
-#include "executionstore.h"
-#include "providerclient.h"
+#include "server/backoff.h"
+#include "server/executionconfig.h"
+#include "server/ledger/actionreader.h"
+#include "server/ledger/evidencestore.h"
+#include "server/ledger/executionstore.h"
+#include "server/providerclient.h"
 
 #include <QString>
 

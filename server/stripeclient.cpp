@@ -1,8 +1,8 @@
-#include "stripeclient.h"
+#include "server/stripeclient.h"
 
-#include "refundstatus.h"
+#include "models/refundstatus.h"
 
-#include "executionlog.h"
+#include "server/executionlog.h"
 
 #include <QElapsedTimer>
 #include <QEventLoop>

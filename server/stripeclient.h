@@ -1,6 +1,6 @@
 #pragma once
 
-#include "providerclient.h"
+#include "server/providerclient.h"
 
 #include <QByteArray>
 #include <QString>

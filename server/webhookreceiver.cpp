@@ -1,8 +1,8 @@
-#include "webhookreceiver.h"
+#include "server/webhookreceiver.h"
 
-#include "attemptpolicy.h"
-#include "refundstatus.h"
-#include "executionlog.h"
+#include "server/attemptpolicy.h"
+#include "models/refundstatus.h"
+#include "server/executionlog.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "actionstate.h"
-#include "actionreader.h"
-#include "evidencestore.h"
+#include "models/actionstate.h"
+#include "server/ledger/actionreader.h"
+#include "server/ledger/evidencestore.h"
 
 #include <QByteArray>
 #include <QDateTime>

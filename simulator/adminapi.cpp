@@ -1,12 +1,12 @@
-#include "adminapi.h"
+#include "simulator/adminapi.h"
 
-#include "faultengine.h"
-#include "idempotencystore.h"
-#include "paymentstore.h"
-#include "paysimserver.h"
-#include "requestlog.h"
-#include "simclock.h"
-#include "webhooksender.h"
+#include "simulator/faultengine.h"
+#include "simulator/idempotencystore.h"
+#include "simulator/paymentstore.h"
+#include "simulator/paysimserver.h"
+#include "simulator/requestlog.h"
+#include "simulator/simclock.h"
+#include "simulator/webhooksender.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "httpexchange.h"
+#include "simulator/httpexchange.h"
 
 #include <QJsonObject>
 #include <QObject>

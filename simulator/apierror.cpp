@@ -1,4 +1,4 @@
-#include "apierror.h"
+#include "simulator/apierror.h"
 
 namespace cs::paysim {
 

@@ -1,4 +1,4 @@
-#include "charge.h"
+#include "simulator/charge.h"
 
 namespace cs::paysim {
 

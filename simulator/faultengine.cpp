@@ -1,4 +1,4 @@
-#include "faultengine.h"
+#include "simulator/faultengine.h"
 
 namespace cs::paysim {
 

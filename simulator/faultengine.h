@@ -1,6 +1,6 @@
 #pragma once
 
-#include "faultrule.h"
+#include "simulator/faultrule.h"
 
 #include <QList>
 

@@ -1,4 +1,4 @@
-#include "faultrule.h"
+#include "simulator/faultrule.h"
 
 #include <QJsonArray>
 #include <QStringList>

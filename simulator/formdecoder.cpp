@@ -1,4 +1,4 @@
-#include "formdecoder.h"
+#include "simulator/formdecoder.h"
 
 #include <QJsonArray>
 #include <QStringList>

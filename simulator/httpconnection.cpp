@@ -1,7 +1,7 @@
-#include "httpconnection.h"
+#include "simulator/httpconnection.h"
 
-#include "httpexchange.h"
-#include "paysimlog.h"
+#include "simulator/httpexchange.h"
+#include "simulator/paysimlog.h"
 
 #include <QTimer>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "httprequest.h"
-#include "httpresponse.h"
+#include "simulator/httprequest.h"
+#include "simulator/httpresponse.h"
 
 #include <QObject>
 #include <QPointer>

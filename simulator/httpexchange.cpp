@@ -1,6 +1,6 @@
-#include "httpexchange.h"
+#include "simulator/httpexchange.h"
 
-#include "httpconnection.h"
+#include "simulator/httpconnection.h"
 
 namespace cs::paysim {
 

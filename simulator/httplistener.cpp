@@ -1,6 +1,6 @@
-#include "httplistener.h"
+#include "simulator/httplistener.h"
 
-#include "paysimlog.h"
+#include "simulator/paysimlog.h"
 
 namespace cs::paysim {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "httpconnection.h"
+#include "simulator/httpconnection.h"
 
 #include <QHostAddress>
 #include <QList>

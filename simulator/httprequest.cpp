@@ -1,4 +1,4 @@
-#include "httprequest.h"
+#include "simulator/httprequest.h"
 
 #include <QUrl>
 

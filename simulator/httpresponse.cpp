@@ -1,4 +1,4 @@
-#include "httpresponse.h"
+#include "simulator/httpresponse.h"
 
 #include <QDateTime>
 #include <QJsonDocument>

@@ -1,6 +1,6 @@
-#include "idempotencystore.h"
+#include "simulator/idempotencystore.h"
 
-#include "simdatabase.h"
+#include "simulator/simdatabase.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "idempotencyrecord.h"
+#include "simulator/idempotencyrecord.h"
 
 #include <QHash>
 #include <QList>

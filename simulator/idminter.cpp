@@ -1,4 +1,4 @@
-#include "idminter.h"
+#include "simulator/idminter.h"
 
 #include <QCryptographicHash>
 

@@ -1,4 +1,4 @@
-#include "listpagination.h"
+#include "simulator/listpagination.h"
 
 #include <QJsonArray>
 

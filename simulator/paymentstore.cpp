@@ -1,8 +1,8 @@
-#include "paymentstore.h"
+#include "simulator/paymentstore.h"
 
-#include "idminter.h"
-#include "simclock.h"
-#include "simdatabase.h"
+#include "simulator/idminter.h"
+#include "simulator/simclock.h"
+#include "simulator/simdatabase.h"
 
 namespace cs::paysim {
 

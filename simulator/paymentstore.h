@@ -1,9 +1,9 @@
 #pragma once
 
-#include "apierror.h"
-#include "charge.h"
-#include "refund.h"
-#include "stripeevent.h"
+#include "simulator/apierror.h"
+#include "simulator/charge.h"
+#include "simulator/refund.h"
+#include "simulator/stripeevent.h"
 
 #include <QHash>
 #include <QList>

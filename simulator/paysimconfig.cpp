@@ -1,4 +1,4 @@
-#include "paysimconfig.h"
+#include "simulator/paysimconfig.h"
 
 namespace cs::paysim {
 

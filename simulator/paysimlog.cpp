@@ -1,3 +1,3 @@
-#include "paysimlog.h"
+#include "simulator/paysimlog.h"
 
 Q_LOGGING_CATEGORY(lcPaysim, "countersign.paysim", QtWarningMsg)

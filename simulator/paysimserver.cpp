@@ -1,10 +1,10 @@
-#include "paysimserver.h"
+#include "simulator/paysimserver.h"
 
-#include "adminapi.h"
-#include "paysimlog.h"
-#include "simdatabase.h"
-#include "stripeapi.h"
-#include "webhooksender.h"
+#include "simulator/adminapi.h"
+#include "simulator/paysimlog.h"
+#include "simulator/simdatabase.h"
+#include "simulator/stripeapi.h"
+#include "simulator/webhooksender.h"
 
 #include <QCryptographicHash>
 #include <QJsonDocument>

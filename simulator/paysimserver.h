@@ -1,14 +1,14 @@
 #pragma once
 
-#include "charge.h"
-#include "faultengine.h"
-#include "httplistener.h"
-#include "idempotencystore.h"
-#include "idminter.h"
-#include "paymentstore.h"
-#include "paysimconfig.h"
-#include "requestlog.h"
-#include "simclock.h"
+#include "simulator/charge.h"
+#include "simulator/faultengine.h"
+#include "simulator/httplistener.h"
+#include "simulator/idempotencystore.h"
+#include "simulator/idminter.h"
+#include "simulator/paymentstore.h"
+#include "simulator/paysimconfig.h"
+#include "simulator/requestlog.h"
+#include "simulator/simclock.h"
 
 #include <QObject>
 #include <QUrl>

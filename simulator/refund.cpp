@@ -1,4 +1,4 @@
-#include "refund.h"
+#include "simulator/refund.h"
 
 namespace cs::paysim {
 

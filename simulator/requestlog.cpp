@@ -1,4 +1,4 @@
-#include "requestlog.h"
+#include "simulator/requestlog.h"
 
 #include <QJsonObject>
 

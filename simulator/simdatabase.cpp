@@ -1,6 +1,6 @@
-#include "simdatabase.h"
+#include "simulator/simdatabase.h"
 
-#include "paysimlog.h"
+#include "simulator/paysimlog.h"
 
 #include <QJsonDocument>
 #include <QSqlError>

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "charge.h"
-#include "idempotencyrecord.h"
-#include "refund.h"
-#include "stripeevent.h"
+#include "simulator/charge.h"
+#include "simulator/idempotencyrecord.h"
+#include "simulator/refund.h"
+#include "simulator/stripeevent.h"
 
 #include <QList>
 #include <QSqlDatabase>

@@ -1,16 +1,16 @@
-#include "stripeapi.h"
+#include "simulator/stripeapi.h"
 
-#include "faultengine.h"
-#include "formdecoder.h"
-#include "idempotencystore.h"
-#include "idminter.h"
-#include "listpagination.h"
-#include "paymentstore.h"
-#include "paysimlog.h"
-#include "requestlog.h"
-#include "simclock.h"
-#include "simdatabase.h"
-#include "stripeevent.h"
+#include "simulator/faultengine.h"
+#include "simulator/formdecoder.h"
+#include "simulator/idempotencystore.h"
+#include "simulator/idminter.h"
+#include "simulator/listpagination.h"
+#include "simulator/paymentstore.h"
+#include "simulator/paysimlog.h"
+#include "simulator/requestlog.h"
+#include "simulator/simclock.h"
+#include "simulator/simdatabase.h"
+#include "simulator/stripeevent.h"
 
 #include <QJsonArray>
 #include <QStringList>

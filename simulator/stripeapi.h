@@ -1,8 +1,8 @@
 #pragma once
 
-#include "apierror.h"
-#include "faultrule.h"
-#include "httpexchange.h"
+#include "simulator/apierror.h"
+#include "simulator/faultrule.h"
+#include "simulator/httpexchange.h"
 
 #include <QElapsedTimer>
 #include <QJsonObject>

@@ -1,4 +1,4 @@
-#include "stripeevent.h"
+#include "simulator/stripeevent.h"
 
 namespace cs::paysim {
 

@@ -1,7 +1,7 @@
-#include "webhooksender.h"
+#include "simulator/webhooksender.h"
 
-#include "paysimlog.h"
-#include "webhooksignature.h"
+#include "simulator/paysimlog.h"
+#include "simulator/webhooksignature.h"
 
 #include <QDateTime>
 #include <QJsonObject>

@@ -1,4 +1,4 @@
-#include "webhooksignature.h"
+#include "simulator/webhooksignature.h"
 
 #include <QMessageAuthenticationCode>
 

@@ -1,5 +1,5 @@
-#include "approvedialog.h"
-#include "displayformat.h"
+#include "ui/approvedialog.h"
+#include "models/displayformat.h"
 
 #include <QPlainTextEdit>
 

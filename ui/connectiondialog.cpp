@@ -1,5 +1,5 @@
-#include "connectiondialog.h"
-#include "statepalette.h"
+#include "ui/connectiondialog.h"
+#include "ui/statepalette.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,4 +1,4 @@
-#include "consolesettings.h"
+#include "ui/consolesettings.h"
 
 namespace cs {
 

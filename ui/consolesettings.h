@@ -1,6 +1,6 @@
 #pragma once
 
-#include "settingvalue.h"
+#include "ui/settingvalue.h"
 
 #include <QByteArray>
 #include <QSettings>

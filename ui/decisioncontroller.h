@@ -1,9 +1,9 @@
 #pragma once
 
-#include "actiondetail.h"
-#include "apicall.h"
-#include "decisiondialog.h"
-#include "draftstore.h"
+#include "models/actiondetail.h"
+#include "client/apicall.h"
+#include "ui/decisiondialog.h"
+#include "ui/draftstore.h"
 
 #include <QHash>
 #include <QObject>

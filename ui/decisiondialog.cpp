@@ -1,5 +1,5 @@
-#include "decisiondialog.h"
-#include "statepalette.h"
+#include "ui/decisiondialog.h"
+#include "ui/statepalette.h"
 
 #include <QDialogButtonBox>
 #include <QKeyEvent>

@@ -1,5 +1,5 @@
-#include "draftstore.h"
-#include "uilog.h"
+#include "ui/draftstore.h"
+#include "ui/uilog.h"
 
 #include <QCryptographicHash>
 #include <QDir>

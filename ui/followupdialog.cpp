@@ -1,6 +1,6 @@
-#include "followupdialog.h"
-#include "displayformat.h"
-#include "statepalette.h"
+#include "ui/followupdialog.h"
+#include "models/displayformat.h"
+#include "ui/statepalette.h"
 
 #include <QFormLayout>
 #include <QLabel>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "decisiondialog.h"
-#include "followupplan.h"
+#include "ui/decisiondialog.h"
+#include "models/followupplan.h"
 
 class QLabel;
 class QLineEdit;

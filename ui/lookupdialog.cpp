@@ -1,7 +1,7 @@
-#include "lookupdialog.h"
-#include "displayformat.h"
-#include "lookuptablemodel.h"
-#include "statepalette.h"
+#include "ui/lookupdialog.h"
+#include "models/displayformat.h"
+#include "models/lookuptablemodel.h"
+#include "ui/statepalette.h"
 
 namespace cs {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "decisiondialog.h"
+#include "ui/decisiondialog.h"
 
 namespace cs {
 

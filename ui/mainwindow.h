@@ -1,8 +1,8 @@
 #pragma once
 
-#include "actiondetail.h"
-#include "apicall.h"
-#include "tokenstore.h"
+#include "models/actiondetail.h"
+#include "client/apicall.h"
+#include "client/tokenstore.h"
 
 #include <QHash>
 #include <QMainWindow>

@@ -1,5 +1,5 @@
-#include "offlinebanner.h"
-#include "statepalette.h"
+#include "ui/offlinebanner.h"
+#include "ui/statepalette.h"
 
 #include <QDateTime>
 #include <QEvent>

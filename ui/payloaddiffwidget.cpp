@@ -1,7 +1,7 @@
-#include "payloaddiffwidget.h"
-#include "displayformat.h"
-#include "payloaddiffmodel.h"
-#include "statepalette.h"
+#include "ui/payloaddiffwidget.h"
+#include "models/displayformat.h"
+#include "models/payloaddiffmodel.h"
+#include "ui/statepalette.h"
 
 #include <QComboBox>
 #include <QHeaderView>

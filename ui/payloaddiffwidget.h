@@ -1,6 +1,6 @@
 #pragma once
 
-#include "actiondetail.h"
+#include "models/actiondetail.h"
 
 #include <QWidget>
 

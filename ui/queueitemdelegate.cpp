@@ -1,6 +1,6 @@
-#include "queueitemdelegate.h"
-#include "actionqueuemodel.h"
-#include "statepalette.h"
+#include "ui/queueitemdelegate.h"
+#include "models/actionqueuemodel.h"
+#include "ui/statepalette.h"
 
 #include <QApplication>
 #include <QPainter>

@@ -1,7 +1,7 @@
-#include "queueview.h"
-#include "actionqueuemodel.h"
-#include "queueitemdelegate.h"
-#include "statepalette.h"
+#include "ui/queueview.h"
+#include "models/actionqueuemodel.h"
+#include "ui/queueitemdelegate.h"
+#include "ui/statepalette.h"
 
 #include <QButtonGroup>
 #include <QHBoxLayout>

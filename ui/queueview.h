@@ -1,7 +1,7 @@
 #pragma once
 
-#include "actionquery.h"
-#include "actionsummary.h"
+#include "models/actionquery.h"
+#include "models/actionsummary.h"
 
 #include <QHash>
 #include <QPointer>

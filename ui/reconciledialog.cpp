@@ -1,6 +1,6 @@
-#include "reconciledialog.h"
-#include "displayformat.h"
-#include "lookuptablemodel.h"
+#include "ui/reconciledialog.h"
+#include "models/displayformat.h"
+#include "models/lookuptablemodel.h"
 
 #include <QButtonGroup>
 #include <QHBoxLayout>

@@ -1,5 +1,5 @@
-#include "rejectdialog.h"
-#include "displayformat.h"
+#include "ui/rejectdialog.h"
+#include "models/displayformat.h"
 
 #include <QPlainTextEdit>
 

@@ -1,4 +1,4 @@
-#include "statepalette.h"
+#include "ui/statepalette.h"
 
 #include <QFontDatabase>
 

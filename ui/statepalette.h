@@ -1,8 +1,8 @@
 #pragma once
 
-#include "actionstate.h"
-#include "attempt.h"
-#include "providerlookup.h"
+#include "models/actionstate.h"
+#include "models/attempt.h"
+#include "models/providerlookup.h"
 
 #include <QColor>
 #include <QFont>

@@ -1,8 +1,8 @@
-#include "timelinewidget.h"
-#include "attempttablemodel.h"
-#include "displayformat.h"
-#include "lookuptablemodel.h"
-#include "statepalette.h"
+#include "ui/timelinewidget.h"
+#include "models/attempttablemodel.h"
+#include "models/displayformat.h"
+#include "models/lookuptablemodel.h"
+#include "ui/statepalette.h"
 
 #include <QHelpEvent>
 #include <QPainter>

@@ -1,3 +1,3 @@
-#include "uilog.h"
+#include "ui/uilog.h"
 
 Q_LOGGING_CATEGORY(lcUi, "countersign.ui", QtWarningMsg)

@@ -1,14 +1,14 @@
 // countersign: the review console. Parses the command line, wires the API client, the event
 // stream and the main window, shows it and runs. Everything else lives in cs_ui / cs_client.
 
-#include "apiclient.h"
-#include "consolesettings.h"
-#include "democontroller.h"
-#include "demostack.h"
-#include "eventstreamclient.h"
-#include "mainwindow.h"
-#include "screenshotter.h"
-#include "tokenstore.h"
+#include "client/apiclient.h"
+#include "ui/consolesettings.h"
+#include "demo/console/democontroller.h"
+#include "demo/demostack.h"
+#include "client/eventstreamclient.h"
+#include "ui/mainwindow.h"
+#include "app/countersign/screenshotter.h"
+#include "client/tokenstore.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -1,8 +1,8 @@
-#include "screenshotter.h"
-#include "actiondetailpane.h"
-#include "actionqueuemodel.h"
-#include "mainwindow.h"
-#include "uilog.h"
+#include "app/countersign/screenshotter.h"
+#include "ui/actiondetailpane.h"
+#include "models/actionqueuemodel.h"
+#include "ui/mainwindow.h"
+#include "ui/uilog.h"
 
 #include <QHash>
 #include <QPixmap>

@@ -7,15 +7,15 @@
 //   countersignd user list --db FILE
 //   countersignd audit verify --db FILE
 //   countersignd migrate --db FILE
-#include "apiserver.h"
-#include "executionconfig.h"
-#include "executor.h"
-#include "ledger.h"
-#include "stripeclient.h"
-#include "terminationsignals.h"
-#include "userstore.h"
-#include "webhookhandler.h"
-#include "webhookreceiver.h"
+#include "server/api/apiserver.h"
+#include "server/executionconfig.h"
+#include "server/executor.h"
+#include "server/ledger/ledger.h"
+#include "server/stripeclient.h"
+#include "lifecycle/terminationsignals.h"
+#include "server/api/userstore.h"
+#include "server/api/webhookhandler.h"
+#include "server/webhookreceiver.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -3,8 +3,8 @@
 // Starts the demo stack (paysim + countersignd as child processes), plays the scenario(s), prints
 // each narrated step prefixed by its kind and the verdict line; exit status 0 only when every
 // scenario ended as expected.
-#include "demostack.h"
-#include "scenariorunner.h"
+#include "demo/demostack.h"
+#include "demo/scenariorunner.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

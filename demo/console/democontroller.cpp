@@ -1,14 +1,14 @@
-#include "democontroller.h"
+#include "demo/console/democontroller.h"
 
-#include "apiclient.h"
-#include "demostack.h"
-#include "eventstreamclient.h"
-#include "faultinjectionpanel.h"
-#include "groundtruthview.h"
-#include "mainwindow.h"
-#include "narrationpanel.h"
-#include "roleswitcher.h"
-#include "scenariorunner.h"
+#include "client/apiclient.h"
+#include "demo/demostack.h"
+#include "client/eventstreamclient.h"
+#include "demo/console/faultinjectionpanel.h"
+#include "demo/console/groundtruthview.h"
+#include "ui/mainwindow.h"
+#include "demo/console/narrationpanel.h"
+#include "demo/console/roleswitcher.h"
+#include "demo/scenariorunner.h"
 
 #include <QAction>
 #include <QMenu>

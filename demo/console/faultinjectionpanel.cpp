@@ -1,4 +1,4 @@
-#include "faultinjectionpanel.h"
+#include "demo/console/faultinjectionpanel.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -1,6 +1,6 @@
-#include "groundtruthview.h"
+#include "demo/console/groundtruthview.h"
 
-#include "apiclient.h"
+#include "client/apiclient.h"
 
 #include <QDateTime>
 #include <QHeaderView>

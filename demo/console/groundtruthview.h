@@ -1,6 +1,6 @@
 #pragma once
 
-#include "paysimadmin.h"
+#include "demo/paysimadmin.h"
 
 #include <QDockWidget>
 #include <QHash>

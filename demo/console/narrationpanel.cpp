@@ -1,4 +1,4 @@
-#include "narrationpanel.h"
+#include "demo/console/narrationpanel.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -1,6 +1,6 @@
-#include "roleswitcher.h"
+#include "demo/console/roleswitcher.h"
 
-#include "mainwindow.h"
+#include "ui/mainwindow.h"
 
 #include <QAction>
 #include <QActionGroup>

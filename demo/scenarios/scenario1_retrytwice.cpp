@@ -1,8 +1,8 @@
 // Scenario 1, "The retry that refunded twice": a naive agent without Countersign refunds twice
 // after a lost answer; through Countersign the same fault ends CONFIRMATION_UNKNOWN → COMPLETED
 // with one refund.
-#include "demoscenario.h"
-#include "scenarios.h"
+#include "demo/demoscenario.h"
+#include "demo/scenarios/scenarios.h"
 
 namespace cs::demo {
 

@@ -1,8 +1,8 @@
 // Scenario 2, "Same key, changed amount": $40 is in flight when the agent resumes with $45 under
 // the same reference; 409 and REQUIRES_REVIEW with the diff; the supervisor reconciles the $40
 // and proposes a $5 follow-up with its own approval and key.
-#include "demoscenario.h"
-#include "scenarios.h"
+#include "demo/demoscenario.h"
+#include "demo/scenarios/scenarios.h"
 
 namespace cs::demo {
 

@@ -1,7 +1,7 @@
 // Scenario 3, "Provider says the key was reused": paysim answers idempotency_error; execution
 // stops in REQUIRES_REVIEW and no new key is minted; the supervisor finds nothing and rejects.
-#include "demoscenario.h"
-#include "scenarios.h"
+#include "demo/demoscenario.h"
+#include "demo/scenarios/scenarios.h"
 
 namespace cs::demo {
 

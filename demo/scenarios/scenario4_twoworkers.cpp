@@ -1,8 +1,8 @@
 // Scenario 4, "Two workers, one refund": a second countersignd with its own executor on the same
 // ledger file; six approved actions, each sent exactly once.
-#include "demoscenario.h"
-#include "demostack.h"
-#include "scenarios.h"
+#include "demo/demoscenario.h"
+#include "demo/demostack.h"
+#include "demo/scenarios/scenarios.h"
 
 #include <QSet>
 

@@ -1,9 +1,9 @@
 // Scenario 5, "Crash mid-flight": countersignd is killed (SIGKILL) after the provider committed
 // and before its answer arrived; after a restart recovery makes the action CONFIRMATION_UNKNOWN
 // and the reconciler completes it with the one refund.
-#include "demoscenario.h"
-#include "demostack.h"
-#include "scenarios.h"
+#include "demo/demoscenario.h"
+#include "demo/demostack.h"
+#include "demo/scenarios/scenarios.h"
 
 namespace cs::demo {
 

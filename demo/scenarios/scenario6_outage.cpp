@@ -1,7 +1,7 @@
 // Scenario 6, "Provider outage and rate limiting": two 429s and two 503s; the executor backs off
 // and retries with the same key; one refund.
-#include "demoscenario.h"
-#include "scenarios.h"
+#include "demo/demoscenario.h"
+#include "demo/scenarios/scenarios.h"
 
 namespace cs::demo {
 

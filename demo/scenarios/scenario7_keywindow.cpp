@@ -1,9 +1,9 @@
 // Scenario 7, "Key window expired": the outcome stays unknown past the provider's key window
 // (shortened to 1.8 s for the demo); no blind retry; a lookup finds nothing and the supervisor
 // rejects.
-#include "demoscenario.h"
-#include "demostack.h"
-#include "scenarios.h"
+#include "demo/demoscenario.h"
+#include "demo/demostack.h"
+#include "demo/scenarios/scenarios.h"
 
 #include <QDateTime>
 

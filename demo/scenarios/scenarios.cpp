@@ -1,6 +1,6 @@
-#include "scenarios.h"
+#include "demo/scenarios/scenarios.h"
 
-#include "scenario.h"
+#include "demo/scenario.h"
 
 namespace cs::demo {
 

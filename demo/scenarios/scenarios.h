@@ -1,6 +1,6 @@
 #pragma once
 
-#include "scenariorunner.h"
+#include "demo/scenariorunner.h"
 
 #include <memory>
 

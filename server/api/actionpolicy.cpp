@@ -1,8 +1,8 @@
-#include "actionpolicy.h"
+#include "server/api/actionpolicy.h"
 
-#include "refundstatus.h"
+#include "models/refundstatus.h"
 
-#include "fingerprint.h"
+#include "models/fingerprint.h"
 
 namespace cs {
 

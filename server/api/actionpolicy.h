@@ -1,11 +1,11 @@
 #pragma once
 
-#include "role.h"
+#include "server/api/role.h"
 
-#include "actionrecord.h"
-#include "approval.h"
-#include "attempt.h"
-#include "providerlookup.h"
+#include "models/actionrecord.h"
+#include "models/approval.h"
+#include "models/attempt.h"
+#include "models/providerlookup.h"
 
 #include <QList>
 #include <QString>

@@ -1,12 +1,12 @@
-#include "actionservice.h"
+#include "server/api/actionservice.h"
 
-#include "apilog.h"
-#include "decisionparser.h"
-#include "listqueryparser.h"
-#include "problem.h"
-#include "proposalparser.h"
+#include "server/api/apilog.h"
+#include "server/api/decisionparser.h"
+#include "server/api/listqueryparser.h"
+#include "server/api/problem.h"
+#include "server/api/proposalparser.h"
 
-#include "providerclient.h"
+#include "server/providerclient.h"
 
 #include <QJsonArray>
 

@@ -1,14 +1,14 @@
 #pragma once
 
-#include "actionpolicy.h"
-#include "actionreader.h"
-#include "actionviews.h"
-#include "apiresponse.h"
-#include "role.h"
+#include "server/api/actionpolicy.h"
+#include "server/ledger/actionreader.h"
+#include "server/api/actionviews.h"
+#include "server/api/apiresponse.h"
+#include "server/api/role.h"
 
-#include "approvalstore.h"
-#include "evidencestore.h"
-#include "proposalstore.h"
+#include "server/ledger/approvalstore.h"
+#include "server/ledger/evidencestore.h"
+#include "server/ledger/proposalstore.h"
 
 #include <QJsonObject>
 #include <QString>

@@ -1,6 +1,6 @@
-#include "actionviews.h"
+#include "server/api/actionviews.h"
 
-#include "actionsummary.h"
+#include "models/actionsummary.h"
 
 #include <QJsonValue>
 

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "actionpolicy.h"
-#include "actionreader.h"
+#include "server/api/actionpolicy.h"
+#include "server/ledger/actionreader.h"
 
-#include "actionrecord.h"
+#include "models/actionrecord.h"
 
 #include <QDateTime>
 #include <QJsonObject>

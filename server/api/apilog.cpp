@@ -1,4 +1,4 @@
-#include "apilog.h"
+#include "server/api/apilog.h"
 
 namespace cs {
 

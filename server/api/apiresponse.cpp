@@ -1,4 +1,4 @@
-#include "apiresponse.h"
+#include "server/api/apiresponse.h"
 
 #include <QJsonDocument>
 

@@ -1,8 +1,8 @@
-#include "apiroutes.h"
+#include "server/api/apiroutes.h"
 
-#include "actionreader.h"
-#include "actionservice.h"
-#include "eventstream.h"
+#include "server/ledger/actionreader.h"
+#include "server/api/actionservice.h"
+#include "server/api/eventstream.h"
 
 #include <QJsonObject>
 

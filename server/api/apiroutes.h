@@ -1,11 +1,11 @@
 #pragma once
 
-#include "actionpolicy.h"
-#include "apiresponse.h"
-#include "problem.h"
-#include "requestpreconditions.h"
-#include "role.h"
-#include "webhookhandler.h"
+#include "server/api/actionpolicy.h"
+#include "server/api/apiresponse.h"
+#include "server/api/problem.h"
+#include "server/api/requestpreconditions.h"
+#include "server/api/role.h"
+#include "server/api/webhookhandler.h"
 
 #include <QByteArray>
 #include <QList>

@@ -1,12 +1,12 @@
-#include "apiserver.h"
+#include "server/api/apiserver.h"
 
-#include "apilog.h"
-#include "authenticator.h"
-#include "problem.h"
-#include "requestreplaystore.h"
-#include "userstore.h"
+#include "server/api/apilog.h"
+#include "server/api/authenticator.h"
+#include "server/api/problem.h"
+#include "server/api/requestreplaystore.h"
+#include "server/api/userstore.h"
 
-#include "ledger.h"
+#include "server/ledger/ledger.h"
 
 #include <QCryptographicHash>
 #include <QHttpServerRequest>

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "actionservice.h"
-#include "apiresponse.h"
-#include "apiroutes.h"
-#include "eventstream.h"
-#include "webhookhandler.h"
+#include "server/api/actionservice.h"
+#include "server/api/apiresponse.h"
+#include "server/api/apiroutes.h"
+#include "server/api/eventstream.h"
+#include "server/api/webhookhandler.h"
 
 #include <QAbstractHttpServer>
 #include <QHostAddress>

@@ -1,6 +1,6 @@
-#include "authenticator.h"
+#include "server/api/authenticator.h"
 
-#include "userstore.h"
+#include "server/api/userstore.h"
 
 namespace cs {
 

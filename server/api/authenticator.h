@@ -1,6 +1,6 @@
 #pragma once
 
-#include "role.h"
+#include "server/api/role.h"
 
 #include <QByteArray>
 #include <QString>

@@ -1,4 +1,4 @@
-#include "bodyreader.h"
+#include "server/api/bodyreader.h"
 
 #include <QJsonValue>
 #include <QRegularExpression>

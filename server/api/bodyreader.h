@@ -1,6 +1,6 @@
 #pragma once
 
-#include "problem.h"
+#include "server/api/problem.h"
 
 #include <QJsonObject>
 #include <QList>

@@ -1,8 +1,8 @@
-#include "decisionparser.h"
+#include "server/api/decisionparser.h"
 
-#include "bodyreader.h"
+#include "server/api/bodyreader.h"
 
-#include "money.h"
+#include "models/money.h"
 
 #include <limits>
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "problem.h"
+#include "server/api/problem.h"
 
-#include "reconciliation.h"
+#include "models/reconciliation.h"
 
 #include <QJsonObject>
 #include <QList>

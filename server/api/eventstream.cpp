@@ -1,10 +1,10 @@
-#include "eventstream.h"
+#include "server/api/eventstream.h"
 
-#include "actionreader.h"
-#include "apilog.h"
-#include "actionreader.h"
+#include "server/ledger/actionreader.h"
+#include "server/api/apilog.h"
+#include "server/ledger/actionreader.h"
 
-#include "actionchange.h"
+#include "models/actionchange.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

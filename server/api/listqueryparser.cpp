@@ -1,4 +1,4 @@
-#include "listqueryparser.h"
+#include "server/api/listqueryparser.h"
 
 #include <QCryptographicHash>
 #include <QRegularExpression>

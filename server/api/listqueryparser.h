@@ -1,8 +1,8 @@
 #pragma once
 
-#include "actionreader.h"
-#include "problem.h"
-#include "role.h"
+#include "server/ledger/actionreader.h"
+#include "server/api/problem.h"
+#include "server/api/role.h"
 
 #include <QString>
 #include <QUrlQuery>

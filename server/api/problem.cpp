@@ -1,4 +1,4 @@
-#include "problem.h"
+#include "server/api/problem.h"
 
 #include <QHash>
 #include <QJsonArray>

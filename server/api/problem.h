@@ -1,6 +1,6 @@
 #pragma once
 
-#include "apiresponse.h"
+#include "server/api/apiresponse.h"
 
 #include <QJsonObject>
 #include <QJsonValue>

@@ -1,8 +1,8 @@
-#include "proposalparser.h"
+#include "server/api/proposalparser.h"
 
-#include "bodyreader.h"
+#include "server/api/bodyreader.h"
 
-#include "money.h"
+#include "models/money.h"
 
 namespace cs {
 

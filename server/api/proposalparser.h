@@ -1,7 +1,7 @@
 #pragma once
 
-#include "proposalstore.h"
-#include "problem.h"
+#include "server/ledger/proposalstore.h"
+#include "server/api/problem.h"
 
 #include <QJsonObject>
 #include <QList>

@@ -1,4 +1,4 @@
-#include "requestpreconditions.h"
+#include "server/api/requestpreconditions.h"
 
 #include <QJsonDocument>
 #include <QJsonParseError>

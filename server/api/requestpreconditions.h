@@ -1,7 +1,7 @@
 #pragma once
 
-#include "apiresponse.h"
-#include "problem.h"
+#include "server/api/apiresponse.h"
+#include "server/api/problem.h"
 
 #include <QByteArray>
 #include <QJsonObject>

@@ -1,8 +1,8 @@
-#include "requestreplaystore.h"
+#include "server/api/requestreplaystore.h"
 
-#include "auditchain.h"
-#include "ledgerdatabase.h"
-#include "sqlstatement.h"
+#include "server/ledger/auditchain.h"
+#include "server/ledger/ledgerdatabase.h"
+#include "server/ledger/sqlstatement.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "apiresponse.h"
-#include "clock.h"
-#include "ledgerresult.h"
+#include "server/api/apiresponse.h"
+#include "server/ledger/clock.h"
+#include "server/ledger/ledgerresult.h"
 
 #include <QString>
 

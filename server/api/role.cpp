@@ -1,4 +1,4 @@
-#include "role.h"
+#include "server/api/role.h"
 
 namespace cs {
 

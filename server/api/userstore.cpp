@@ -1,11 +1,11 @@
-#include "userstore.h"
+#include "server/api/userstore.h"
 
-#include "ids.h"
-#include "auditchain.h"
-#include "ledgerdatabase.h"
-#include "sqlstatement.h"
+#include "server/ledger/ids.h"
+#include "server/ledger/auditchain.h"
+#include "server/ledger/ledgerdatabase.h"
+#include "server/ledger/sqlstatement.h"
 
-#include "auditevent.h"
+#include "models/auditevent.h"
 
 #include <QCryptographicHash>
 #include <QJsonDocument>

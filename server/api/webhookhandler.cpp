@@ -1,4 +1,4 @@
-#include "webhookhandler.h"
+#include "server/api/webhookhandler.h"
 
 namespace cs {
 

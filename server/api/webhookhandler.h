@@ -1,6 +1,6 @@
 #pragma once
 
-#include "webhookreceiver.h"
+#include "server/webhookreceiver.h"
 
 #include <QByteArray>
 #include <QString>

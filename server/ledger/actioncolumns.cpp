@@ -1,4 +1,4 @@
-#include "actioncolumns.h"
+#include "server/ledger/actioncolumns.h"
 
 #include <QStringList>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "actionrecord.h"
-#include "actionstate.h"
+#include "models/actionrecord.h"
+#include "models/actionstate.h"
 
 #include <QDateTime>
 #include <QString>

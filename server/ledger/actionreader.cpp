@@ -1,10 +1,10 @@
-#include "actionreader.h"
+#include "server/ledger/actionreader.h"
 
-#include "actioncolumns.h"
-#include "auditchain.h"
-#include "ledgerdatabase.h"
-#include "ledgerrows.h"
-#include "searchterms.h"
+#include "server/ledger/actioncolumns.h"
+#include "server/ledger/auditchain.h"
+#include "server/ledger/ledgerdatabase.h"
+#include "server/ledger/ledgerrows.h"
+#include "server/ledger/searchterms.h"
 
 #include <QSqlQuery>
 

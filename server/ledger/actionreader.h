@@ -1,15 +1,15 @@
 #pragma once
 
-#include "auditchain.h"
-#include "ledgerresult.h"
+#include "server/ledger/auditchain.h"
+#include "server/ledger/ledgerresult.h"
 
-#include "actionrecord.h"
-#include "actionstate.h"
-#include "approval.h"
-#include "attempt.h"
-#include "auditevent.h"
-#include "providerlookup.h"
-#include "reconciliation.h"
+#include "models/actionrecord.h"
+#include "models/actionstate.h"
+#include "models/approval.h"
+#include "models/attempt.h"
+#include "models/auditevent.h"
+#include "models/providerlookup.h"
+#include "models/reconciliation.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>

@@ -1,10 +1,10 @@
-#include "approvalstore.h"
+#include "server/ledger/approvalstore.h"
 
-#include "ids.h"
-#include "ledgerdatabase.h"
-#include "ledgerrows.h"
+#include "server/ledger/ids.h"
+#include "server/ledger/ledgerdatabase.h"
+#include "server/ledger/ledgerrows.h"
 
-#include "fingerprint.h"
+#include "models/fingerprint.h"
 
 namespace cs {
 

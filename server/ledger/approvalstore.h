@@ -1,8 +1,8 @@
 #pragma once
 
-#include "ledgerresult.h"
+#include "server/ledger/ledgerresult.h"
 
-#include "actionrecord.h"
+#include "models/actionrecord.h"
 
 #include <QString>
 

@@ -1,9 +1,9 @@
-#include "auditchain.h"
+#include "server/ledger/auditchain.h"
 
-#include "ledgerlog.h"
-#include "sqlstatement.h"
+#include "server/ledger/ledgerlog.h"
+#include "server/ledger/sqlstatement.h"
 
-#include "actionrecord.h"
+#include "models/actionrecord.h"
 
 #include <QCryptographicHash>
 #include <QJsonArray>

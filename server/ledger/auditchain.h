@@ -1,9 +1,9 @@
 #pragma once
 
-#include "ledgererror.h"
-#include "ledgerresult.h"
+#include "server/ledger/ledgererror.h"
+#include "server/ledger/ledgerresult.h"
 
-#include "auditevent.h"
+#include "models/auditevent.h"
 
 #include <QDateTime>
 #include <QJsonObject>

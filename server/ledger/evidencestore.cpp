@@ -1,9 +1,9 @@
-#include "evidencestore.h"
+#include "server/ledger/evidencestore.h"
 
-#include "ledgerdatabase.h"
-#include "ledgerrows.h"
+#include "server/ledger/ledgerdatabase.h"
+#include "server/ledger/ledgerrows.h"
 
-#include "refundstatus.h"
+#include "models/refundstatus.h"
 
 #include <algorithm>
 

@@ -1,11 +1,11 @@
 #pragma once
 
-#include "ledgerresult.h"
+#include "server/ledger/ledgerresult.h"
 
-#include "actionrecord.h"
-#include "actionstate.h"
-#include "providerlookup.h"
-#include "reconciliation.h"
+#include "models/actionrecord.h"
+#include "models/actionstate.h"
+#include "models/providerlookup.h"
+#include "models/reconciliation.h"
 
 #include <QDateTime>
 #include <QList>

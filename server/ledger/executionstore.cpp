@@ -1,12 +1,12 @@
-#include "executionstore.h"
+#include "server/ledger/executionstore.h"
 
-#include "auditchain.h"
-#include "ledgerdatabase.h"
-#include "ledgerlog.h"
-#include "ledgerrows.h"
+#include "server/ledger/auditchain.h"
+#include "server/ledger/ledgerdatabase.h"
+#include "server/ledger/ledgerlog.h"
+#include "server/ledger/ledgerrows.h"
 
-#include "approval.h"
-#include "fingerprint.h"
+#include "models/approval.h"
+#include "models/fingerprint.h"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "ledgerresult.h"
+#include "server/ledger/ledgerresult.h"
 
-#include "actionrecord.h"
-#include "actionstate.h"
-#include "attempt.h"
+#include "models/actionrecord.h"
+#include "models/actionstate.h"
+#include "models/attempt.h"
 
 #include <QDateTime>
 #include <QList>

@@ -1,4 +1,4 @@
-#include "ids.h"
+#include "server/ledger/ids.h"
 
 #include <QRandomGenerator>
 

@@ -1,6 +1,6 @@
-#include "ledger.h"
+#include "server/ledger/ledger.h"
 
-#include "ledgerlog.h"
+#include "server/ledger/ledgerlog.h"
 
 namespace cs {
 

@@ -1,11 +1,11 @@
 #pragma once
 
-#include "actionreader.h"
-#include "approvalstore.h"
-#include "evidencestore.h"
-#include "executionstore.h"
-#include "ledgerdatabase.h"
-#include "proposalstore.h"
+#include "server/ledger/actionreader.h"
+#include "server/ledger/approvalstore.h"
+#include "server/ledger/evidencestore.h"
+#include "server/ledger/executionstore.h"
+#include "server/ledger/ledgerdatabase.h"
+#include "server/ledger/proposalstore.h"
 
 #include <QString>
 

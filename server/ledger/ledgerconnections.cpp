@@ -1,6 +1,6 @@
-#include "ledgerconnections.h"
+#include "server/ledger/ledgerconnections.h"
 
-#include "ledgerlog.h"
+#include "server/ledger/ledgerlog.h"
 
 #include <QMutexLocker>
 #include <QSet>

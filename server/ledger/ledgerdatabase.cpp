@@ -1,10 +1,10 @@
-#include "ledgerdatabase.h"
+#include "server/ledger/ledgerdatabase.h"
 
-#include "auditchain.h"
-#include "ledgerconnections.h"
-#include "ledgerlog.h"
-#include "migrations.h"
-#include "sqlstatement.h"
+#include "server/ledger/auditchain.h"
+#include "server/ledger/ledgerconnections.h"
+#include "server/ledger/ledgerlog.h"
+#include "server/ledger/migrations.h"
+#include "server/ledger/sqlstatement.h"
 
 #include <QRandomGenerator>
 #include <QThread>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "clock.h"
-#include "ledgererror.h"
-#include "ledgerresult.h"
+#include "server/ledger/clock.h"
+#include "server/ledger/ledgererror.h"
+#include "server/ledger/ledgerresult.h"
 
 #include <QDateTime>
 #include <QMutex>

@@ -1,4 +1,4 @@
-#include "ledgererror.h"
+#include "server/ledger/ledgererror.h"
 
 namespace cs {
 

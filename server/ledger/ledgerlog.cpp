@@ -1,4 +1,4 @@
-#include "ledgerlog.h"
+#include "server/ledger/ledgerlog.h"
 
 namespace cs {
 

@@ -1,7 +1,7 @@
-#include "ledgerrows.h"
+#include "server/ledger/ledgerrows.h"
 
-#include "actioncolumns.h"
-#include "auditchain.h"
+#include "server/ledger/actioncolumns.h"
+#include "server/ledger/auditchain.h"
 
 namespace cs::rows {
 

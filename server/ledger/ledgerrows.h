@@ -6,15 +6,15 @@
 // If-Match), change it through StateMachine::apply, save it under optimistic concurrency, append
 // one audit row. Every function runs inside a LedgerDatabase write or read body.
 
-#include "ledgererror.h"
-#include "sqlstatement.h"
+#include "server/ledger/ledgererror.h"
+#include "server/ledger/sqlstatement.h"
 
-#include "actionrecord.h"
-#include "actionstate.h"
-#include "approval.h"
-#include "attempt.h"
-#include "providerlookup.h"
-#include "reconciliation.h"
+#include "models/actionrecord.h"
+#include "models/actionstate.h"
+#include "models/approval.h"
+#include "models/attempt.h"
+#include "models/providerlookup.h"
+#include "models/reconciliation.h"
 
 #include <QDateTime>
 #include <QJsonObject>

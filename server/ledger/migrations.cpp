@@ -1,6 +1,6 @@
-#include "migrations.h"
+#include "server/ledger/migrations.h"
 
-#include "ledgerlog.h"
+#include "server/ledger/ledgerlog.h"
 
 #include <QSqlError>
 #include <QSqlQuery>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "ledgererror.h"
+#include "server/ledger/ledgererror.h"
 
 #include <QList>
 #include <QSqlDatabase>

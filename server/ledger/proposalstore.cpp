@@ -1,12 +1,12 @@
-#include "proposalstore.h"
+#include "server/ledger/proposalstore.h"
 
-#include "auditchain.h"
-#include "ids.h"
-#include "ledgerdatabase.h"
-#include "ledgerrows.h"
+#include "server/ledger/auditchain.h"
+#include "server/ledger/ids.h"
+#include "server/ledger/ledgerdatabase.h"
+#include "server/ledger/ledgerrows.h"
 
-#include "fingerprint.h"
-#include "money.h"
+#include "models/fingerprint.h"
+#include "models/money.h"
 
 namespace cs {
 

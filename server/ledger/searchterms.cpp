@@ -1,4 +1,4 @@
-#include "searchterms.h"
+#include "server/ledger/searchterms.h"
 
 #include <algorithm>
 #include <vector>

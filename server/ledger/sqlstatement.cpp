@@ -1,4 +1,4 @@
-#include "sqlstatement.h"
+#include "server/ledger/sqlstatement.h"
 
 #include <QJsonDocument>
 #include <QSqlError>

@@ -1,4 +1,4 @@
-#include "apitestsupport.h"
+#include "tests/api/apitestsupport.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>

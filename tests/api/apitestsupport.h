@@ -5,7 +5,7 @@
 // loop running while it waits, and a probe that opens the same ledger file to count what was
 // written and to play the executor's part where a test needs an action in a later state.
 
-#include "ledger.h"
+#include "server/ledger/ledger.h"
 
 #include <QByteArray>
 #include <QJsonObject>

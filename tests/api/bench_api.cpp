@@ -3,7 +3,7 @@
 // Not run by ctest; figures in docs/PERFORMANCE.md.
 //
 //   bench_api [N]      (default 200)
-#include "apitestsupport.h"
+#include "tests/api/apitestsupport.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -2,7 +2,7 @@
 // cell by cell, four-eyes, If-Match (428 / 400 / 412), client Idempotency-Key replay, strict input
 // validation with "nothing written" proven on the ledger, list paging and filters, look-ups,
 // reconciliation and follow-ups.
-#include "apitestsupport.h"
+#include "tests/api/apitestsupport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

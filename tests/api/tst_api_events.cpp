@@ -1,7 +1,7 @@
 // GET /events against a real countersignd: every change once, in audit order, resumed exactly
 // after Last-Event-ID, resync when the id is ahead, an agent's stream limited to its actions,
 // heartbeats, and streams ended cleanly when the service drains.
-#include "apitestsupport.h"
+#include "tests/api/apitestsupport.h"
 
 #include <QJsonDocument>
 #include <QTest>

@@ -2,7 +2,7 @@
 // sending to a real paysim: a lost response ends in one refund and COMPLETED; a changed
 // resubmission is refused with 409 and changes nothing; a provider idempotency_error stops in
 // REQUIRES_REVIEW. Plus the signed provider webhook.
-#include "apitestsupport.h"
+#include "tests/api/apitestsupport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,7 +1,7 @@
 // The endpoint table (server/api/apiroutes.h): which request reaches which endpoint with which
 // {id}, the 404 / 405 answers with Allow, that the table is exactly resources/openapi.yaml's
 // `paths:`, and the preconditions and access each row declares (one row per endpoint).
-#include "apiroutes.h"
+#include "server/api/apiroutes.h"
 
 #include <QFile>
 #include <QRegularExpression>

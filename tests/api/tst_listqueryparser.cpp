@@ -1,7 +1,7 @@
 // The query string of GET /actions (server/api/listqueryparser.h): one row per accepted and per
 // refused case, with the exact problem code and field errors the API answers; and the cursor,
 // which only the filters and order it was issued under accept.
-#include "listqueryparser.h"
+#include "server/api/listqueryparser.h"
 
 #include <QJsonArray>
 #include <QTest>

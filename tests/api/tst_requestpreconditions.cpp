@@ -1,6 +1,6 @@
 // The request preconditions an endpoint's row asks for (server/api/requestpreconditions.h): one
 // row per accepted and per refused request, with the exact problem code, detail and field.
-#include "requestpreconditions.h"
+#include "server/api/requestpreconditions.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

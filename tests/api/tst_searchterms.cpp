@@ -1,7 +1,7 @@
 // Which parts of a search text the trigram index is asked for (server/api/searchterms.h): the
 // sample's row counts, the common-trigram rule and the MATCH expression built from the runs of
 // uncommon trigrams. tst_ledger_counts checks on a real ledger that the rows stay exactly LIKE's.
-#include "searchterms.h"
+#include "server/ledger/searchterms.h"
 
 #include <QTest>
 

@@ -17,13 +17,13 @@
 //
 // Usage: bench_console [--actions N] [--queue N] [--runs N] [--keep DIR [--reuse]]
 
-#include "actionqueuemodel.h"
-#include "apiclient.h"
-#include "benchstats.h"
-#include "consolesettings.h"
-#include "eventstreamclient.h"
-#include "mainwindow.h"
-#include "queueview.h"
+#include "models/actionqueuemodel.h"
+#include "client/apiclient.h"
+#include "tests/bench/benchstats.h"
+#include "ui/consolesettings.h"
+#include "client/eventstreamclient.h"
+#include "ui/mainwindow.h"
+#include "ui/queueview.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -6,7 +6,7 @@
 // --seed takes one seed, a list (1,5,9) or a range (1-50). Exit 0 only if every run holds every
 // invariant (1 violated, 2 usage, 3 the harness could not run).
 
-#include "chaosrun.h"
+#include "tests/chaos/chaosrun.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -1,6 +1,6 @@
-#include "chaosrun.h"
+#include "tests/chaos/chaosrun.h"
 
-#include "ledger.h"
+#include "server/ledger/ledger.h"
 
 #include <QCoreApplication>
 #include <QDateTime>

@@ -4,7 +4,7 @@
 // temporary folder, the seeded schedule played against them, a bounded settle, then the
 // invariant checks against paysim's ground truth. See docs/CHAOS.md.
 
-#include "chaosschedule.h"
+#include "tests/chaos/chaosschedule.h"
 
 #include <QMap>
 #include <QSet>

@@ -1,4 +1,4 @@
-#include "chaosschedule.h"
+#include "tests/chaos/chaosschedule.h"
 
 #include <QJsonDocument>
 #include <QRandomGenerator>

@@ -1,4 +1,4 @@
-#include "backendprocess.h"
+#include "tests/client/backendprocess.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -1,4 +1,4 @@
-#include "faultproxy.h"
+#include "tests/client/faultproxy.h"
 
 #include <QTimer>
 #include <QUrl>

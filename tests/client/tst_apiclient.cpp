@@ -2,13 +2,13 @@
 // problem+json errors, deadlines, lost responses resent with the same Idempotency-Key and
 // If-Match, 412, offline and back, and the queue model paging through the real backend.
 
-#include "actiondetail.h"
-#include "actionpage.h"
-#include "actionqueuemodel.h"
-#include "apiclient.h"
-#include "apipagesource.h"
-#include "backendprocess.h"
-#include "faultproxy.h"
+#include "models/actiondetail.h"
+#include "models/actionpage.h"
+#include "models/actionqueuemodel.h"
+#include "client/apiclient.h"
+#include "client/apipagesource.h"
+#include "tests/client/backendprocess.h"
+#include "tests/client/faultproxy.h"
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>

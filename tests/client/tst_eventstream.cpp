@@ -1,10 +1,10 @@
 // The event-stream client against a real countersignd: live events, heartbeats, reconnect with
 // backoff when the backend goes away, and Last-Event-ID resume so nothing is missed.
 
-#include "apiclient.h"
-#include "backendprocess.h"
-#include "eventstreamclient.h"
-#include "faultproxy.h"
+#include "client/apiclient.h"
+#include "tests/client/backendprocess.h"
+#include "client/eventstreamclient.h"
+#include "tests/client/faultproxy.h"
 
 #include <QSignalSpy>
 #include <QTest>

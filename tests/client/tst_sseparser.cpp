@@ -1,7 +1,7 @@
 // The server-sent-event parser: the WHATWG rules that matter for countersignd's stream, fed in
 // every chunking.
 
-#include "sseparser.h"
+#include "client/sseparser.h"
 
 #include <QTest>
 

@@ -1,7 +1,7 @@
 // The token store's file fallback: a file only the user can read, in a folder only the user can
 // enter, round-tripped per profile; and --token-file reading.
 
-#include "tokenstore.h"
+#include "client/tokenstore.h"
 
 #include <QFile>
 #include <QFileInfo>

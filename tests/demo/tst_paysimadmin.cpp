@@ -2,9 +2,9 @@
 // each call's request and answer, asynchronous delivery (never from inside the call), paysim's
 // error message for a refused rule, and nothing sent without a base URL.
 
-#include "paysimadmin.h"
-#include "paysimconfig.h"
-#include "paysimserver.h"
+#include "demo/paysimadmin.h"
+#include "simulator/paysimconfig.h"
+#include "simulator/paysimserver.h"
 
 #include <QJsonArray>
 #include <QTest>

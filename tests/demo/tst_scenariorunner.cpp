@@ -3,7 +3,7 @@
 // step is reported; step-by-step waits for next(); cancel ends at once between steps and after
 // the running step otherwise; the cleanup always runs, before finished().
 
-#include "scenariorunner.h"
+#include "demo/scenariorunner.h"
 
 #include <QSignalSpy>
 #include <QTest>

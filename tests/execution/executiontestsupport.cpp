@@ -1,4 +1,4 @@
-#include "executiontestsupport.h"
+#include "tests/execution/executiontestsupport.h"
 
 #include <QFile>
 #include <QJsonDocument>

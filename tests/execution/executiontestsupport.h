@@ -3,13 +3,13 @@
 // Shared by the execution tests: an in-process paysim on 127.0.0.1 with its ground truth, an
 // adjustable clock, fast configurations, and approved refunds in a ledger.
 
-#include "executionconfig.h"
-#include "ledger.h"
-#include "stripeclient.h"
+#include "server/executionconfig.h"
+#include "server/ledger/ledger.h"
+#include "server/stripeclient.h"
 
-#include "paysimconfig.h"
-#include "paysimserver.h"
-#include "paysimtestsupport.h"
+#include "simulator/paysimconfig.h"
+#include "simulator/paysimserver.h"
+#include "tests/simulator/paysimtestsupport.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

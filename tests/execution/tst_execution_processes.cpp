@@ -2,7 +2,7 @@
 // two processes racing for the same actions, and a process SIGKILLed right after its attempt row
 // is committed — once before paysim committed, once after — then a restarted one finishing.
 
-#include "executiontestsupport.h"
+#include "tests/execution/executiontestsupport.h"
 
 #include <QFile>
 #include <QProcess>

@@ -1,9 +1,9 @@
 // The pure parts of execution: the outcome -> state table (AttemptPolicy), backoff with jitter,
 // and the configuration's defaults, validation and JSON form.
 
-#include "attemptpolicy.h"
-#include "backoff.h"
-#include "executionconfig.h"
+#include "server/attemptpolicy.h"
+#include "server/backoff.h"
+#include "server/executionconfig.h"
 
 #include <QJsonDocument>
 #include <QSet>

@@ -1,4 +1,4 @@
-#include "actionstate.h"
+#include "models/actionstate.h"
 
 #include <QTest>
 

@@ -1,5 +1,5 @@
-#include "actionrecord.h"
-#include "fingerprint.h"
+#include "models/actionrecord.h"
+#include "models/fingerprint.h"
 
 #include <QTest>
 

@@ -1,4 +1,4 @@
-#include "refundstatus.h"
+#include "models/refundstatus.h"
 
 #include <QTest>
 

@@ -2,7 +2,7 @@
 
 // Shared by the ledger tests: a controllable clock and proposal fixtures. Header-only.
 
-#include "ledger.h"
+#include "server/ledger/ledger.h"
 
 #include <QDateTime>
 #include <QString>

@@ -2,12 +2,12 @@
 // and key rules, amendments, claims, attempt outcomes, leases and their recovery, lookups,
 // reconciliation, optimistic concurrency and list paging.
 
-#include "ids.h"
-#include "ledger.h"
-#include "ledgertestsupport.h"
-#include "migrations.h"
+#include "server/ledger/ids.h"
+#include "server/ledger/ledger.h"
+#include "tests/server/ledgertestsupport.h"
+#include "server/ledger/migrations.h"
 
-#include "fingerprint.h"
+#include "models/fingerprint.h"
 
 #include <QElapsedTimer>
 #include <QRegularExpression>

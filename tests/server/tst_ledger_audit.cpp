@@ -1,8 +1,8 @@
 // Invariant 9: the audit log is hash-chained and verifyAudit() finds any edit. The attacker here
 // has the database file: drops the append-only triggers first, then edits or deletes rows.
 
-#include "ledger.h"
-#include "ledgertestsupport.h"
+#include "server/ledger/ledger.h"
+#include "tests/server/ledgertestsupport.h"
 
 #include <QSqlDatabase>
 #include <QSqlError>

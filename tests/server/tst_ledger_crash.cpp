@@ -3,8 +3,8 @@
 // says CONFIRMATION_UNKNOWN with the attempt unknown — never failed, never rejected — and the
 // audit chain still verifies.
 
-#include "ledger.h"
-#include "ledgertestsupport.h"
+#include "server/ledger/ledger.h"
+#include "tests/server/ledgertestsupport.h"
 
 #include <QElapsedTimer>
 #include <QProcess>

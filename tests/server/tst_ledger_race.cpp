@@ -2,8 +2,8 @@
 // for the same action again and again; exactly one wins each time and exactly one attempt row
 // exists.
 
-#include "ledger.h"
-#include "ledgertestsupport.h"
+#include "server/ledger/ledger.h"
+#include "tests/server/ledgertestsupport.h"
 
 #include <QFile>
 #include <QProcess>

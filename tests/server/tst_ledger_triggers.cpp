@@ -2,8 +2,8 @@
 // separate connection (as a buggy component or a careless operator would send it) is refused by
 // the schema's triggers, and the data is unchanged; the statements the ledger needs still work.
 
-#include "ledger.h"
-#include "ledgertestsupport.h"
+#include "server/ledger/ledger.h"
+#include "tests/server/ledgertestsupport.h"
 
 #include <QSqlDatabase>
 #include <QSqlError>

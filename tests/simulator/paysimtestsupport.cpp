@@ -1,4 +1,4 @@
-#include "paysimtestsupport.h"
+#include "tests/simulator/paysimtestsupport.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

@@ -1,10 +1,10 @@
 // paysim's Stripe-compatible API: charges, refunds, list paging, events, errors, HTTP framing,
 // webhook signatures (verified here independently), and the real `paysim` executable:
 // first-line URL, persistence with --db across a restart, clean SIGTERM exit, CLI options.
-#include "httpexchange.h"
-#include "httplistener.h"
-#include "paysimserver.h"
-#include "paysimtestsupport.h"
+#include "simulator/httpexchange.h"
+#include "simulator/httplistener.h"
+#include "simulator/paysimserver.h"
+#include "tests/simulator/paysimtestsupport.h"
 
 #include <QDateTime>
 #include <QJsonArray>

@@ -1,8 +1,8 @@
 // Fault injection: what the client sees (answer, silence + FIN, RST, status, delay) and what the
 // provider actually committed (ground truth from /_sim/refunds), one row per fault; plus the
 // nth/times/every/probability semantics and lookup lag. In-process server, raw sockets.
-#include "paysimserver.h"
-#include "paysimtestsupport.h"
+#include "simulator/paysimserver.h"
+#include "tests/simulator/paysimtestsupport.h"
 
 #include <QJsonArray>
 #include <QtTest>

@@ -1,7 +1,7 @@
 // Idempotency semantics of paysim against Stripe's documented rules, through real HTTP on
 // 127.0.0.1 with an in-process PaysimServer and QNetworkAccessManager.
-#include "paysimserver.h"
-#include "paysimtestsupport.h"
+#include "simulator/paysimserver.h"
+#include "tests/simulator/paysimtestsupport.h"
 
 #include <QJsonArray>
 #include <QtTest>

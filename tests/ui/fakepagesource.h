@@ -4,7 +4,7 @@
 // turn in the query's order (as the backend sorts), with a switch to make it fail. Cursors are
 // row offsets.
 
-#include "actionpagesource.h"
+#include "models/actionpagesource.h"
 
 #include <QTimer>
 

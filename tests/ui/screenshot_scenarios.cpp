@@ -11,7 +11,7 @@
 // supervisor's lookup finds the 40.00 refund, and the agent "re-reasons" 45.00 under the same
 // reference — caught as a changed resubmission.
 
-#include "backendprocess.h"
+#include "tests/client/backendprocess.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

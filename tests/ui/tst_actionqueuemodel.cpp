@@ -1,8 +1,8 @@
 // The queue model and its sort proxy under QAbstractItemModelTester, against an in-process
 // page source: paging, counts, live updates in place, stale pages, failures.
 
-#include "actionqueuemodel.h"
-#include "fakepagesource.h"
+#include "models/actionqueuemodel.h"
+#include "tests/ui/fakepagesource.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

@@ -4,13 +4,13 @@
 // decision overtaken by someone else keep the reviewer's input, a refused permission says why,
 // and what the controller asks the window to refresh.
 
-#include "actiondetailpane.h"
-#include "apiclient.h"
-#include "backendprocess.h"
-#include "decisioncontroller.h"
-#include "decisiondialog.h"
-#include "draftstore.h"
-#include "faultproxy.h"
+#include "ui/actiondetailpane.h"
+#include "client/apiclient.h"
+#include "tests/client/backendprocess.h"
+#include "ui/decisioncontroller.h"
+#include "ui/decisiondialog.h"
+#include "ui/draftstore.h"
+#include "tests/client/faultproxy.h"
 
 #include <QJsonArray>
 #include <QLabel>

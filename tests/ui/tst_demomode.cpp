@@ -2,17 +2,17 @@
 // console signed in as the approver with the Demo and Scenarios menus and the docks, and
 // scenario 1 played continuously through the console's controller.
 
-#include "apiclient.h"
-#include "consolesettings.h"
-#include "democontroller.h"
-#include "demostack.h"
-#include "eventstreamclient.h"
-#include "faultinjectionpanel.h"
-#include "groundtruthview.h"
-#include "mainwindow.h"
-#include "narrationpanel.h"
-#include "roleswitcher.h"
-#include "scenariorunner.h"
+#include "client/apiclient.h"
+#include "ui/consolesettings.h"
+#include "demo/console/democontroller.h"
+#include "demo/demostack.h"
+#include "client/eventstreamclient.h"
+#include "demo/console/faultinjectionpanel.h"
+#include "demo/console/groundtruthview.h"
+#include "ui/mainwindow.h"
+#include "demo/console/narrationpanel.h"
+#include "demo/console/roleswitcher.h"
+#include "demo/scenariorunner.h"
 
 #include <QAction>
 #include <QListWidget>

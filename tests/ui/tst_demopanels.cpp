@@ -2,15 +2,15 @@
 // loopback): the fault-injection form and rules table, the ground-truth view's mismatch, the
 // narration panel's kinds and focus, and the role switcher's token.
 
-#include "apiclient.h"
-#include "backendprocess.h"
-#include "consolesettings.h"
-#include "eventstreamclient.h"
-#include "faultinjectionpanel.h"
-#include "groundtruthview.h"
-#include "mainwindow.h"
-#include "narrationpanel.h"
-#include "roleswitcher.h"
+#include "client/apiclient.h"
+#include "tests/client/backendprocess.h"
+#include "ui/consolesettings.h"
+#include "client/eventstreamclient.h"
+#include "demo/console/faultinjectionpanel.h"
+#include "demo/console/groundtruthview.h"
+#include "ui/mainwindow.h"
+#include "demo/console/narrationpanel.h"
+#include "demo/console/roleswitcher.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -2,18 +2,18 @@
 // payload diff) under QAbstractItemModelTester, the ActionDetail wire format and the follow-up
 // remainder.
 
-#include "actiondetail.h"
-#include "actionqueuemodel.h"
-#include "approvaltablemodel.h"
-#include "attempttablemodel.h"
-#include "audittablemodel.h"
-#include "followupplan.h"
-#include "lookuptablemodel.h"
-#include "payloaddiffmodel.h"
-#include "reconciliationtablemodel.h"
-#include "relatedactionmodel.h"
+#include "models/actiondetail.h"
+#include "models/actionqueuemodel.h"
+#include "models/approvaltablemodel.h"
+#include "models/attempttablemodel.h"
+#include "models/audittablemodel.h"
+#include "models/followupplan.h"
+#include "models/lookuptablemodel.h"
+#include "models/payloaddiffmodel.h"
+#include "models/reconciliationtablemodel.h"
+#include "models/relatedactionmodel.h"
 
-#include "fakepagesource.h"
+#include "tests/ui/fakepagesource.h"
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>

@@ -3,7 +3,7 @@
 // corrupt file is set aside without blocking anything, one file per backend and user, drafts
 // made before the user is known are adopted, old drafts expire loudly, and writes are atomic.
 
-#include "draftstore.h"
+#include "ui/draftstore.h"
 
 #include <QDir>
 #include <QFile>

@@ -4,20 +4,20 @@
 // a dialog that survives the backend going away, drafts (also across a console restart), live
 // updates and remembered filters.
 
-#include "actiondetailpane.h"
-#include "actionqueuemodel.h"
-#include "apiclient.h"
-#include "backendprocess.h"
-#include "consolesettings.h"
-#include "decisioncontroller.h"
-#include "decisiondialog.h"
-#include "draftstore.h"
-#include "eventstreamclient.h"
-#include "faultproxy.h"
-#include "mainwindow.h"
-#include "offlinebanner.h"
-#include "queueview.h"
-#include "timelinewidget.h"
+#include "ui/actiondetailpane.h"
+#include "models/actionqueuemodel.h"
+#include "client/apiclient.h"
+#include "tests/client/backendprocess.h"
+#include "ui/consolesettings.h"
+#include "ui/decisioncontroller.h"
+#include "ui/decisiondialog.h"
+#include "ui/draftstore.h"
+#include "client/eventstreamclient.h"
+#include "tests/client/faultproxy.h"
+#include "ui/mainwindow.h"
+#include "ui/offlinebanner.h"
+#include "ui/queueview.h"
+#include "ui/timelinewidget.h"
 
 #include <QAction>
 #include <QApplication>

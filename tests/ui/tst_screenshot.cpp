@@ -3,7 +3,7 @@
 // are shown, at --window-size, and the console then quits with 0. (scripts/screenshots.sh and
 // screenshot_scenarios rely on exactly this.)
 
-#include "backendprocess.h"
+#include "tests/client/backendprocess.h"
 
 #include <QImage>
 #include <QProcess>

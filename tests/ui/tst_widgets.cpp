@@ -2,13 +2,13 @@
 // screen when rows arrive above it; state colours stay readable in light and dark palettes;
 // the timeline maps every mark inside its width.
 
-#include "actiondetailpane.h"
-#include "actionqueuemodel.h"
-#include "draftstore.h"
-#include "fakepagesource.h"
-#include "queueview.h"
-#include "statepalette.h"
-#include "timelinewidget.h"
+#include "ui/actiondetailpane.h"
+#include "models/actionqueuemodel.h"
+#include "ui/draftstore.h"
+#include "tests/ui/fakepagesource.h"
+#include "ui/queueview.h"
+#include "ui/statepalette.h"
+#include "ui/timelinewidget.h"
 
 #include <QApplication>
 #include <QHBoxLayout>
