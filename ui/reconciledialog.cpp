@@ -1,6 +1,7 @@
 #include "ui/reconciledialog.h"
 #include "models/displayformat.h"
 #include "models/lookuptablemodel.h"
+#include "models/refundstatus.h"
 
 #include <QButtonGroup>
 #include <QHBoxLayout>
@@ -129,13 +130,13 @@ QString ReconcileDialog::evidenceProblem(const ActionDetail &detail, bool commit
         return tr("Choose the lookup that is the evidence.");
     const bool found = lookup->result == ProviderLookup::Result::Found;
     if (committed) {
-        if (found && (lookup->status == QLatin1String("succeeded") || lookup->status == QLatin1String("pending")))
+        if (found && provesCommitted(lookup->status))
             return QString();
         return tr("Lookup #%1 does not show a committed refund: \u201ccommitted\u201d needs a FOUND lookup with status "
                   "succeeded or pending.").arg(lookupSeq);
     }
     const bool showsNone = lookup->result == ProviderLookup::Result::NotFound
-        || (found && (lookup->status == QLatin1String("failed") || lookup->status == QLatin1String("canceled")));
+        || (found && provesNotCommitted(lookup->status));
     if (!showsNone)
         return tr("Lookup #%1 does not show that no refund exists: \u201cnot committed\u201d needs a NOT_FOUND lookup, "
                   "or a FOUND one with status failed or canceled.").arg(lookupSeq);

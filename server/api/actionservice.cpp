@@ -1,5 +1,7 @@
 #include "server/api/actionservice.h"
 
+#include "models/refundstatus.h"
+
 #include "server/api/apilog.h"
 #include "server/api/decisionparser.h"
 #include "server/api/listqueryparser.h"
@@ -571,7 +573,7 @@ ApiResponse ActionService::runLookup(const User &user, const QString &id, const 
         if (ActionPolicy::supportsCommitted(lookup) && lookup.amount == current->amount) {
             trigger = Trigger::ProviderSucceeded;
             reason += QStringLiteral(": refund %1 %2 for the action's amount").arg(lookup.providerObjectId, lookup.status);
-        } else if (lookup.status == u"failed" || lookup.status == u"canceled") {
+        } else if (provesNotCommitted(lookup.status)) {
             trigger = Trigger::ProviderRejected;
             reason += QStringLiteral(": refund %1 %2").arg(lookup.providerObjectId, lookup.status);
         } else if (lookup.amount != current->amount) {
