@@ -11,6 +11,7 @@
 #include "ui/decisiondialog.h"
 #include "ui/draftstore.h"
 #include "tests/client/faultproxy.h"
+#include "tests/support/quietoffscreen.h"
 
 #include <QJsonArray>
 #include <QLabel>
@@ -24,15 +25,6 @@ using namespace cs;
 using namespace std::chrono_literals;
 
 namespace {
-
-QtMessageHandler previousHandler = nullptr;
-void quietOffscreen(QtMsgType type, const QMessageLogContext &context, const QString &message)
-{
-    if (message.contains(QLatin1String("propagateSizeHints")))
-        return;
-    if (previousHandler)
-        previousHandler(type, context, message);
-}
 
 template <typename T>
 T *child(QWidget *parent, const char *name)
@@ -107,7 +99,7 @@ private:
 private slots:
     void initTestCase()
     {
-        previousHandler = qInstallMessageHandler(quietOffscreen);
+        cs::testsupport::installQuietOffscreen();
         QVERIFY(m_dir.isValid());
         QVERIFY2(m_backend.start(24), qPrintable(m_backend.error()));
         m_charges = m_backend.charges();

@@ -18,6 +18,7 @@
 #include "ui/offlinebanner.h"
 #include "ui/queueview.h"
 #include "ui/timelinewidget.h"
+#include "tests/support/quietoffscreen.h"
 
 #include <QAction>
 #include <QApplication>
@@ -40,17 +41,6 @@ using namespace cs;
 using namespace std::chrono_literals;
 
 namespace {
-
-// The offscreen platform plugin warns about every dialog it cannot size natively; that is
-// noise here, everything else goes through.
-QtMessageHandler previousHandler = nullptr;
-void quietOffscreen(QtMsgType type, const QMessageLogContext &context, const QString &message)
-{
-    if (message.contains(QLatin1String("propagateSizeHints")))
-        return;
-    if (previousHandler)
-        previousHandler(type, context, message);
-}
 
 // One console session: client, event stream, settings and the main window.
 struct Console
@@ -158,7 +148,7 @@ private:
 private slots:
     void initTestCase()
     {
-        previousHandler = qInstallMessageHandler(quietOffscreen);
+        cs::testsupport::installQuietOffscreen();
         QVERIFY(m_dir.isValid());
         QVERIFY2(m_backend.start(40, { QStringLiteral("--sse-heartbeat-ms"), QStringLiteral("1000"),
                                        QStringLiteral("--sse-poll-ms"), QStringLiteral("50") }),
