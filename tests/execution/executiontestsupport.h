@@ -3,6 +3,7 @@
 // Shared by the execution tests: an in-process paysim on 127.0.0.1 with its ground truth, an
 // adjustable clock, fast configurations, and approved refunds in a ledger.
 
+#include "models/actionstate.h"
 #include "server/executionconfig.h"
 #include "server/ledger/ledger.h"
 #include "server/stripeclient.h"
@@ -21,6 +22,12 @@
 #include <memory>
 
 namespace cs::test {
+
+// Where an executed action comes to rest: done, refused, or handed to a human.
+inline bool isSettled(ActionState state)
+{
+    return state == ActionState::Completed || state == ActionState::Rejected || state == ActionState::RequiresReview;
+}
 
 // The system clock plus an offset the test moves forward (key windows). Thread-safe.
 class OffsetClock

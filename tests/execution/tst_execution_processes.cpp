@@ -14,15 +14,6 @@ using namespace cs;
 using namespace cs::test;
 using namespace std::chrono_literals;
 
-namespace {
-
-bool isSettled(ActionState state)
-{
-    return state == ActionState::Completed || state == ActionState::Rejected || state == ActionState::RequiresReview;
-}
-
-} // namespace
-
 class TestExecutionProcesses : public QObject
 {
     Q_OBJECT

@@ -21,11 +21,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-bool isSettled(ActionState state)
-{
-    return state == ActionState::Completed || state == ActionState::Rejected || state == ActionState::RequiresReview;
-}
-
 QJsonArray rulesFrom(const QString &json)
 {
     QJsonArray rules = QJsonDocument::fromJson(json.toUtf8()).array();

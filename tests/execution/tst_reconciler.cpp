@@ -26,11 +26,6 @@ namespace {
 constexpr qint64 HourMs = 3600LL * 1000;
 const QString LostExecutor = QStringLiteral("lost-executor@test:1");
 
-bool isSettled(ActionState state)
-{
-    return state == ActionState::Completed || state == ActionState::Rejected || state == ActionState::RequiresReview;
-}
-
 QJsonObject postRule(const QString &fault, qint64 delayMs = 0)
 {
     QJsonObject rule{{QStringLiteral("method"), QStringLiteral("POST")},
