@@ -12,6 +12,7 @@
 #include "tests/api/apitestsupport.h"
 
 #include "server/ledger/ledger.h"
+#include "tests/server/randomtext.h"
 
 #include <QElapsedTimer>
 #include <QHostAddress>
@@ -221,6 +222,7 @@ private slots:
     void refused();
     void accepted_data();
     void accepted();
+    void generatedTextThroughTheApi();
 };
 
 void TestHostileInput::refused_data()
@@ -476,6 +478,57 @@ void TestHostileInput::accepted()
         QCOMPARE(approvals->constFirst().note, stored);
     }
     verifyChain();
+}
+
+// A JSON string of `text` with every non-ASCII character as \uXXXX (surrogate pairs for astral).
+static QByteArray escapedLiteral(const QString &text)
+{
+    QByteArray out = "\"";
+    for (const QChar c : text) {
+        if (c == u'"' || c == u'\\')
+            out += '\\' + QByteArray(1, char(c.unicode()));
+        else if (c.unicode() >= 0x20 && c.unicode() < 0x7F)
+            out += char(c.unicode());
+        else
+            out += "\\u" + QByteArray::number(c.unicode(), 16).rightJustified(4, '0');
+    }
+    return out + '"';
+}
+
+// The property test's generator through the API (a subset of tst_audit_property): generated
+// text the rules accept, sent raw UTF-8 or \u-escaped, is stored and read back exactly, the
+// action stays approvable, and the chain verifies after every request.
+void TestHostileInput::generatedTextThroughTheApi()
+{
+    QRandomGenerator random(20261202);
+    cs::Ledger &ledger = m_harness.ledger();
+    for (int round = 0; round < 24; ++round) {
+        const QString reference = QStringLiteral("gen-%1-").arg(round) + cs::test::randomText(random, 240, false, false);
+        const QString business = cs::test::randomText(random, 255, false, false);
+        const QString note = cs::test::randomText(random, 2000, true, false);
+        const bool escaped = round % 2 == 1;
+        const auto literal = [&](const QString &text) {
+            return escaped ? escapedLiteral(text)
+                           : QJsonDocument(QJsonArray{text}).toJson(QJsonDocument::Compact).chopped(1).mid(1);
+        };
+        const RawReply proposed = send(QStringLiteral("propose"), QString(), QByteArray(), QByteArray(),
+                                       object(with(with(endpoint(QStringLiteral("propose"), 0).body, "client_reference",
+                                                        literal(reference)),
+                                                   "business_reference", literal(business))),
+                                       {"Bearer {token}"}, {});
+        QVERIFY2(proposed.status == 201, proposed.body.constData());
+        const QString id = proposed.json.value(QStringLiteral("id")).toString();
+        const auto record = ledger.reader().action(id);
+        QVERIFY(record.ok());
+        QCOMPARE(record->clientReference, reference);
+        QCOMPARE(record->businessReference, business);
+        const RawReply approved = send(QStringLiteral("approve"), id, "note", literal(note), QByteArray(), {"Bearer {token}"}, {});
+        QVERIFY2(approved.status == 200, approved.body.constData());
+        QCOMPARE(ledger.reader().approvals(id)->constFirst().note, note);
+        verifyChain();
+        if (QTest::currentTestFailed())
+            return;
+    }
 }
 
 QTEST_GUILESS_MAIN(TestHostileInput)

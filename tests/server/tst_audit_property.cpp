@@ -14,8 +14,8 @@
 #include "server/api/bodyreader.h"
 #include "server/ledger/ledger.h"
 #include "tests/server/ledgertestsupport.h"
+#include "tests/server/randomtext.h"
 
-#include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -24,63 +24,7 @@
 using namespace cs;
 using namespace cs::test;
 
-namespace {
-
 constexpr quint32 Seed = 20261201;
-
-// Pools of code points a person or an agent might send.
-char32_t pick(QRandomGenerator &random, bool multiLine, bool anything)
-{
-    if (anything) {
-        switch (random.bounded(4)) {
-        case 0: return char32_t(random.bounded(0x20));              // C0
-        case 1: return char32_t(0xD800 + random.bounded(0x800));    // a lone surrogate (as a unit)
-        case 2: return char32_t(random.bounded(0x10000));           // any BMP unit
-        default: return char32_t(0x10000 + random.bounded(0x100000)); // astral
-        }
-    }
-    switch (random.bounded(12)) {
-    case 0: return char32_t(0x20 + random.bounded(0x5F));                 // printable ASCII
-    case 1: return U"\"\\/'<>&%{}"[random.bounded(10)];                  // JSON and SQL specials
-    case 2: return char32_t(0xA0 + random.bounded(0x160));                // Latin-1, Latin Extended
-    case 3: return char32_t(0x300 + random.bounded(0x70));                 // combining marks
-    case 4: return char32_t(0x5D0 + random.bounded(0x1B));                 // Hebrew (RTL)
-    case 5: return char32_t(0x4E00 + random.bounded(0x5000));              // CJK
-    case 6: return char32_t(0x1F300 + random.bounded(0x300));              // emoji (astral)
-    case 7: return char32_t(0x10000 + random.bounded(0xFFFFF));            // any astral
-    case 8: return U"\uFFFD\u00A0\u3000\u2060"[random.bounded(4)];         // replacement, spaces, word joiner
-    case 9: return multiLine ? U"\n\t\u200D\u200E"[random.bounded(4)] : U'-'; // notes: newline, tab, ZWJ, LRM
-    case 10: return char32_t(0xAC00 + random.bounded(0x2BA4));             // Hangul
-    default: return char32_t('a' + random.bounded(26));
-    }
-}
-
-QString randomText(QRandomGenerator &random, qsizetype maxUnits, bool multiLine, bool anything)
-{
-    const qsizetype wanted = random.bounded(8) == 0 ? maxUnits : 1 + random.bounded(qMin<qsizetype>(maxUnits, 40));
-    QString text;
-    while (text.size() < wanted) {
-        const char32_t c = pick(random, multiLine, anything);
-        if (anything && c >= 0xD800 && c < 0xE000) {
-            text.append(QChar(char16_t(c)));
-            continue;
-        }
-        const QString unit = QChar::requiresSurrogates(c) ? (QString(QChar(QChar::highSurrogate(c))) + QChar(QChar::lowSurrogate(c)))
-                                                          : QString(QChar(char16_t(c)));
-        if (text.size() + unit.size() > maxUnits)
-            break;
-        text += unit;
-    }
-    if (anything)
-        return text;
-    // What the API accepts: valid, within the rules, not blank.
-    const BodyReader::Text rule = multiLine ? BodyReader::Text::MultiLine : BodyReader::Text::SingleLine;
-    if (text.trimmed().isEmpty() || BodyReader::textProblem(text, rule))
-        return randomText(random, maxUnits, multiLine, anything);
-    return text;
-}
-
-} // namespace
 
 class TestAuditProperty : public QObject
 {
@@ -129,9 +73,9 @@ void TestAuditProperty::acceptedTextRoundTrips()
     QRandomGenerator random(Seed);
     constexpr int Rounds = 60;
     for (int round = 0; round < Rounds; ++round) {
-        ProposalStore::ProposalInput input = sampleInput(randomText(random, 255, false, false));
-        input.businessReference = random.bounded(5) == 0 ? QString() : randomText(random, 255, false, false);
-        input.note = randomText(random, 2000, true, false);
+        ProposalStore::ProposalInput input = sampleInput(cs::test::randomText(random, 255, false, false));
+        input.businessReference = random.bounded(5) == 0 ? QString() : cs::test::randomText(random, 255, false, false);
+        input.note = cs::test::randomText(random, 2000, true, false);
         m_clock.advance(1 + random.bounded(1000));
         const auto proposed = m_ledger->proposals().propose(input, agent());
         QVERIFY2(proposed.ok(), qPrintable(proposed.error().toString()));
@@ -143,7 +87,7 @@ void TestAuditProperty::acceptedTextRoundTrips()
         QCOMPARE(stored->clientReference, input.clientReference);
         QCOMPARE(stored->businessReference, input.businessReference);
 
-        const QString note = randomText(random, 2000, true, false);
+        const QString note = cs::test::randomText(random, 2000, true, false);
         const bool approve = random.bounded(2) == 0;
         const auto decided = approve ? m_ledger->approvals().approve(record.id, approver(), note, record.stateVersion)
                                      : m_ledger->approvals().reject(record.id, approver(), note, record.stateVersion);
@@ -172,20 +116,24 @@ void TestAuditProperty::anyTextKeepsTheChain()
     constexpr int Rounds = 40;
     int loneSurrogates = 0;
     for (int round = 0; round < Rounds; ++round) {
-        ProposalStore::ProposalInput input = sampleInput(QStringLiteral("any-%1-").arg(round) + randomText(random, 200, true, true));
-        input.businessReference = randomText(random, 255, true, true);
-        input.note = randomText(random, 500, true, true);
+        ProposalStore::ProposalInput input = sampleInput(QStringLiteral("any-%1-").arg(round) + cs::test::randomText(random, 200, true, true));
+        input.businessReference = cs::test::randomText(random, 255, true, true);
+        input.note = cs::test::randomText(random, 500, true, true);
         loneSurrogates += QString(input.businessReference + input.note).isValidUtf16() ? 0 : 1;
         m_clock.advance(1 + random.bounded(1000));
         const auto proposed = m_ledger->proposals().propose(input, agent());
         if (!proposed.ok()) // the ledger may refuse some text; it must never break the chain
             continue;
         checkChain("proposed", round);
+        if (QTest::currentTestFailed())
+            return;
         const ActionRecord record = proposed->record;
-        const QString note = randomText(random, 500, true, true);
+        const QString note = cs::test::randomText(random, 500, true, true);
         (void)(random.bounded(2) == 0 ? m_ledger->approvals().approve(record.id, approver(), note, record.stateVersion)
                                       : m_ledger->approvals().reject(record.id, approver(), note, record.stateVersion));
         checkChain("decided", round);
+        if (QTest::currentTestFailed())
+            return;
     }
     QVERIFY(loneSurrogates > Rounds / 2); // the generator did produce the hostile case
     QVERIFY(m_ledger->reader().verifyAudit()->rowsChecked > Rounds);
