@@ -239,8 +239,10 @@ std::optional<ApiResponse> ApiServer::authorize(Context &c, const ApiRoutes::End
     if (endpoint.access == ApiRoutes::Access::Public)
         return std::nullopt;
     const QString &instance = c.call.instance;
-    const Authenticator::Result auth =
-        m_authenticator->authenticate(RequestPreconditions::header(c.call.headers, "Authorization").value_or(QByteArray()));
+    const auto authorization = RequestPreconditions::authorization(c.call.headers);
+    if (const auto *refused = std::get_if<Problem>(&authorization))
+        return refused->toResponse(instance);
+    const Authenticator::Result auth = m_authenticator->authenticate(std::get<QByteArray>(authorization));
     if (auth.status == Authenticator::Status::Error) {
         qCWarning(lcApi) << "cannot authenticate:" << auth.error;
         return Problem(QStringLiteral("unavailable"), QStringLiteral("the user table cannot be read"))

@@ -6,18 +6,42 @@ namespace cs {
 
 Authenticator::Authenticator(const UserStore *users) : m_users(users) {}
 
+std::optional<QByteArray> Authenticator::bearerToken(const QByteArray &value)
+{
+    // Optional whitespace around the whole field value is the HTTP parser's (RFC 9110 §5.5).
+    const QByteArray header = value.trimmed();
+    static constexpr QByteArrayView scheme = "bearer ";
+    if (header.size() <= scheme.size() || QByteArrayView(header).first(scheme.size()).compare(scheme, Qt::CaseInsensitive) != 0)
+        return std::nullopt;
+    const QByteArray token = header.mid(scheme.size());
+    // RFC 6750 b64token: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+    qsizetype i = 0;
+    const auto tokenChar = [](char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
+            || c == '_' || c == '~' || c == '+' || c == '/';
+    };
+    while (i < token.size() && tokenChar(token.at(i)))
+        ++i;
+    if (i == 0)
+        return std::nullopt;
+    while (i < token.size() && token.at(i) == '=')
+        ++i;
+    if (i != token.size())
+        return std::nullopt;
+    return token;
+}
+
 Authenticator::Result Authenticator::authenticate(const QByteArray &authorizationHeader) const
 {
     Result result;
-    const QByteArray header = authorizationHeader.trimmed();
-    const qsizetype space = header.indexOf(' ');
-    if (space <= 0 || header.left(space).compare("bearer", Qt::CaseInsensitive) != 0) {
+    const std::optional<QByteArray> bearer = bearerToken(authorizationHeader);
+    if (!bearer) {
         result.status = Status::Missing;
         return result;
     }
-    const QByteArray token = header.mid(space + 1).trimmed();
-    if (token.isEmpty() || token.size() > 512) {
-        result.status = token.isEmpty() ? Status::Missing : Status::Unknown;
+    const QByteArray &token = *bearer;
+    if (token.size() > 512) {
+        result.status = Status::Unknown;
         return result;
     }
     const auto user = m_users->userForToken(QString::fromLatin1(token));

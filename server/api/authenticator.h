@@ -5,6 +5,8 @@
 #include <QByteArray>
 #include <QString>
 
+#include <optional>
+
 namespace cs {
 
 class UserStore;
@@ -16,7 +18,7 @@ class Authenticator
 public:
     enum class Status {
         Ok,
-        Missing, // no Authorization header, or not a Bearer one
+        Missing, // no Authorization header, or not exactly `Bearer <token>` (bearerToken())
         Unknown, // a token no enabled user has
         Error,   // the user table could not be read
     };
@@ -31,6 +33,12 @@ public:
     explicit Authenticator(const UserStore *users);
 
     Result authenticate(const QByteArray &authorizationHeader) const;
+
+    // The syntax of the header value (docs/API.md, "Authentication and roles"): the scheme
+    // `Bearer` (case-insensitive, RFC 9110 §11.1), exactly ONE space, then an RFC 6750 b64token
+    // (letters, digits, - . _ ~ + /, then any `=`). Nothing for any other form: `Bearer  tok`,
+    // `Bearer\ttok`, `Bearer`, `Basic …`, a token with a comma or a non-ASCII byte.
+    static std::optional<QByteArray> bearerToken(const QByteArray &value);
 
 private:
     const UserStore *m_users;

@@ -1,9 +1,10 @@
 #include "server/api/bodyreader.h"
 
+#include "server/api/strictjson.h"
+
 #include <QJsonValue>
 #include <QRegularExpression>
 
-#include <cmath>
 
 namespace cs {
 
@@ -53,6 +54,10 @@ std::optional<QString> BodyReader::string(const QString &member, const StringRul
         return std::nullopt;
     }
     const QString text = value.toString();
+    if (const auto problem = textProblem(text, rule.text)) {
+        fail(member, *problem);
+        return std::nullopt;
+    }
     if (text.size() < rule.minLength) {
         fail(member, rule.minLength == 1 ? QStringLiteral("must not be empty")
                                          : QStringLiteral("must be at least %1 characters").arg(rule.minLength));
@@ -92,17 +97,45 @@ std::optional<qint64> BodyReader::integer(const QString &member, qint64 min, qin
         return std::nullopt;
     }
     const QJsonValue value = m_json.value(member);
-    if (!value.isDouble()) {
+    // An integer literal only: 1e2 and 100.0 are doubles however integral their value, and a
+    // literal too large for int64 (or 1e309) is one too.
+    if (!StrictJson::isIntegerLiteral(value)) {
         fail(member, range);
         return std::nullopt;
     }
-    const double number = value.toDouble();
-    if (!std::isfinite(number) || std::floor(number) != number || number < double(min) || number > double(max)) {
+    const qint64 number = value.toInteger();
+    if (number < min || number > max) {
         fail(member, range);
         return std::nullopt;
     }
-    // Integers up to 2^53 are exact in a double; the API's ranges stay far below.
-    return value.toInteger(qint64(number));
+    return number;
+}
+
+std::optional<QString> BodyReader::textProblem(const QString &text, Text rule)
+{
+    if (!text.isValidUtf16())
+        return QStringLiteral("must be valid Unicode text (UTF-8, no lone surrogate)");
+    for (auto it = text.cbegin(); it != text.cend(); ++it) {
+        char32_t c = it->unicode();
+        if (it->isHighSurrogate() && it + 1 != text.cend()) {
+            c = QChar::surrogateToUcs4(*it, *(it + 1));
+            ++it;
+        }
+        const QChar::Category category = QChar::category(c);
+        bool refused = c == 0x2028 || c == 0x2029 || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+        if (category == QChar::Other_Control)
+            refused = refused || rule == Text::SingleLine || (c != u'\n' && c != u'\t');
+        if (category == QChar::Other_Format)
+            refused = refused || rule == Text::SingleLine;
+        if (refused) {
+            const QString name = QStringLiteral("U+%1").arg(QString::number(uint(c), 16).toUpper().rightJustified(4, QLatin1Char('0')));
+            return rule == Text::SingleLine
+                ? QStringLiteral("must not contain %1: no control, format or line-separator characters").arg(name)
+                : QStringLiteral("must not contain %1: only \\n and \\t of the control characters, and no "
+                                 "line separators or bidirectional overrides").arg(name);
+        }
+    }
+    return std::nullopt;
 }
 
 std::optional<QJsonObject> BodyReader::object(const QString &member, bool required)

@@ -22,8 +22,18 @@ public:
     // Every member not in `known` is refused ("is not a known member").
     void refuseUnknown(const QStringList &known);
 
+    // Which characters a text member may hold (docs/API.md, "Limits and validation"). Every
+    // text must be valid Unicode (StrictJson keeps invalid text recognisable) and never holds
+    // U+2028/U+2029 or a bidirectional embedding, override or isolate (U+202A..U+202E,
+    // U+2066..U+2069).
+    enum class Text {
+        SingleLine, // references, ids, enums: no control (Cc) and no format (Cf) character at all
+        MultiLine,  // notes and reasons: \n and \t, but no other control character (C0, DEL, C1)
+    };
+
     struct StringRule
     {
+        Text text = Text::SingleLine;
         bool required = false;
         qsizetype minLength = 0;
         qsizetype maxLength = 255;
@@ -32,10 +42,13 @@ public:
         QString pattern;             // regular expression the whole value must match; empty: any
         QString patternDescription;  // for the message
     };
+    // Nothing when `text` may be stored under `rule`, else why not ("must not contain U+0007 ...").
+    static std::optional<QString> textProblem(const QString &text, Text rule);
+
     // Absent: nothing (or an error when required).
     std::optional<QString> string(const QString &member, const StringRule &rule);
 
-    // A JSON number with an integral value within [min, max].
+    // A JSON integer literal within [min, max]: not "4000", 40.5, 1e2, 100.0 or 1e309.
     std::optional<qint64> integer(const QString &member, qint64 min, qint64 max, bool required);
 
     // Absent or null: nothing (or an error when required).

@@ -13,6 +13,7 @@ namespace {
 BodyReader::StringRule noteRule(bool required)
 {
     BodyReader::StringRule rule;
+    rule.text = BodyReader::Text::MultiLine;
     rule.required = required;
     rule.minLength = required ? 1 : 0;
     rule.maxLength = 2000;

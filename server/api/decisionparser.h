@@ -14,7 +14,8 @@ namespace cs {
 
 // Strict validation of the bodies of the decision endpoints (resources/openapi.yaml:
 // ApprovalRequest, RejectionRequest, LookupRequest, ReconciliationRequest, FollowUpRequest).
-// Each returns nothing and appends every problem to *errors when the body is invalid.
+// Each returns nothing and appends every problem to *errors when the body is invalid. Notes and
+// reasons are BodyReader::Text::MultiLine (\n and \t allowed), a client_reference SingleLine.
 class DecisionParser
 {
 public:

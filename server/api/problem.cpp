@@ -18,6 +18,7 @@ const QHash<QString, CodeInfo> &codes()
 {
     static const QHash<QString, CodeInfo> table = {
         {QStringLiteral("malformed_json"), {400, "Malformed JSON"}},
+        {QStringLiteral("duplicate_member"), {400, "Duplicate member"}},
         {QStringLiteral("invalid_parameter"), {400, "Invalid parameter"}},
         {QStringLiteral("invalid_signature"), {400, "Invalid signature"}},
         {QStringLiteral("unauthenticated"), {401, "Unauthenticated"}},

@@ -14,7 +14,8 @@ namespace cs {
 // kind "refund"; target exactly one of charge ("ch_…") / payment_intent ("pi_…"); amount a JSON
 // integer 1..10^12; currency a known ISO-4217 code in any case (stored lowercase); reason empty
 // or a Stripe refund reason; client_reference 1..255 and not blank; business_reference ≤ 255;
-// no other member (an agent cannot choose the provider). Every problem is listed in *errors.
+// no other member (an agent cannot choose the provider); every text BodyReader::Text::SingleLine
+// (no control or format character). Every problem is listed in *errors.
 // The provider and account are the backend's, filled in by the caller.
 class ProposalParser
 {

@@ -1,8 +1,12 @@
 #include "server/api/requestpreconditions.h"
 
+#include "server/api/strictjson.h"
+
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QRegularExpression>
+
+#include <algorithm>
 
 namespace cs {
 
@@ -23,7 +27,8 @@ std::optional<Problem> tooLarge(const QByteArray &body, qsizetype maxBodyBytes)
                    QStringLiteral("the body is %1 bytes; at most %2 are accepted").arg(body.size()).arg(maxBodyBytes));
 }
 
-// 415, then 400 malformed_json.
+// 415, then 400 malformed_json / duplicate_member. The body is read by StrictJson; where
+// QJsonDocument finds the same fault its wording is kept ("unterminated object at offset 1").
 std::variant<QJsonObject, Problem> jsonObject(const HeaderList &headers, const QByteArray &body)
 {
     const std::optional<QByteArray> contentType = RequestPreconditions::header(headers, "Content-Type");
@@ -32,16 +37,48 @@ std::variant<QJsonObject, Problem> jsonObject(const HeaderList &headers, const Q
                        QStringLiteral("the body must be application/json, not \"%1\"")
                            .arg(QString::fromLatin1(contentType.value_or(QByteArray()))));
     }
-    QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
-    if (body.isEmpty() || parseError.error != QJsonParseError::NoError || !document.isObject()) {
+    if (body.isEmpty())
+        return Problem(QStringLiteral("malformed_json"), QStringLiteral("a JSON object body is required"));
+    auto parsed = StrictJson::parse(body);
+    if (const auto *error = std::get_if<StrictJson::Error>(&parsed)) {
+        if (error->kind == StrictJson::Error::Kind::DuplicateMember) {
+            return Problem(QStringLiteral("duplicate_member"), error->message)
+                .withErrors({FieldError{error->path, QStringLiteral("is given more than once")}});
+        }
+        QJsonParseError qtError;
+        QJsonDocument::fromJson(body, &qtError);
+        if (qtError.error != QJsonParseError::NoError) {
+            return Problem(QStringLiteral("malformed_json"), QStringLiteral("the body is not JSON: %1 at offset %2")
+                                                                 .arg(qtError.errorString())
+                                                                 .arg(qtError.offset));
+        }
         return Problem(QStringLiteral("malformed_json"),
-                       body.isEmpty() ? QStringLiteral("a JSON object body is required")
-                       : parseError.error != QJsonParseError::NoError
-                           ? QStringLiteral("the body is not JSON: %1 at offset %2").arg(parseError.errorString()).arg(parseError.offset)
-                           : QStringLiteral("the body is not a JSON object"));
+                       QStringLiteral("the body is not JSON: %1 at offset %2").arg(error->message).arg(error->offset));
     }
-    return document.object();
+    const QJsonValue &value = std::get<QJsonValue>(parsed);
+    if (!value.isObject())
+        return Problem(QStringLiteral("malformed_json"), QStringLiteral("the body is not a JSON object"));
+    return value.toObject();
+}
+
+// A header the API reads is given at most once: with two Authorization (or If-Match, ...) lines,
+// two readers of one request could act on two different values.
+std::optional<Problem> repeated(const HeaderList &headers, const char *name)
+{
+    const auto count = std::count_if(headers.cbegin(), headers.cend(),
+                                     [name](const auto &h) { return h.first.compare(name, Qt::CaseInsensitive) == 0; });
+    if (count < 2)
+        return std::nullopt;
+    return invalidParameter(QString::fromLatin1(name), QStringLiteral("must be sent at most once"));
+}
+
+std::optional<Problem> repeatedHeader(const HeaderList &headers)
+{
+    for (const char *name : {"Authorization", "Content-Type", "If-Match", "Idempotency-Key", "Last-Event-ID"}) {
+        if (auto refused = repeated(headers, name))
+            return refused;
+    }
+    return std::nullopt;
 }
 
 } // namespace
@@ -82,6 +119,8 @@ std::variant<RequestPreconditions::Passed, Problem> RequestPreconditions::check(
                                                                                qsizetype maxBodyBytes)
 {
     Passed passed;
+    if (auto refused = repeatedHeader(headers))
+        return *refused;
     switch (needs.body) {
     case Body::None:
         break;
@@ -124,6 +163,13 @@ std::variant<RequestPreconditions::Passed, Problem> RequestPreconditions::check(
         passed.idempotencyKey = text;
     }
     return passed;
+}
+
+std::variant<QByteArray, Problem> RequestPreconditions::authorization(const HeaderList &headers)
+{
+    if (auto refused = repeated(headers, "Authorization"))
+        return *refused;
+    return header(headers, "Authorization").value_or(QByteArray());
 }
 
 std::optional<Problem> RequestPreconditions::requireIfMatch(const Needs &needs, const Passed &passed)

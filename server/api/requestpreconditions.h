@@ -19,7 +19,10 @@ namespace cs {
 // then check the body's members.
 //
 // Pure functions of the request: no I/O, safe on any thread. Header names are matched
-// case-insensitively; a header given twice counts with its first value.
+// case-insensitively. A header the API reads (Authorization, Content-Type, If-Match,
+// Idempotency-Key, Last-Event-ID) given twice is 400 invalid_parameter, before anything else.
+// The body is read by StrictJson: a duplicate member is 400 duplicate_member; numbers and text
+// that are not what a member needs are left to the member checks (422).
 class RequestPreconditions
 {
 public:
@@ -47,6 +50,10 @@ public:
     // 413, 415, 400 for what `needs` asks for; the checks stop at the first refusal.
     static std::variant<Passed, Problem> check(const Needs &needs, const HeaderList &headers, const QByteArray &body,
                                                qsizetype maxBodyBytes);
+    // The one Authorization value (empty when absent), or 400 invalid_parameter when it was
+    // sent twice; for ApiServer's authentication, which runs before check().
+    static std::variant<QByteArray, Problem> authorization(const HeaderList &headers);
+
     // 428 when If-Match is needed and was absent or `*`. Runs after the replay store, so a resend
     // that still carries the old version is replayed rather than refused.
     static std::optional<Problem> requireIfMatch(const Needs &needs, const Passed &passed);

@@ -1,6 +1,5 @@
 #include "server/ledger/auditchain.h"
 
-#include "server/ledger/ledgerlog.h"
 #include "server/ledger/sqlstatement.h"
 
 #include "models/actionrecord.h"
@@ -9,7 +8,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
-#include <atomic>
 
 namespace cs {
 
@@ -44,39 +42,54 @@ QByteArray jsonStringLiteral(const QString &value)
     return array.mid(1, array.size() - 2);
 }
 
-// AuditEvent::chainHash without serializing before and after a second time: the event's compact
-// JSON assembled around their compact forms, which the row stores anyway. QJsonObject sorts its
-// keys, so the canonical order is action_id, actor, after, at, before, event, prev_hash, reason,
-// seq. The first use in a process is checked against AuditEvent::chainHash; on any difference
-// every later row uses chainHash itself.
-QString chainHashOf(const AuditEvent &e, const QByteArray &beforeJson, const QByteArray &afterJson)
+// A text column exactly as it is written and read: UTF-8 bytes. A QString that is not valid
+// UTF-16 (a lone surrogate) has no exact UTF-8 form; toUtf8() replaces what it cannot encode, and
+// it is the replaced bytes that are both stored and hashed.
+QByteArray storedText(const QString &value)
 {
-    static std::atomic<int> verified{0}; // 0 not yet, 1 same as chainHash, -1 use chainHash
-    if (verified.load() < 0)
-        return e.chainHash(e.prevHash);
-    QByteArray input = e.prevHash.toUtf8();
-    input.reserve(input.size() + beforeJson.size() + afterJson.size() + 512);
+    return value.toUtf8();
+}
+
+// One audit row as the bytes in the file: what append() writes and verify() reads back with
+// CAST(… AS BLOB), so the hash is over exactly what is stored and nothing in between (a QString
+// conversion, a JSON reparse) can make a written row fail to verify.
+struct StoredRow
+{
+    qint64 seq = 0;
+    QByteArray actionId;
+    qint64 atMs = 0;
+    QByteArray actor;
+    QByteArray event;
+    QByteArray reason;
+    QByteArray beforeJson;
+    QByteArray afterJson;
+    QByteArray prevHash;
+};
+
+QByteArray literalOf(const QByteArray &utf8)
+{
+    return jsonStringLiteral(QString::fromUtf8(utf8));
+}
+
+// AuditEvent::chainHash, computed from the stored bytes: prev_hash, "\n", then the event's compact
+// JSON with its keys sorted (action_id, actor, after, at, before, event, prev_hash, reason, seq)
+// and before/after as the stored JSON text itself. For every row the ledger writes this equals
+// chainHash of the row read back (tst_ledger_audit, tst_audit_property pin it).
+QString chainHashOf(const StoredRow &r)
+{
+    QByteArray input = r.prevHash;
+    input.reserve(input.size() + r.beforeJson.size() + r.afterJson.size() + r.reason.size() + 512);
     input += '\n';
-    input += "{\"action_id\":" + jsonStringLiteral(e.actionId);
-    input += ",\"actor\":" + jsonStringLiteral(e.actor);
-    input += ",\"after\":" + afterJson;
-    input += ",\"at\":" + (e.at.isValid() ? jsonStringLiteral(toWireTime(e.at)) : QByteArrayLiteral("null"));
-    input += ",\"before\":" + beforeJson;
-    input += ",\"event\":" + jsonStringLiteral(e.event);
-    input += ",\"prev_hash\":" + jsonStringLiteral(e.prevHash);
-    input += ",\"reason\":" + jsonStringLiteral(e.reason);
-    input += ",\"seq\":" + QByteArray::number(e.seq) + '}';
-    const QString fast = QString::fromLatin1(QCryptographicHash::hash(input, QCryptographicHash::Sha256).toHex());
-    if (verified.load() == 0) {
-        const QString reference = e.chainHash(e.prevHash);
-        if (reference != fast) {
-            qCWarning(lcLedger) << "audit hash shortcut disagrees with AuditEvent::chainHash; using chainHash";
-            verified = -1;
-            return reference;
-        }
-        verified = 1;
-    }
-    return fast;
+    input += "{\"action_id\":" + literalOf(r.actionId);
+    input += ",\"actor\":" + literalOf(r.actor);
+    input += ",\"after\":" + r.afterJson;
+    input += ",\"at\":" + jsonStringLiteral(toWireTime(fromMs(r.atMs)));
+    input += ",\"before\":" + r.beforeJson;
+    input += ",\"event\":" + literalOf(r.event);
+    input += ",\"prev_hash\":" + literalOf(r.prevHash);
+    input += ",\"reason\":" + literalOf(r.reason);
+    input += ",\"seq\":" + QByteArray::number(r.seq) + '}';
+    return QString::fromLatin1(QCryptographicHash::hash(input, QCryptographicHash::Sha256).toHex());
 }
 
 } // namespace
@@ -114,45 +127,47 @@ LedgerError AuditChain::append(QSqlDatabase &db, const QDateTime &now, const QSt
                                const QJsonObject &after)
 {
     LedgerError error;
-    AuditEvent e;
-    e.prevHash = zeroHash();
-    e.seq = 1;
+    StoredRow row;
+    row.prevHash = zeroHash().toLatin1();
+    row.seq = 1;
     AuditTail &tail = auditTail();
     if (tail.valid && tail.connection == db.connectionName()) {
-        e.seq = tail.seq + 1;
-        e.prevHash = tail.hash;
+        row.seq = tail.seq + 1;
+        row.prevHash = tail.hash.toLatin1();
     } else {
         Statement last(db);
         if (!run(last, QStringLiteral("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"), {}, &error))
             return error;
         if (last.next()) {
-            e.seq = last.value(0).toLongLong() + 1;
-            e.prevHash = last.value(1).toString();
+            row.seq = last.value(0).toLongLong() + 1;
+            row.prevHash = last.value(1).toString().toLatin1();
         }
     }
     tail.valid = false;
-    e.actionId = actionId;
-    e.at = now;
-    e.actor = actor;
-    e.event = event;
-    e.reason = reason;
-    e.before = before;
-    e.after = after;
-    const QByteArray beforeJson = QJsonDocument(before).toJson(QJsonDocument::Compact);
-    const QByteArray afterJson = QJsonDocument(after).toJson(QJsonDocument::Compact);
-    e.hash = chainHashOf(e, beforeJson, afterJson);
+    row.actionId = storedText(actionId);
+    row.atMs = toMs(now);
+    row.actor = storedText(actor);
+    row.event = storedText(event);
+    row.reason = storedText(reason);
+    row.beforeJson = QJsonDocument(before).toJson(QJsonDocument::Compact);
+    row.afterJson = QJsonDocument(after).toJson(QJsonDocument::Compact);
+    const QString hash = chainHashOf(row);
+    // The text columns are bound as the exact bytes (a blob) and stored as TEXT with those bytes.
+    const auto bytes = [](const QByteArray &utf8) { return QVariant(utf8.isNull() ? QByteArray("") : utf8); };
     Statement insert(db);
     if (!run(insert,
              QStringLiteral("INSERT INTO audit (seq, action_id, at, actor, event, reason, before_json, after_json,"
-                            " prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-             {e.seq, textOrNull(actionId), toMs(now), text(actor), text(event), text(reason),
-              QString::fromUtf8(beforeJson), QString::fromUtf8(afterJson), e.prevHash, e.hash},
+                            " prev_hash, hash) VALUES (?, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT),"
+                            " CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?)"),
+             {row.seq, row.actionId.isEmpty() ? QVariant(QMetaType::fromType<QByteArray>()) : QVariant(row.actionId),
+              toMs(now), bytes(row.actor), bytes(row.event), bytes(row.reason), bytes(row.beforeJson),
+              bytes(row.afterJson), QString::fromLatin1(row.prevHash), hash},
              &error)) {
         return error;
     }
     tail.connection = db.connectionName();
-    tail.seq = e.seq;
-    tail.hash = e.hash;
+    tail.seq = row.seq;
+    tail.hash = hash;
     tail.valid = true;
     return {};
 }
@@ -162,28 +177,43 @@ LedgerResult<AuditChain::Verification> AuditChain::verify(QSqlDatabase &db)
     Verification v;
     LedgerError e;
     Statement q(db);
-    if (!run(q, QStringLiteral("SELECT %1 FROM audit ORDER BY seq").arg(columns()), {}, &e))
+    // The stored bytes of every text column, not a QString made of them.
+    if (!run(q,
+             QStringLiteral("SELECT seq, CAST(action_id AS BLOB), at, CAST(actor AS BLOB), CAST(event AS BLOB),"
+                            " CAST(reason AS BLOB), CAST(before_json AS BLOB), CAST(after_json AS BLOB),"
+                            " CAST(prev_hash AS BLOB), CAST(hash AS BLOB) FROM audit ORDER BY seq"),
+             {}, &e))
         return e;
     qint64 expectedSeq = 1;
-    QString prevHash = zeroHash();
+    QByteArray prevHash = zeroHash().toLatin1();
     while (q.next()) {
-        const AuditEvent event = fromRow(q);
+        StoredRow row;
+        row.seq = q.value(0).toLongLong();
+        row.actionId = q.value(1).toByteArray();
+        row.atMs = q.value(2).toLongLong();
+        row.actor = q.value(3).toByteArray();
+        row.event = q.value(4).toByteArray();
+        row.reason = q.value(5).toByteArray();
+        row.beforeJson = q.value(6).toByteArray();
+        row.afterJson = q.value(7).toByteArray();
+        row.prevHash = q.value(8).toByteArray();
+        const QByteArray hash = q.value(9).toByteArray();
         ++v.rowsChecked;
         QString problem;
-        if (event.seq != expectedSeq)
-            problem = QStringLiteral("expected seq %1, found %2: rows are missing").arg(expectedSeq).arg(event.seq);
-        else if (event.prevHash != prevHash)
+        if (row.seq != expectedSeq)
+            problem = QStringLiteral("expected seq %1, found %2: rows are missing").arg(expectedSeq).arg(row.seq);
+        else if (row.prevHash != prevHash)
             problem = QStringLiteral("prev_hash does not match the hash of the row before");
-        else if (event.chainHash(event.prevHash) != event.hash)
+        else if (chainHashOf(row).toLatin1() != hash)
             problem = QStringLiteral("hash does not match the row's content");
         if (!problem.isEmpty()) {
             v.ok = false;
-            v.firstBrokenSeq = event.seq;
+            v.firstBrokenSeq = row.seq;
             v.reason = problem;
             return v;
         }
-        prevHash = event.hash;
-        expectedSeq = event.seq + 1;
+        prevHash = hash;
+        expectedSeq = row.seq + 1;
     }
     return v;
 }

@@ -19,6 +19,13 @@ class Statement;
 // The audit table (invariant 9): append-only, hash-chained with AuditEvent::chainHash. append()
 // runs inside a LedgerDatabase::write body (the transaction holds the write lock, so nobody else
 // appends meanwhile); verify() is a read. Every writer of the ledger file appends through here.
+//
+// The hash is over exactly what is stored: append() turns every text into the UTF-8 bytes it
+// writes (binding them as bytes, stored as TEXT), hashes those bytes, and verify() reads the same
+// columns back as bytes (CAST … AS BLOB) and hashes them the same way. So whatever text reaches
+// the ledger, even a QString with a lone surrogate that has no exact UTF-8 form, the row verifies;
+// only an edit of the file breaks the chain. For every row it writes, AuditEvent::chainHash of
+// the row read back gives the same hash (the console can check it).
 class AuditChain
 {
 public:

@@ -2,6 +2,8 @@
 // row per accepted and per refused request, with the exact problem code, detail and field.
 #include "server/api/requestpreconditions.h"
 
+#include "server/api/authenticator.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTest>
@@ -29,6 +31,9 @@ private slots:
     void lastEventId();
     void jsonMediaType_data();
     void jsonMediaType();
+    void bearerToken_data();
+    void bearerToken();
+    void authorizationOnce();
 };
 
 namespace {
@@ -190,6 +195,23 @@ void TestRequestPreconditions::refusal_data()
     QTest::newRow("If-Match syntax before Idempotency-Key syntax")
         << kMutation << HeaderList{{"Content-Type", "application/json"}, {"If-Match", "x"}, {"Idempotency-Key", ""}}
         << QByteArray("{}") << QStringLiteral("invalid_parameter") << ifMatch << QStringLiteral("If-Match");
+    // Issue 12: one reading of a body and of the headers the API reads.
+    QTest::newRow("400 a duplicate member") << kProposal << kJson << QByteArray(R"({"t":{"c":1,"c":2}})")
+                                            << QStringLiteral("duplicate_member")
+                                            << QStringLiteral("the member \"t.c\" is given more than once") << QStringLiteral("t.c");
+    QTest::newRow("400 a byte order mark") << kProposal << kJson << QByteArray("\xef\xbb\xbf{}") << QStringLiteral("malformed_json")
+                                           << QStringLiteral("the body is not JSON: a byte order mark is not allowed at offset 0")
+                                           << QString();
+    QTest::newRow("400 a raw control character") << kProposal << kJson << QByteArray("{\"a\":\"\x01\"}")
+                                                 << QStringLiteral("malformed_json")
+                                                 << QStringLiteral("the body is not JSON: a raw control character (U+0001) in a string; escape it at offset 6")
+                                                 << QString();
+    QTest::newRow("400 If-Match twice") << kMutation << HeaderList{{"Content-Type", "application/json"}, {"If-Match", "\"1\""}, {"if-match", "\"1\""}}
+                                        << QByteArray("{}") << QStringLiteral("invalid_parameter")
+                                        << QStringLiteral("If-Match must be sent at most once") << QStringLiteral("If-Match");
+    QTest::newRow("400 Content-Type twice, even for a GET") << kGet << HeaderList{{"Content-Type", "application/json"}, {"Content-Type", "text/plain"}}
+                                                            << QByteArray() << QStringLiteral("invalid_parameter")
+                                                            << QStringLiteral("Content-Type must be sent at most once") << QStringLiteral("Content-Type");
     QTest::newRow("the body before the headers")
         << kMutation << HeaderList{{"Content-Type", "application/json"}, {"If-Match", "x"}} << QByteArray("[")
         << QStringLiteral("malformed_json") << QStringLiteral("the body is not JSON: unterminated array at offset 1") << QString();
@@ -300,6 +322,49 @@ void TestRequestPreconditions::jsonMediaType()
     QFETCH(QByteArray, contentType);
     QFETCH(bool, json);
     QCOMPARE(RequestPreconditions::isJsonMediaType(contentType), json);
+}
+
+// The syntax of the Authorization value (Authenticator::bearerToken): exactly `Bearer <token>`.
+void TestRequestPreconditions::bearerToken_data()
+{
+    QTest::addColumn<QByteArray>("value");
+    QTest::addColumn<QByteArray>("token"); // empty: no credential
+
+    QTest::newRow("Bearer") << QByteArray("Bearer cst_ABC234") << QByteArray("cst_ABC234");
+    QTest::newRow("lowercase scheme") << QByteArray("bearer cst_ABC234") << QByteArray("cst_ABC234");
+    QTest::newRow("b64token characters") << QByteArray("Bearer a-b.c_d~e+f/g==") << QByteArray("a-b.c_d~e+f/g==");
+    QTest::newRow("surrounding spaces (the parser's)") << QByteArray(" Bearer tok ") << QByteArray("tok");
+    QTest::newRow("two spaces") << QByteArray("Bearer  tok") << QByteArray();
+    QTest::newRow("tab") << QByteArray("Bearer\ttok") << QByteArray();
+    QTest::newRow("no token") << QByteArray("Bearer") << QByteArray();
+    QTest::newRow("no token, a space") << QByteArray("Bearer ") << QByteArray();
+    QTest::newRow("glued") << QByteArray("Bearertok") << QByteArray();
+    QTest::newRow("another scheme") << QByteArray("Basic tok") << QByteArray();
+    QTest::newRow("a second word") << QByteArray("Bearer tok more") << QByteArray();
+    QTest::newRow("a comma") << QByteArray("Bearer tok,") << QByteArray();
+    QTest::newRow("= in the middle") << QByteArray("Bearer to=k") << QByteArray();
+    QTest::newRow("only =") << QByteArray("Bearer ==") << QByteArray();
+    QTest::newRow("non-ASCII") << QByteArray("Bearer tok\xc3\xa9") << QByteArray();
+    QTest::newRow("NUL") << QByteArray("Bearer tok\0x", 12) << QByteArray();
+    QTest::newRow("empty") << QByteArray() << QByteArray();
+}
+
+void TestRequestPreconditions::bearerToken()
+{
+    QFETCH(QByteArray, value);
+    QFETCH(QByteArray, token);
+    QCOMPARE(cs::Authenticator::bearerToken(value).value_or(QByteArray()), token);
+}
+
+void TestRequestPreconditions::authorizationOnce()
+{
+    const auto one = RequestPreconditions::authorization({{"authorization", "Bearer a"}, {"Accept", "*/*"}});
+    QCOMPARE(std::get<QByteArray>(one), QByteArray("Bearer a"));
+    QCOMPARE(std::get<QByteArray>(RequestPreconditions::authorization({})), QByteArray());
+    const auto two = RequestPreconditions::authorization({{"Authorization", "Bearer a"}, {"AUTHORIZATION", "Bearer a"}});
+    QVERIFY(std::holds_alternative<Problem>(two));
+    QCOMPARE(std::get<Problem>(two).code(), QStringLiteral("invalid_parameter"));
+    QCOMPARE(std::get<Problem>(two).status(), 400);
 }
 
 QTEST_GUILESS_MAIN(TestRequestPreconditions)

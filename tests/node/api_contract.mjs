@@ -226,6 +226,9 @@ try {
     await call('propose identical', 'POST', '/actions', { token: tokens['agent-7'], body: proposal('c-1', 4000, charge) });
     await call('propose invalid', 'POST', '/actions', { token: tokens['agent-7'], body: { kind: 'refund', amount: '40', provider: 'x' } });
     await call('propose malformed', 'POST', '/actions', { token: tokens['agent-7'], raw: '{nope', headers: { 'content-type': 'application/json' } });
+    await call('propose duplicate member', 'POST', '/actions', { token: tokens['agent-7'], raw: '{"amount":100,"amount":999999}', headers: { 'content-type': 'application/json' } });
+    await call('propose exponent amount', 'POST', '/actions', { token: tokens['agent-7'], raw: '{"kind":"refund","target":{"charge":"ch_x1"},"amount":1e2,"currency":"usd","client_reference":"c-e"}', headers: { 'content-type': 'application/json' } });
+    await call('propose lone surrogate', 'POST', '/actions', { token: tokens['agent-7'], raw: '{"kind":"refund","target":{"charge":"ch_x1"},"amount":100,"currency":"usd","client_reference":"c-\\ud800"}', headers: { 'content-type': 'application/json' } });
     await call('propose form', 'POST', '/actions', { token: tokens['agent-7'], raw: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     await call('propose oversized', 'POST', '/actions', { token: tokens['agent-7'], raw: ' '.repeat(70000) + '{}', headers: { 'content-type': 'application/json' } });
     await call('propose by an auditor', 'POST', '/actions', { token: tokens.aud, body: proposal('c-x', 4000, charge) });
