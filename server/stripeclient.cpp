@@ -189,6 +189,11 @@ std::optional<QByteArray> StripeClient::readSecretKeyFile(const QString &path, Q
             *error = QStringLiteral("%1 does not hold one secret key (sk_… or rk_…)").arg(path);
         return std::nullopt;
     }
+    // The operator's file: read as it is, but other local users should not be able to read it.
+    constexpr QFileDevice::Permissions others = QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ReadOther
+                                                | QFileDevice::WriteOther;
+    if (file.permissions() & others)
+        qCWarning(lcProvider).noquote() << "the secret key file" << path << "is readable by other users: chmod 600 it";
     return key;
 }
 

@@ -57,6 +57,8 @@ private slots:
 
     void readsSecretKeyFile_data();
     void readsSecretKeyFile();
+    void warnsAboutAReadableKeyFile();
+    void ownerOnlyKeyFileIsQuiet();
     void validatesConfig();
     void refusesPlainHttpOffLoopback_data();
     void refusesPlainHttpOffLoopback();
@@ -132,6 +134,38 @@ void TestStripeClient::readsSecretKeyFile()
         QVERIFY2(key.has_value(), qPrintable(error));
         QCOMPARE(*key, expected);
     }
+}
+
+// Local users (docs/SECURITY.md): a key file others can read is used, with a warning.
+static QString keyFileWith(const QTemporaryDir &dir, QFileDevice::Permissions permissions)
+{
+    const QString path = dir.filePath(QStringLiteral("key"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write("sk_test_abc\n") < 0)
+        return QString();
+    file.close();
+    return file.setPermissions(permissions) ? path : QString();
+}
+
+void TestStripeClient::warnsAboutAReadableKeyFile()
+{
+    QTemporaryDir dir;
+    const QString path = keyFileWith(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup
+                                              | QFileDevice::ReadOther);
+    QVERIFY(!path.isEmpty());
+    QString error;
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("secret key file .* is readable by other users")));
+    QVERIFY(StripeClient::readSecretKeyFile(path, &error).has_value());
+}
+
+void TestStripeClient::ownerOnlyKeyFileIsQuiet()
+{
+    QTemporaryDir dir;
+    const QString path = keyFileWith(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    QVERIFY(!path.isEmpty());
+    QString error;
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("readable by other users")));
+    QVERIFY(StripeClient::readSecretKeyFile(path, &error).has_value());
 }
 
 void TestStripeClient::validatesConfig()
