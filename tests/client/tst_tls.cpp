@@ -173,6 +173,9 @@ private slots:
         QVERIFY2(response.error.message.startsWith(QLatin1String("certificate not trusted: ")),
                  qPrintable(response.error.message));
         QCOMPARE(client.lastTransportError(), response.error.message);
+        // What the connection dialog's Test shows.
+        QVERIFY2(response.error.userText().startsWith(QLatin1String("The backend was refused: certificate not trusted: ")),
+                 qPrintable(response.error.userText()));
         QCOMPARE(client.connectionState(), ApiClient::ConnectionState::Offline);
         QCOMPARE(m_server.requests, before);
     }
