@@ -10,6 +10,7 @@
 //   countersignd audit verify --db FILE
 //   countersignd migrate --db FILE
 #include "server/api/apiserver.h"
+#include "server/api/auththrottle.h"
 #include "server/executionconfig.h"
 #include "server/executor.h"
 #include "server/ledger/ledger.h"
@@ -284,8 +285,12 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
                                              QStringLiteral("FILE"));
     const QCommandLineOption noExecutor(QStringLiteral("no-executor"),
                                         QStringLiteral("Run the API only: nothing is sent to the provider."));
+    const QCommandLineOption authFailureLimit(
+        QStringLiteral("auth-failure-limit"),
+        QStringLiteral("Refused tokens one client address may send within a minute before it gets 429 for a minute."),
+        QStringLiteral("N"), QString::number(cs::AuthThrottle::Options().maxFailures));
     parser.addOptions({dbOption(), listen, provider, providerUrl, providerKeyFile, providerAccount, keyWindowHours,
-                       keyWindowMargin, heartbeat, poll, webhookSecretFile, executionConfig, noExecutor});
+                       keyWindowMargin, heartbeat, poll, webhookSecretFile, executionConfig, noExecutor, authFailureLimit});
     parser.process(subArguments(arguments, 1));
 
     QHostAddress address;
@@ -308,6 +313,9 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     const int pollMs = parser.value(poll).toInt(&ok);
     if (!ok || pollMs < 10 || pollMs > 5000)
         return fail(QStringLiteral("--sse-poll-ms expects 10 to 5000"));
+    const int failureLimit = parser.value(authFailureLimit).toInt(&ok);
+    if (!ok || failureLimit < 1 || failureLimit > 1000000)
+        return fail(QStringLiteral("--auth-failure-limit expects 1 to 1000000"));
 
     cs::ExecutionConfig execution;
     if (parser.isSet(executionConfig)) {
@@ -381,6 +389,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     options.service.keyWindowSafetyMargin = std::chrono::minutes(marginMinutes);
     options.events.heartbeatMs = heartbeatMs;
     options.events.pollIntervalMs = pollMs;
+    options.authThrottle.maxFailures = failureLimit;
     cs::Executor *executorPtr = executor.get();
     if (executorPtr)
         options.service.approved = [executorPtr] { executorPtr->wake(); };

@@ -219,6 +219,25 @@ private slots:
         QVERIFY(fresh.countersignd().stop());
     }
 
+    // serve --auth-failure-limit N: the (N+1)th refused token from an address gets 429.
+    void failureLimitIsConfigurable()
+    {
+        ApiHarness fresh;
+        ApiHarness::Options options;
+        options.extraServeArguments = {QStringLiteral("--auth-failure-limit"), QStringLiteral("3")};
+        QString error;
+        QVERIFY2(fresh.start(options, &error), qPrintable(error));
+        ApiClient client(fresh.api());
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(client.get(QStringLiteral("/me"), QStringLiteral("cst_wrong")).status, 401);
+        QCOMPARE(client.get(QStringLiteral("/me"), QStringLiteral("cst_wrong")).status, 429);
+        QVERIFY(fresh.countersignd().stop());
+        const Run refused = countersignd({QStringLiteral("serve"), QStringLiteral("--db"), fresh.dbPath(),
+                                          QStringLiteral("--auth-failure-limit"), QStringLiteral("0")});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY(refused.err.contains(QLatin1String("--auth-failure-limit")));
+    }
+
     // Issue 12 #6: the secret key must not go out in clear text to a remote provider.
     void plainHttpProviderIsRefusedAtStartup_data()
     {
