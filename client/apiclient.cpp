@@ -1,5 +1,6 @@
 #include "client/apiclient.h"
 #include "client/clientlog.h"
+#include "client/tlstrust.h"
 
 #include <QJsonDocument>
 #include <QNetworkReply>
@@ -221,7 +222,7 @@ ApiCall *ApiClient::followUp(const QString &actionId, qint64 ifMatch, qint64 des
 void ApiClient::send(ApiCall *call)
 {
     m_waiting.removeAll(call);
-    QNetworkRequest request(urlFor(call->m_path, call->m_query));
+    QNetworkRequest request = newRequest(call->m_path, call->m_query);
     request.setRawHeader("Accept", "application/json, application/problem+json");
     request.setRawHeader("User-Agent", "countersign/" COUNTERSIGN_VERSION);
     if (!m_token.isEmpty())
@@ -240,6 +241,7 @@ void ApiClient::send(ApiCall *call)
     } else {
         reply = m_nam.get(request);
     }
+    rememberSslErrors(reply);
     ++call->m_sendCount;
     call->m_reply = reply;
     qCDebug(lcClient) << call->m_method << request.url().toDisplayString() << "send" << call->m_sendCount
@@ -258,6 +260,13 @@ void ApiClient::send(ApiCall *call)
     });
 }
 
+QNetworkRequest ApiClient::newRequest(const QString &path, const QUrlQuery &query) const
+{
+    QNetworkRequest request(urlFor(path, query));
+    request.setSslConfiguration(m_ssl);
+    return request;
+}
+
 void ApiClient::onReplyFinished(ApiCall *call, QNetworkReply *reply, bool timedOut)
 {
     reply->deleteLater();
@@ -272,7 +281,7 @@ void ApiClient::onReplyFinished(ApiCall *call, QNetworkReply *reply, bool timedO
         || (netError == QNetworkReply::OperationCanceledError && !status.isValid())) {
         response.error = ApiError::timeout(call->m_deadlineMs);
     } else if (!status.isValid()) {
-        response.error = ApiError::transport(reply->errorString());
+        response.error = ApiError::transport(failureText(reply));
     } else {
         response.httpStatus = status.toInt();
         const QByteArray body = reply->readAll();
@@ -291,6 +300,7 @@ void ApiClient::onReplyFinished(ApiCall *call, QNetworkReply *reply, bool timedO
         }
     }
     call->m_response = response;
+    m_lastTransportError = response.error.kind == ApiError::Kind::Transport ? response.error.message : QString();
 
     if (response.error.responseLost())
         setConnectionState(ConnectionState::Offline);
@@ -376,9 +386,10 @@ void ApiClient::probe()
 {
     if (m_probeReply)
         return;
-    QNetworkRequest request(urlFor(QStringLiteral("/health"), QUrlQuery()));
+    QNetworkRequest request = newRequest(QStringLiteral("/health"), QUrlQuery());
     request.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
     QNetworkReply *reply = m_nam.get(request);
+    rememberSslErrors(reply);
     m_probeReply = reply;
     auto *deadline = new QTimer(reply);
     deadline->setSingleShot(true);
@@ -388,6 +399,7 @@ void ApiClient::probe()
         reply->deleteLater();
         m_probeReply = nullptr;
         const bool answered = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).isValid();
+        m_lastTransportError = answered ? QString() : failureText(reply);
         if (answered) {
             setConnectionState(ConnectionState::Online);
             return;

@@ -7,6 +7,7 @@
 #include <QNetworkAccessManager>
 #include <QObject>
 #include <QPointer>
+#include <QSslConfiguration>
 #include <QTimer>
 #include <QUrl>
 
@@ -38,6 +39,14 @@ public:
     QUrl baseUrl() const { return m_baseUrl; }
     void setToken(const QString &token);
     QString token() const { return m_token; }
+    // TLS for https:// backends: the CAs to trust (client/tlstrust.h; default: the system's).
+    // Certificate errors are never ignored: the call fails as a Transport error whose message
+    // is "certificate not trusted: <reason>", also kept in lastTransportError().
+    void setSslConfiguration(const QSslConfiguration &configuration) { m_ssl = configuration; }
+    QSslConfiguration sslConfiguration() const { return m_ssl; }
+    // Why the last call or health probe got no answer ("" once one is answered): what the
+    // offline banner shows.
+    QString lastTransportError() const { return m_lastTransportError; }
 
     // Deadline of an ordinary request; lookups (the backend asks the provider, up to 10 s) use
     // the longer lookup deadline.
@@ -97,10 +106,13 @@ private:
     void startProbing();
     void probe();
     QUrl urlFor(const QString &path, const QUrlQuery &query) const;
+    QNetworkRequest newRequest(const QString &path, const QUrlQuery &query) const;
 
     QNetworkAccessManager m_nam;
     QUrl m_baseUrl;
     QString m_token;
+    QSslConfiguration m_ssl = QSslConfiguration::defaultConfiguration();
+    QString m_lastTransportError;
     int m_deadlineMs = 15000;
     int m_lookupDeadlineMs = 25000;
     int m_resendInitialMs = 500;

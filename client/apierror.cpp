@@ -45,6 +45,9 @@ QString ApiError::userText() const
     case Kind::None:
         return QString();
     case Kind::Transport:
+        // A refused TLS certificate is not silence: nothing was sent (client/tlstrust.h).
+        if (message.startsWith(QLatin1String("certificate not trusted")))
+            return QCoreApplication::translate("cs::ApiError", "The backend was refused: %1.").arg(message);
         return QCoreApplication::translate("cs::ApiError", "The backend did not answer (%1).").arg(message);
     case Kind::Timeout:
         return QCoreApplication::translate("cs::ApiError", "The backend did not answer within %1.").arg(message);

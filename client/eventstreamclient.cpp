@@ -1,4 +1,5 @@
 #include "client/eventstreamclient.h"
+#include "client/tlstrust.h"
 #include "client/clientlog.h"
 
 #include <QJsonDocument>
@@ -118,11 +119,13 @@ void EventStreamClient::connectNow()
         request.setRawHeader("Last-Event-ID", m_parser.lastEventId().toUtf8());
     request.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
     request.setTransferTimeout(0); // a stream is idle between events; the watchdog covers silence
+    request.setSslConfiguration(m_ssl);
 
     m_parser.reset();
     m_parser.takeActivity();
     setState(m_reconnects == 0 && m_state != State::Reconnecting ? State::Connecting : State::Reconnecting);
     m_reply = m_nam.get(request);
+    rememberSslErrors(m_reply);
     connect(m_reply, &QNetworkReply::readyRead, this, &EventStreamClient::onReadyRead);
     connect(m_reply, &QNetworkReply::finished, this, &EventStreamClient::onFinished);
     connect(m_reply, &QNetworkReply::metaDataChanged, this, [this] {
@@ -130,6 +133,7 @@ void EventStreamClient::connectNow()
             return;
         const int status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         if (status == 200) {
+            m_lastError.clear();
             m_backoffMs = m_initialBackoffMs;
             setState(State::Live);
         }
@@ -177,7 +181,8 @@ void EventStreamClient::onFinished()
     m_reply = nullptr;
     reply->deleteLater();
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    qCInfo(lcClient) << "event stream ended:" << status << reply->errorString();
+    m_lastError = failureText(reply);
+    qCInfo(lcClient) << "event stream ended:" << status << m_lastError;
     if (status == 401)
         emit unauthorized();
     if (m_state == State::Stopped)

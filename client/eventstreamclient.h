@@ -7,6 +7,7 @@
 #include <QNetworkAccessManager>
 #include <QObject>
 #include <QPointer>
+#include <QSslConfiguration>
 #include <QTimer>
 #include <QUrl>
 
@@ -32,6 +33,11 @@ public:
 
     void setBaseUrl(const QUrl &url); // as ApiClient: the backend root, /api/v1 is appended
     void setToken(const QString &token);
+    // TLS trust as ApiClient's (client/tlstrust.h). A refused certificate ends the attempt
+    // (never ignored); lastError() then says "certificate not trusted: <reason>".
+    void setSslConfiguration(const QSslConfiguration &configuration) { m_ssl = configuration; }
+    // Why the stream last ended ("" while live).
+    QString lastError() const { return m_lastError; }
     // Resume after this id (e.g. the newest event the console has already reflected).
     void setLastEventId(const QString &id) { m_parser.setLastEventId(id); }
     QString lastEventId() const { return m_parser.lastEventId(); }
@@ -68,6 +74,8 @@ private:
     QNetworkAccessManager m_nam;
     QUrl m_baseUrl;
     QString m_token;
+    QSslConfiguration m_ssl = QSslConfiguration::defaultConfiguration();
+    QString m_lastError;
     SseParser m_parser;
     QPointer<QNetworkReply> m_reply;
     State m_state = State::Stopped;

@@ -16,6 +16,8 @@ packages=(
   sqlite3 libbenchmark-dev
   # GUI tests and screenshots without a display.
   xvfb xauth x11-apps imagemagick fonts-dejavu-core
+  # TLS: Qt's OpenSSL backend at run time, and the test CA and certificates tests/client/tst_tls makes.
+  openssl libssl3
   # The Stripe SDK compatibility test and the OpenAPI validator run on Node.js.
   nodejs
 )

@@ -8,6 +8,7 @@
 #include <QEventLoop>
 #include <QFile>
 #include <QHash>
+#include <QHostAddress>
 #include <QIODevice>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -147,10 +148,23 @@ QString metadataActionId(const QJsonObject &refund)
 
 // --- configuration ------------------------------------------------------------------------------
 
+bool StripeClientConfig::isLoopbackHost(const QString &host)
+{
+    if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0)
+        return true; // resolved by this machine only (RFC 6761)
+    const QHostAddress address(host);
+    return !address.isNull() && address.isLoopback();
+}
+
 QString StripeClientConfig::validate() const
 {
     if (!baseUrl.isValid() || (baseUrl.scheme() != u"https" && baseUrl.scheme() != u"http") || baseUrl.host().isEmpty())
         return QStringLiteral("the provider base URL must be an http(s) URL with a host");
+    if (baseUrl.scheme() == u"http" && !isLoopbackHost(baseUrl.host())) {
+        return QStringLiteral("the provider base URL %1 is plain http: the secret key would travel in clear text;"
+                              " use https (http is allowed only on loopback: 127.0.0.0/8, ::1, localhost)")
+            .arg(baseUrl.toDisplayString());
+    }
     if (secretKey.trimmed().isEmpty())
         return QStringLiteral("the provider secret key is empty");
     if (requestTimeout.count() <= 0 || lookupTimeout.count() <= 0)
@@ -175,6 +189,11 @@ std::optional<QByteArray> StripeClient::readSecretKeyFile(const QString &path, Q
             *error = QStringLiteral("%1 does not hold one secret key (sk_… or rk_…)").arg(path);
         return std::nullopt;
     }
+    // The operator's file: read as it is, but other local users should not be able to read it.
+    constexpr QFileDevice::Permissions others = QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ReadOther
+                                                | QFileDevice::WriteOther;
+    if (file.permissions() & others)
+        qCWarning(lcProvider).noquote() << "the secret key file" << path << "is readable by other users: chmod 600 it";
     return key;
 }
 

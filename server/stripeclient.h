@@ -24,7 +24,10 @@ struct StripeClientConfig
     std::chrono::milliseconds lookupTimeout{15000};  // deadline of each GET of a lookup
     int maxListPages = 20;                // 100 objects a page
 
-    QString validate() const; // empty when usable
+    // Empty when usable. A plain-http base URL is refused unless its host is loopback (paysim on
+    // http://127.0.0.1): the secret key goes out in every request's Authorization header.
+    QString validate() const;
+    static bool isLoopbackHost(const QString &host); // 127.0.0.0/8, ::1, ::ffff:127.x, "localhost"
 };
 
 // The Stripe adapter: Stripe's wire format (form encoding, Idempotency-Key, Bearer secret key,

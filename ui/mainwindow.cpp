@@ -457,7 +457,8 @@ void MainWindow::onConnectionState()
 {
     const ApiClient::ConnectionState state = m_client->connectionState();
     if (state == ApiClient::ConnectionState::Offline) {
-        m_banner->showOffline(m_client->baseUrl().toDisplayString(), m_decisions->pendingDecisions());
+        m_banner->showOffline(m_client->baseUrl().toDisplayString(), m_decisions->pendingDecisions(),
+                              m_client->lastTransportError());
     } else if (state == ApiClient::ConnectionState::Online && m_banner->isVisible()) {
         m_banner->hideBanner();
         statusBar()->showMessage(tr("The backend answers again."), 5000);
@@ -526,8 +527,9 @@ void MainWindow::editConnection()
     dialog.setStorageNote(TokenStore::keychainCompiledIn()
                               ? tr("Kept in the system keychain; if none answers, in a file only you can read.")
                               : tr("Kept in a file only you can read (this build has no keychain support)."));
-    connect(&dialog, &ConnectionDialog::testRequested, &dialog, [&dialog](const QUrl &url, const QString &token) {
+    connect(&dialog, &ConnectionDialog::testRequested, &dialog, [this, &dialog](const QUrl &url, const QString &token) {
         auto *probe = new ApiClient(&dialog);
+        probe->setSslConfiguration(m_client->sslConfiguration());
         probe->setBaseUrl(url);
         probe->setToken(token);
         probe->setDeadline(std::chrono::seconds(5));

@@ -31,9 +31,10 @@ OfflineBanner::OfflineBanner(QWidget *parent)
     hide();
 }
 
-void OfflineBanner::showOffline(const QString &backend, int pendingDecisions)
+void OfflineBanner::showOffline(const QString &backend, int pendingDecisions, const QString &problem)
 {
     m_backend = backend;
+    m_problem = problem;
     m_pending = pendingDecisions;
     if (!isVisible())
         m_since = QDateTime::currentSecsSinceEpoch();
@@ -62,10 +63,19 @@ QString OfflineBanner::text() const
 void OfflineBanner::updateText()
 {
     const qint64 seconds = QDateTime::currentSecsSinceEpoch() - m_since;
-    QString html = tr("<b>Offline \u2014 the backend at %1 does not answer</b> (for %2 s). Reconnecting automatically; "
-                      "the queue and details shown may be out of date. Open dialogs keep what you typed.")
-                       .arg(m_backend.toHtmlEscaped())
-                       .arg(seconds);
+    QString html;
+    if (m_problem.startsWith(QLatin1String("certificate not trusted"))) {
+        html = tr("<b>Offline \u2014 the backend at %1 is refused: %2</b> (for %3 s). The console does not talk to a "
+                  "backend whose certificate it cannot verify; start it with <code>--ca-file FILE</code> for a private "
+                  "CA, or fix the backend's certificate. Open dialogs keep what you typed.")
+                   .arg(m_backend.toHtmlEscaped(), m_problem.toHtmlEscaped())
+                   .arg(seconds);
+    } else {
+        html = tr("<b>Offline \u2014 the backend at %1 does not answer</b> (for %2 s). Reconnecting automatically; "
+                  "the queue and details shown may be out of date. Open dialogs keep what you typed.")
+                   .arg(m_backend.toHtmlEscaped())
+                   .arg(seconds);
+    }
     if (m_pending > 0)
         html += tr(" %n decision(s) will be resent with the same Idempotency-Key as soon as it answers, so none can "
                    "apply twice.", nullptr, m_pending);

@@ -10,7 +10,8 @@ namespace cs {
 
 // A clear banner across the top of the window while the backend is unreachable: what is
 // happening (reconnecting, when), that open dialogs keep their input and that decisions waiting
-// to be sent will be resent with the same Idempotency-Key; "Retry now".
+// to be sent will be resent with the same Idempotency-Key; "Retry now". When the backend's TLS
+// certificate is not trusted it says so, and why, instead of only "does not answer".
 class OfflineBanner : public QFrame
 {
     Q_OBJECT
@@ -18,7 +19,9 @@ class OfflineBanner : public QFrame
 public:
     explicit OfflineBanner(QWidget *parent = nullptr);
 
-    void showOffline(const QString &backend, int pendingDecisions);
+    // `problem`: why it does not answer, when known (ApiClient::lastTransportError). A refused
+    // certificate ("certificate not trusted: …") is said plainly, with what to do about it.
+    void showOffline(const QString &backend, int pendingDecisions, const QString &problem = QString());
     void setPendingDecisions(int count);
     void hideBanner();
     QString text() const;
@@ -36,6 +39,7 @@ private:
     QLabel *m_text;
     QPushButton *m_retry;
     QString m_backend;
+    QString m_problem;
     int m_pending = 0;
     QTimer m_clock;
     qint64 m_since = 0;

@@ -9,6 +9,7 @@
 #include "ui/mainwindow.h"
 #include "app/countersign/screenshotter.h"
 #include "client/tokenstore.h"
+#include "client/tlstrust.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -25,6 +26,9 @@ struct Options
                                 QStringLiteral("URL") };
     QCommandLineOption tokenFile{ QStringLiteral("token-file"),
                                   QStringLiteral("Read the bearer token from FILE instead of the keychain."), QStringLiteral("FILE") };
+    QCommandLineOption caFile{ QStringLiteral("ca-file"),
+                               QStringLiteral("Also trust the CA certificates (PEM) in FILE for an https:// backend."),
+                               QStringLiteral("FILE") };
     QCommandLineOption settings{ QStringLiteral("settings"), QStringLiteral("Keep settings in this INI file."),
                                  QStringLiteral("FILE") };
     QCommandLineOption filter{ QStringLiteral("filter"), QStringLiteral("Queue filter: queue, pending, unknown, review or all."),
@@ -53,7 +57,7 @@ struct Options
             "Talks to countersignd only through its REST API."));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({ backend, tokenFile, settings, filter, select, tab, windowSize, screenshot, demo, scenario });
+        parser.addOptions({ backend, tokenFile, caFile, settings, filter, select, tab, windowSize, screenshot, demo, scenario });
     }
 };
 
@@ -131,6 +135,16 @@ int main(int argc, char *argv[])
     client.setBaseUrl(backend);
     cs::EventStreamClient events;
     events.setBaseUrl(backend);
+    if (parser.isSet(options.caFile)) {
+        QString error;
+        const auto tls = cs::sslConfigurationTrusting(parser.value(options.caFile), &error);
+        if (!tls) {
+            QTextStream(stderr) << "countersign: --ca-file: " << error << Qt::endl;
+            return 2;
+        }
+        client.setSslConfiguration(*tls);
+        events.setSslConfiguration(*tls);
+    }
     cs::TokenStore tokens;
     cs::MainWindow window(&client, &events, settings.get());
     window.setTokenStore(&tokens);

@@ -3,11 +3,14 @@
 //
 //   countersignd serve --db FILE [--listen 127.0.0.1:8470] --provider stripe|paysim
 //                      --provider-url URL --provider-key-file FILE ...
-//   countersignd user add NAME --role ROLE --db FILE     (prints the new token as its last word)
+//   countersignd user add NAME --role ROLE [--expires WHEN] --db FILE   (prints the new token as its last word)
+//   countersignd user token rotate NAME [--expires WHEN] --db FILE      (likewise)
+//   countersignd user disable|enable NAME --db FILE
 //   countersignd user list --db FILE
 //   countersignd audit verify --db FILE
 //   countersignd migrate --db FILE
 #include "server/api/apiserver.h"
+#include "server/api/auththrottle.h"
 #include "server/executionconfig.h"
 #include "server/executor.h"
 #include "server/ledger/ledger.h"
@@ -21,6 +24,7 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QHostAddress>
+#include <QRegularExpression>
 #include <QJsonDocument>
 #include <QTextStream>
 #include <QTimer>
@@ -63,17 +67,80 @@ bool openLedger(cs::Ledger &ledger, const QCommandLineParser &parser, QString *e
     return true;
 }
 
+// --expires: "30d", "12h", a date (2027-01-31: that day 00:00 UTC), an ISO 8601 time with an
+// offset, or "never".
+bool parseExpiry(const QString &text, const QDateTime &now, cs::UserStore::Expiry *expiry, QString *error)
+{
+    expiry->given = true;
+    expiry->at.reset();
+    if (text == u"never")
+        return true;
+    static const QRegularExpression relative(QStringLiteral("^([1-9][0-9]{0,4})([dh])$"));
+    if (const QRegularExpressionMatch m = relative.match(text); m.hasMatch()) {
+        const qint64 n = m.captured(1).toLongLong();
+        expiry->at = m.captured(2) == u"d" ? now.addDays(n) : now.addSecs(n * 3600);
+        return true;
+    }
+    QDateTime at = QDateTime::fromString(text, Qt::ISODate);
+    if (text.size() == 10)
+        at = QDateTime(QDate::fromString(text, Qt::ISODate), QTime(0, 0), Qt::UTC);
+    if (!at.isValid() || (text.size() != 10 && at.timeSpec() == Qt::LocalTime)) {
+        *error = QStringLiteral("--expires expects 30d, 12h, a date (2027-01-31), a time with an offset"
+                                " (2027-01-31T12:00:00Z) or never");
+        return false;
+    }
+    expiry->at = at.toUTC();
+    return true;
+}
+
+QString timeOrDash(const std::optional<QDateTime> &time)
+{
+    return time ? cs::toWireTime(*time) : QStringLiteral("-");
+}
+
 int runUser(const QStringList &arguments)
 {
-    const QString verb = arguments.value(2);
+    // "user token rotate NAME": the verb is "rotate", after one more word.
+    const bool tokenVerb = arguments.value(2) == u"token";
+    const QString verb = tokenVerb ? QStringLiteral("token ") + arguments.value(3) : arguments.value(2);
+    const QString usage = QStringLiteral(
+        "usage: countersignd user add NAME --role ROLE [--expires 30d|DATE|never] --db FILE\n"
+        "       countersignd user token rotate NAME [--expires 30d|DATE|never] --db FILE\n"
+        "       countersignd user disable NAME --db FILE | user enable NAME --db FILE\n"
+        "       countersignd user list --db FILE");
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("countersignd user add NAME --role ROLE --db FILE | user list --db FILE"));
+    parser.setApplicationDescription(usage);
     parser.addHelpOption();
     const QCommandLineOption role(QStringLiteral("role"), QStringLiteral("agent, approver, supervisor, auditor or admin."),
                                   QStringLiteral("ROLE"));
-    parser.addOptions({dbOption(), role});
-    parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("The user's name (add)."));
-    parser.process(subArguments(arguments, 2));
+    const QCommandLineOption expires(
+        QStringLiteral("expires"),
+        QStringLiteral("When the token stops working: 30d, 12h, 2027-01-31 (00:00 UTC), 2027-01-31T12:00:00Z or never "
+                       "(add: never by default; rotate: the old token's lifetime from now)."),
+        QStringLiteral("WHEN"));
+    parser.addOptions({dbOption(), role, expires});
+    parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("The user's name."));
+    parser.process(subArguments(arguments, tokenVerb ? 3 : 2));
+
+    const QStringList verbs = {QStringLiteral("add"), QStringLiteral("list"), QStringLiteral("token rotate"),
+                               QStringLiteral("disable"), QStringLiteral("enable")};
+    const qsizetype names = verb == u"list" ? 0 : 1;
+    if (!verbs.contains(verb) || parser.positionalArguments().size() != names)
+        return fail(usage);
+    cs::UserStore::Expiry expiry;
+    if (parser.isSet(expires)) {
+        QString expiryError;
+        if (verb != u"add" && verb != u"token rotate")
+            return fail(QStringLiteral("--expires is for user add and user token rotate"));
+        if (!parseExpiry(parser.value(expires), QDateTime::currentDateTimeUtc(), &expiry, &expiryError))
+            return fail(expiryError);
+    }
+    std::optional<cs::Role> parsedRole;
+    if (verb == u"add") {
+        parsedRole = cs::roleFromWire(parser.value(role));
+        if (!parsedRole)
+            return fail(QStringLiteral("--role must be agent, approver, supervisor, auditor or admin"));
+    }
 
     cs::Ledger ledger;
     QString error;
@@ -85,21 +152,33 @@ int runUser(const QStringList &arguments)
         const auto all = users.users();
         if (!all.ok())
             return fail(all.error().toString(), 1);
-        for (const cs::User &user : *all)
-            out << user.name << ' ' << cs::toWire(user.role) << ' ' << cs::toWireTime(user.createdAt) << Qt::endl;
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        out << "NAME ROLE STATE CREATED TOKEN_CREATED EXPIRES LAST_USED" << Qt::endl;
+        for (const cs::UserStore::Record &user : *all) {
+            out << user.user.name << ' ' << cs::toWire(user.user.role) << ' ' << user.state(now) << ' '
+                << cs::toWireTime(user.user.createdAt) << ' ' << cs::toWireTime(user.tokenCreatedAt) << ' '
+                << timeOrDash(user.expiresAt) << ' ' << timeOrDash(user.lastUsedAt) << Qt::endl;
+        }
         return 0;
     }
-    if (verb != u"add" || parser.positionalArguments().size() != 1)
-        return fail(QStringLiteral("usage: countersignd user add NAME --role ROLE --db FILE"));
-    const std::optional<cs::Role> parsedRole = cs::roleFromWire(parser.value(role));
-    if (!parsedRole)
-        return fail(QStringLiteral("--role must be agent, approver, supervisor, auditor or admin"));
     const QString name = parser.positionalArguments().constFirst();
-    const auto token = users.addUser(name, *parsedRole);
+    if (verb == u"disable" || verb == u"enable") {
+        if (const cs::LedgerError changed = users.setDisabled(name, verb == u"disable"); !changed.ok())
+            return fail(changed.message(), 1);
+        out << "user " << name << ' ' << verb << 'd' << Qt::endl;
+        return 0;
+    }
+    const auto token = verb == u"add" ? users.addUser(name, *parsedRole, expiry) : users.rotateToken(name, expiry);
     if (!token.ok())
         return fail(token.error().message(), 1);
     // The token is shown once; only its SHA-256 is stored. Its last word is the token.
-    out << "user " << name << " (" << cs::toWire(*parsedRole) << ") added; bearer token: " << *token << Qt::endl;
+    if (verb == u"add")
+        out << "user " << name << " (" << cs::toWire(*parsedRole) << ") added";
+    else
+        out << "user " << name << " has a new token (the old one no longer works)";
+    if (expiry.at)
+        out << ", expires " << cs::toWireTime(*expiry.at);
+    out << "; bearer token: " << *token << Qt::endl;
     return 0;
 }
 
@@ -206,8 +285,12 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
                                              QStringLiteral("FILE"));
     const QCommandLineOption noExecutor(QStringLiteral("no-executor"),
                                         QStringLiteral("Run the API only: nothing is sent to the provider."));
+    const QCommandLineOption authFailureLimit(
+        QStringLiteral("auth-failure-limit"),
+        QStringLiteral("Refused tokens one client address may send within a minute before it gets 429 for a minute."),
+        QStringLiteral("N"), QString::number(cs::AuthThrottle::Options().maxFailures));
     parser.addOptions({dbOption(), listen, provider, providerUrl, providerKeyFile, providerAccount, keyWindowHours,
-                       keyWindowMargin, heartbeat, poll, webhookSecretFile, executionConfig, noExecutor});
+                       keyWindowMargin, heartbeat, poll, webhookSecretFile, executionConfig, noExecutor, authFailureLimit});
     parser.process(subArguments(arguments, 1));
 
     QHostAddress address;
@@ -230,6 +313,9 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     const int pollMs = parser.value(poll).toInt(&ok);
     if (!ok || pollMs < 10 || pollMs > 5000)
         return fail(QStringLiteral("--sse-poll-ms expects 10 to 5000"));
+    const int failureLimit = parser.value(authFailureLimit).toInt(&ok);
+    if (!ok || failureLimit < 1 || failureLimit > 1000000)
+        return fail(QStringLiteral("--auth-failure-limit expects 1 to 1000000"));
 
     cs::ExecutionConfig execution;
     if (parser.isSet(executionConfig)) {
@@ -303,6 +389,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     options.service.keyWindowSafetyMargin = std::chrono::minutes(marginMinutes);
     options.events.heartbeatMs = heartbeatMs;
     options.events.pollIntervalMs = pollMs;
+    options.authThrottle.maxFailures = failureLimit;
     cs::Executor *executorPtr = executor.get();
     if (executorPtr)
         options.service.approved = [executorPtr] { executorPtr->wake(); };
@@ -362,7 +449,9 @@ int main(int argc, char *argv[])
     QTextStream(command == u"--help" || command == u"-h" ? stdout : stderr)
         << "usage: countersignd serve --db FILE [--listen HOST:PORT] [--provider stripe|paysim --provider-url URL"
            " --provider-key-file FILE]\n"
-           "       countersignd user add NAME --role agent|approver|supervisor|auditor|admin --db FILE\n"
+           "       countersignd user add NAME --role agent|approver|supervisor|auditor|admin [--expires 30d|DATE] --db FILE\n"
+           "       countersignd user token rotate NAME [--expires 30d|DATE|never] --db FILE\n"
+           "       countersignd user disable|enable NAME --db FILE\n"
            "       countersignd user list --db FILE\n"
            "       countersignd audit verify --db FILE\n"
            "       countersignd migrate --db FILE\n";

@@ -36,6 +36,7 @@ QByteArray reasonPhrase(int status)
     case 415: return "Unsupported Media Type";
     case 422: return "Unprocessable Content";
     case 428: return "Precondition Required";
+    case 429: return "Too Many Requests";
     case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
     default: return "Status";
@@ -72,7 +73,7 @@ ApiServer::ApiServer(Ledger *ledger, ProviderClient *provider, Options options, 
     : QAbstractHttpServer(parent), m_provider(provider), m_options(std::move(options))
 {
     m_users = std::make_unique<UserStore>(&ledger->database());
-    m_authenticator = std::make_unique<Authenticator>(m_users.get());
+    m_authenticator = std::make_unique<Authenticator>(m_users.get(), m_options.authThrottle);
     RequestReplayStore::Options replayOptions;
     replayOptions.retention = m_options.idempotencyRetention;
     m_replays = std::make_unique<RequestReplayStore>(&ledger->database(), systemClock(), replayOptions);
@@ -242,11 +243,27 @@ std::optional<ApiResponse> ApiServer::authorize(Context &c, const ApiRoutes::End
     const auto authorization = RequestPreconditions::authorization(c.call.headers);
     if (const auto *refused = std::get_if<Problem>(&authorization))
         return refused->toResponse(instance);
-    const Authenticator::Result auth = m_authenticator->authenticate(std::get<QByteArray>(authorization));
+    // Rate-limited per client address (AuthThrottle): the peer is the one the socket reports.
+    const QHostAddress peer = c.call.socket ? c.call.socket->peerAddress() : QHostAddress();
+    const Authenticator::Result auth = m_authenticator->authenticate(std::get<QByteArray>(authorization), peer);
     if (auth.status == Authenticator::Status::Error) {
         qCWarning(lcApi) << "cannot authenticate:" << auth.error;
         return Problem(QStringLiteral("unavailable"), QStringLiteral("the user table cannot be read"))
             .withHeader("Retry-After", "2")
+            .toResponse(instance);
+    }
+    if (auth.status == Authenticator::Status::Throttled) {
+        const qint64 seconds = (auth.retryAfter.count() + 999) / 1000;
+        return Problem(QStringLiteral("too_many_auth_failures"),
+                       QStringLiteral("too many failed authentications from this address; retry in %1 s").arg(seconds))
+            .withHeader("Retry-After", QByteArray::number(seconds))
+            .toResponse(instance);
+    }
+    if (auth.status == Authenticator::Status::Expired || auth.status == Authenticator::Status::Disabled) {
+        const bool expired = auth.status == Authenticator::Status::Expired;
+        return Problem(expired ? QStringLiteral("token_expired") : QStringLiteral("token_disabled"),
+                       expired ? QStringLiteral("the bearer token has expired") : QStringLiteral("the user is disabled"))
+            .withHeader("WWW-Authenticate", "Bearer realm=\"countersign\", error=\"invalid_token\"")
             .toResponse(instance);
     }
     if (auth.status != Authenticator::Status::Ok) {

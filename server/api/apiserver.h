@@ -3,6 +3,7 @@
 #include "server/api/actionservice.h"
 #include "server/api/apiresponse.h"
 #include "server/api/apiroutes.h"
+#include "server/api/auththrottle.h"
 #include "server/api/eventstream.h"
 #include "server/api/webhookhandler.h"
 
@@ -30,7 +31,7 @@ class UserStore;
 // countersignd's REST API under /api/v1 (resources/openapi.yaml, docs/API.md) on Qt HttpServer.
 //
 // The HTTP layer lives here, in the order dispatch() runs it: draining (503), the endpoint from
-// ApiRoutes' table (404 / 405), bearer authentication (401) and the role matrix (403), the row's
+// ApiRoutes' table (404 / 405), bearer authentication (401, 429 after repeated failures from one address) and the role matrix (403), the row's
 // RequestPreconditions (413, 415, 400), client Idempotency-Keys (replay, 422, 409), If-Match (428);
 // then the row's handler (mostly an ActionService operation). Answers are written directly to
 // the socket (guarded by QPointer) so the slow ones can be answered later: provider look-ups and
@@ -50,6 +51,7 @@ public:
         int workerThreads = 4;       // look-ups and webhooks
         QString version = QStringLiteral(COUNTERSIGN_VERSION);
         std::chrono::milliseconds idempotencyRetention = std::chrono::hours(24);
+        AuthThrottle::Options authThrottle; // failed authentications per client address (429)
     };
 
     // Serves the ledger through the pieces Ledger hands out (stores, reader, the database for

@@ -4,7 +4,10 @@
 
 namespace cs {
 
-Authenticator::Authenticator(const UserStore *users) : m_users(users) {}
+Authenticator::Authenticator(const UserStore *users, AuthThrottle::Options throttle)
+    : m_users(users), m_throttle(throttle)
+{
+}
 
 std::optional<QByteArray> Authenticator::bearerToken(const QByteArray &value)
 {
@@ -31,7 +34,21 @@ std::optional<QByteArray> Authenticator::bearerToken(const QByteArray &value)
     return token;
 }
 
-Authenticator::Result Authenticator::authenticate(const QByteArray &authorizationHeader) const
+Authenticator::Result Authenticator::authenticate(const QByteArray &authorizationHeader, const QHostAddress &peer)
+{
+    if (const auto wait = m_throttle.retryAfter(peer); wait.count() > 0) {
+        Result throttled;
+        throttled.status = Status::Throttled;
+        throttled.retryAfter = wait;
+        return throttled;
+    }
+    Result result = lookUp(authorizationHeader);
+    if (result.status == Status::Unknown || result.status == Status::Expired || result.status == Status::Disabled)
+        m_throttle.recordFailure(peer);
+    return result;
+}
+
+Authenticator::Result Authenticator::lookUp(const QByteArray &authorizationHeader) const
 {
     Result result;
     const std::optional<QByteArray> bearer = bearerToken(authorizationHeader);
@@ -44,18 +61,19 @@ Authenticator::Result Authenticator::authenticate(const QByteArray &authorizatio
         result.status = Status::Unknown;
         return result;
     }
-    const auto user = m_users->userForToken(QString::fromLatin1(token));
-    if (!user.ok()) {
+    const auto lookup = m_users->lookUpToken(QString::fromLatin1(token));
+    if (!lookup.ok()) {
         result.status = Status::Error;
-        result.error = user.error().toString();
+        result.error = lookup.error().toString();
         return result;
     }
-    if (!user.value()) {
-        result.status = Status::Unknown;
-        return result;
+    switch (lookup->state) {
+    case UserStore::TokenState::Unknown: result.status = Status::Unknown; return result;
+    case UserStore::TokenState::Expired: result.status = Status::Expired; break;
+    case UserStore::TokenState::Disabled: result.status = Status::Disabled; break;
+    case UserStore::TokenState::Active: result.status = Status::Ok; break;
     }
-    result.status = Status::Ok;
-    result.user = *user.value();
+    result.user = lookup->user;
     return result;
 }
 

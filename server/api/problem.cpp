@@ -22,6 +22,8 @@ const QHash<QString, CodeInfo> &codes()
         {QStringLiteral("invalid_parameter"), {400, "Invalid parameter"}},
         {QStringLiteral("invalid_signature"), {400, "Invalid signature"}},
         {QStringLiteral("unauthenticated"), {401, "Unauthenticated"}},
+        {QStringLiteral("token_expired"), {401, "Token expired"}},
+        {QStringLiteral("token_disabled"), {401, "User disabled"}},
         {QStringLiteral("forbidden"), {403, "Forbidden"}},
         {QStringLiteral("four_eyes"), {403, "Four-eyes rule"}},
         {QStringLiteral("not_found"), {404, "Not found"}},
@@ -43,6 +45,7 @@ const QHash<QString, CodeInfo> &codes()
         {QStringLiteral("no_evidence"), {422, "No evidence"}},
         {QStringLiteral("no_remaining_amount"), {422, "No remaining amount"}},
         {QStringLiteral("if_match_required"), {428, "If-Match required"}},
+        {QStringLiteral("too_many_auth_failures"), {429, "Too many failed authentications"}},
         {QStringLiteral("internal"), {500, "Internal error"}},
         {QStringLiteral("unavailable"), {503, "Unavailable"}},
     };

@@ -6,8 +6,14 @@
 #include "server/ledger/migrations.h"
 #include "server/ledger/sqlstatement.h"
 
+#include <QFile>
 #include <QRandomGenerator>
 #include <QThread>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace cs {
 
@@ -18,6 +24,25 @@ namespace {
 void backoff(int round)
 {
     QThread::msleep(5 * (round + 1) + QRandomGenerator::global()->bounded(10));
+}
+
+// A new ledger file is created 0600 whatever the umask, before SQLite opens it (SQLite creates
+// the -wal and -shm files with the main file's mode). An existing file keeps its mode; group or
+// world access is reported. Anything else (no such folder, ...) is left to SQLite to report.
+void createOwnerOnly(const QString &path)
+{
+    if (path.isEmpty() || path.startsWith(u':') || path.startsWith(QLatin1String("file:")))
+        return; // in-memory or URI databases
+    const QByteArray native = QFile::encodeName(path);
+    const int fd = ::open(native.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        ::close(fd);
+        return;
+    }
+    struct stat status = {};
+    if (errno == EEXIST && ::stat(native.constData(), &status) == 0 && (status.st_mode & 077) != 0)
+        qCWarning(lcLedger).nospace() << "ledger " << path << " is readable by others (mode "
+                                      << Qt::oct << (status.st_mode & 0777) << "): chmod 600 it";
 }
 
 } // namespace
@@ -51,6 +76,7 @@ LedgerError LedgerDatabase::open(const QString &path, const Options &options)
     if (m_options.busyRetries < 0)
         m_options.busyRetries = 0;
 
+    createOwnerOnly(path);
     auto connections = std::make_unique<LedgerConnections>(path, m_options.busyTimeoutMs);
     LedgerError error;
     QSqlDatabase db = connections->forCurrentThread(&error);

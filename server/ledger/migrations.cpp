@@ -403,6 +403,25 @@ Migrations::Migration sortSchema()
     return m;
 }
 
+// Version 6 (owned by the HTTP API, server/api/UserStore): bearer tokens with a life cycle.
+// token_created_at (when the current token was minted; existing tokens: when their user was
+// added), expires_at (NULL: never; existing tokens never expire) and last_used_at (NULL: not
+// used since this migration or since the last rotation; UserStore records it at most once a
+// minute). `disabled` exists since version 3.
+Migrations::Migration tokenLifecycleSchema()
+{
+    Migrations::Migration m;
+    m.version = 6;
+    m.name = QStringLiteral("token life cycle: minted, expiry, last use");
+    m.statements = {
+        QStringLiteral("ALTER TABLE users ADD COLUMN token_created_at BIGINT NOT NULL DEFAULT 0"),
+        QStringLiteral("ALTER TABLE users ADD COLUMN expires_at BIGINT"),
+        QStringLiteral("ALTER TABLE users ADD COLUMN last_used_at BIGINT"),
+        QStringLiteral("UPDATE users SET token_created_at = created_at"),
+    };
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -418,7 +437,7 @@ bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 const QList<Migrations::Migration> &Migrations::all()
 {
     static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema(), consoleSchema(),
-                                                   sortSchema()};
+                                                   sortSchema(), tokenLifecycleSchema()};
     return migrations;
 }
 

@@ -57,7 +57,11 @@ private slots:
 
     void readsSecretKeyFile_data();
     void readsSecretKeyFile();
+    void warnsAboutAReadableKeyFile();
+    void ownerOnlyKeyFileIsQuiet();
     void validatesConfig();
+    void refusesPlainHttpOffLoopback_data();
+    void refusesPlainHttpOffLoopback();
 
     void classifiesEveryAnswer_data();
     void classifiesEveryAnswer();
@@ -132,6 +136,38 @@ void TestStripeClient::readsSecretKeyFile()
     }
 }
 
+// Local users (docs/SECURITY.md): a key file others can read is used, with a warning.
+static QString keyFileWith(const QTemporaryDir &dir, QFileDevice::Permissions permissions)
+{
+    const QString path = dir.filePath(QStringLiteral("key"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write("sk_test_abc\n") < 0)
+        return QString();
+    file.close();
+    return file.setPermissions(permissions) ? path : QString();
+}
+
+void TestStripeClient::warnsAboutAReadableKeyFile()
+{
+    QTemporaryDir dir;
+    const QString path = keyFileWith(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup
+                                              | QFileDevice::ReadOther);
+    QVERIFY(!path.isEmpty());
+    QString error;
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("secret key file .* is readable by other users")));
+    QVERIFY(StripeClient::readSecretKeyFile(path, &error).has_value());
+}
+
+void TestStripeClient::ownerOnlyKeyFileIsQuiet()
+{
+    QTemporaryDir dir;
+    const QString path = keyFileWith(dir, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    QVERIFY(!path.isEmpty());
+    QString error;
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("readable by other users")));
+    QVERIFY(StripeClient::readSecretKeyFile(path, &error).has_value());
+}
+
 void TestStripeClient::validatesConfig()
 {
     StripeClientConfig config = providerConfig(m_sim->url());
@@ -140,6 +176,34 @@ void TestStripeClient::validatesConfig()
     QVERIFY(!config.validate().isEmpty());
     config = providerConfig(QUrl(QStringLiteral("ftp://example.com")));
     QVERIFY(!config.validate().isEmpty());
+}
+
+// Issue 12 #6: the secret key goes out in every request, so plain http only on loopback.
+void TestStripeClient::refusesPlainHttpOffLoopback_data()
+{
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<bool>("accepted");
+    QTest::newRow("https") << QStringLiteral("https://api.stripe.com") << true;
+    QTest::newRow("https private address") << QStringLiteral("https://10.0.0.5:8443") << true;
+    QTest::newRow("http 127.0.0.1") << QStringLiteral("http://127.0.0.1:12111") << true;
+    QTest::newRow("http 127.3.4.5") << QStringLiteral("http://127.3.4.5:12111") << true;
+    QTest::newRow("http [::1]") << QStringLiteral("http://[::1]:12111") << true;
+    QTest::newRow("http localhost") << QStringLiteral("http://localhost:12111") << true;
+    QTest::newRow("http 10.0.0.5") << QStringLiteral("http://10.0.0.5:12111") << false;
+    QTest::newRow("http example.com") << QStringLiteral("http://example.com") << false;
+    QTest::newRow("http 0.0.0.0") << QStringLiteral("http://0.0.0.0:12111") << false;
+    QTest::newRow("http localhost.example.com") << QStringLiteral("http://localhost.example.com") << false;
+    QTest::newRow("http [::ffff:10.0.0.5]") << QStringLiteral("http://[::ffff:10.0.0.5]") << false;
+}
+
+void TestStripeClient::refusesPlainHttpOffLoopback()
+{
+    QFETCH(QString, url);
+    QFETCH(bool, accepted);
+    const QString problem = providerConfig(QUrl(url, QUrl::StrictMode)).validate();
+    QCOMPARE(problem.isEmpty(), accepted);
+    if (!accepted)
+        QVERIFY2(problem.contains(QLatin1String("https")), qPrintable(problem));
 }
 
 void TestStripeClient::classifiesEveryAnswer_data()

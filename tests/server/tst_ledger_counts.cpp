@@ -247,7 +247,9 @@ void TestLedgerCounts::migrationCountsExistingRows()
         QSqlDatabase db = rawDb();
         {
             QSqlQuery q(db);
-            for (const char *sql : {"DROP TRIGGER actions_attempt_count", "DROP TRIGGER actions_last_event",
+            for (const char *sql : {"ALTER TABLE users DROP COLUMN token_created_at",
+                                    "ALTER TABLE users DROP COLUMN expires_at", "ALTER TABLE users DROP COLUMN last_used_at",
+                                    "DELETE FROM schema_version WHERE version = 6", "DROP TRIGGER actions_attempt_count", "DROP TRIGGER actions_last_event",
                                     "DROP INDEX actions_by_amount", "DROP INDEX actions_by_attempts",
                                     "DROP INDEX actions_by_last_event", "ALTER TABLE actions DROP COLUMN amount_scaled",
                                     "ALTER TABLE actions DROP COLUMN attempt_count",
@@ -265,7 +267,7 @@ void TestLedgerCounts::migrationCountsExistingRows()
         QSqlDatabase::removeDatabase(QStringLiteral("counts-raw"));
     }
     reopen();
-    QCOMPARE(m_store->schemaVersion(), 5);
+    QCOMPARE(m_store->schemaVersion(), 6);
     compareCounts();
     for (auto key : {ActionReader::SortKey::AttemptCount, ActionReader::SortKey::LastEventAt, ActionReader::SortKey::Amount})
         QCOMPARE(readerIds(QString(), 50, key, true), referenceIds(QString(), key, true, {}));
