@@ -18,6 +18,9 @@ packages=(
   xvfb xauth x11-apps imagemagick fonts-dejavu-core
   # The Stripe SDK compatibility test and the OpenAPI validator run on Node.js.
   nodejs
+  # tst_hostile_http makes a throwaway CA and server certificate for the TLS listener; bench_http
+  # runs countersignd under prlimit (util-linux).
+  openssl util-linux
 )
 
 missing=()
