@@ -432,8 +432,6 @@ void ConnectionGuard::discard(Connection &c)
             break;
         c.discarded += n;
     }
-    if (c.phase == Connection::Phase::Refused && !c.refusal && c.discarded > m_limits.lingerBytes)
-        c.socket->abort();
 }
 
 void ConnectionGuard::linger(Connection &c, const ApiResponse &answer)
@@ -445,6 +443,12 @@ void ConnectionGuard::linger(Connection &c, const ApiResponse &answer)
         return;
     }
     c.socket->write(httpAnswer(answer, true));
+    c.socket->flush();
+    // Half-close (plain TCP): the client reads the answer, then end of stream, while what it
+    // still sends is read and dropped until the linger ends. A close with unread bytes would
+    // send a reset that can destroy the answer before the client reads it.
+    if (!qobject_cast<QSslSocket *>(c.socket) && c.socket->bytesToWrite() == 0)
+        ::shutdown(int(c.socket->socketDescriptor()), SHUT_WR);
     c.discarded = 0;
     c.timer->start(m_limits.lingerTimeout);
 }

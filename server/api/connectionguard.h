@@ -52,8 +52,8 @@ struct RequestHead
 // application/problem+json answer and a close, a head over maxHeadBytes (431), a Content-Length
 // over maxBodyBytes (413, from the header, before the body is read), a head or body that does not
 // arrive within headTimeout (408), ambiguous framing (400, 411) and unknown versions (505). A
-// refused connection is taken from Qt (its readyRead slot disconnected), its unread bytes are
-// discarded for a short linger so the client can read the answer, then it is closed. Idle
+// refused connection is taken from Qt (its readyRead slot disconnected), half-closed after the
+// answer, and what the client still sends is discarded for a short linger, then it is closed. Idle
 // keep-alive connections are closed after idleTimeout; event streams are exempt (markStreaming).
 // Connections are capped in all and per client address; over the cap a connection is answered
 // 503 (plain HTTP) or closed (TLS) at once. When accept fails for want of descriptors the listener
@@ -76,7 +76,6 @@ public:
         int maxConnections = 256;
         int maxConnectionsPerAddress = 32;
         std::chrono::milliseconds lingerTimeout = std::chrono::milliseconds(500);
-        qint64 lingerBytes = 1024 * 1024; // discarded after a refusal before the close
         std::chrono::milliseconds acceptBackoff = std::chrono::milliseconds(250);
     };
 
