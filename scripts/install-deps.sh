@@ -21,6 +21,8 @@ packages=(
   # tst_hostile_http makes a throwaway CA and server certificate for the TLS listener; bench_http
   # runs countersignd under prlimit (util-linux).
   openssl util-linux
+  # bench_http's comparison server on Boost.Beast (header-only).
+  libboost1.81-dev
 )
 
 missing=()

@@ -9,7 +9,9 @@
 //   3. countersignd under `prlimit --nofile=64` with 100 idle sockets: its CPU time over 10 s
 //      (goal: near 0, < 0.5 s) and /health answered again once they close (goal: within 2 s).
 //
-// Usage: bench_http [slow-connections=500]. Takes about a minute. Prints each figure with its goal
+// Usage: bench_http [slow-connections=500] [--server PROGRAM]. Takes about a minute. --server runs
+// the same load against another server that takes serve's arguments and prints its URL first
+// (beast_http_server, for the HTTP-layer decision). Prints each figure with its goal
 // and "met" or "NOT met"; exits 1 if any is not met.
 #include <QCoreApplication>
 #include <QDir>
@@ -200,23 +202,31 @@ Upload keepAliveUpload(Server &server, qint64 total, qint64 bodyBytes)
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
-    const int slowCount = argc > 1 ? QByteArray(argv[1]).toInt() : 500;
+    int slowCount = 500;
+    QString program = QStringLiteral(COUNTERSIGND_BIN);
+    for (int i = 1; i < argc; ++i) {
+        if (QByteArray(argv[i]) == "--server" && i + 1 < argc)
+            program = QString::fromLocal8Bit(argv[++i]);
+        else
+            slowCount = QByteArray(argv[i]).toInt();
+    }
     QTemporaryDir dir;
     const QString db = dir.filePath(QStringLiteral("ledger.db"));
     QProcess::execute(QStringLiteral(COUNTERSIGND_BIN), {QStringLiteral("migrate"), QStringLiteral("--db"), db});
 
-    out << "countersignd bench_http (" << COUNTERSIGND_BIN << ")" << Qt::endl;
+    out << "bench_http against " << program << Qt::endl;
     {
         Server server;
         if (!server.start({QStringLiteral("serve"), QStringLiteral("--db"), db, QStringLiteral("--listen"),
                            QStringLiteral("127.0.0.1:0"), QStringLiteral("--no-executor"), QStringLiteral("--max-connections"),
                            QString::number(slowCount + 64), QStringLiteral("--max-connections-per-address"),
-                           QString::number(slowCount + 64)})) {
+                           QString::number(slowCount + 64)},
+                          program)) {
             out << "cannot start countersignd" << Qt::endl;
             return 2;
         }
         QThread::msleep(300);
-        out << "countersignd RSS at start: " << server.rssKb() / 1024 << " MB" << Qt::endl;
+        out << "server RSS at start: " << server.rssKb() / 1024 << " MB" << Qt::endl;
 
         constexpr qint64 k300MB = 300LL * 1024 * 1024;
         const Upload oneRequest = upload(server,
@@ -317,7 +327,7 @@ int main(int argc, char *argv[])
     // 3. The descriptor limit.
     {
         Server server;
-        if (!server.start({QStringLiteral("--nofile=64:64"), QStringLiteral(COUNTERSIGND_BIN), QStringLiteral("serve"),
+        if (!server.start({QStringLiteral("--nofile=64:64"), program, QStringLiteral("serve"),
                            QStringLiteral("--db"), db, QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
                            QStringLiteral("--no-executor"), QStringLiteral("--head-timeout-ms"), QStringLiteral("60000"),
                            QStringLiteral("--idle-timeout-ms"), QStringLiteral("60000"), QStringLiteral("--max-connections-per-address"),
