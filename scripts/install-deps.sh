@@ -20,6 +20,11 @@ packages=(
   openssl libssl3
   # The Stripe SDK compatibility test and the OpenAPI validator run on Node.js.
   nodejs
+  # tst_hostile_http makes a throwaway CA and server certificate for the TLS listener; bench_http
+  # runs countersignd under prlimit (util-linux).
+  openssl util-linux
+  # bench_http's comparison server on Boost.Beast (header-only).
+  libboost1.81-dev
 )
 
 missing=()

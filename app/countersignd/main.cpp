@@ -11,6 +11,7 @@
 //   countersignd migrate --db FILE
 #include "server/api/apiserver.h"
 #include "server/api/auththrottle.h"
+#include "server/api/servertls.h"
 #include "server/executionconfig.h"
 #include "server/executor.h"
 #include "server/ledger/ledger.h"
@@ -29,7 +30,9 @@
 #include <QTextStream>
 #include <QTimer>
 
+#include <chrono>
 #include <memory>
+#include <optional>
 
 namespace {
 
@@ -285,18 +288,85 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
                                              QStringLiteral("FILE"));
     const QCommandLineOption noExecutor(QStringLiteral("no-executor"),
                                         QStringLiteral("Run the API only: nothing is sent to the provider."));
+    // The listener (docs/SECURITY.md, "The HTTP layer" and "TLS").
+    const QCommandLineOption tlsCert(QStringLiteral("tls-cert"),
+                                     QStringLiteral("PEM certificate chain (leaf first): serve HTTPS only (TLS 1.2+)."),
+                                     QStringLiteral("FILE"));
+    const QCommandLineOption tlsKey(QStringLiteral("tls-key"), QStringLiteral("PEM private key of --tls-cert (unencrypted)."),
+                                    QStringLiteral("FILE"));
+    const QCommandLineOption insecureListen(
+        QStringLiteral("insecure-listen"),
+        QStringLiteral("Allow plain HTTP on a non-loopback --listen address (tokens travel in clear text)."));
+    const QCommandLineOption maxHeadBytes(QStringLiteral("max-head-bytes"),
+                                          QStringLiteral("Largest request head (request line and headers): 431 above."),
+                                          QStringLiteral("bytes"), QStringLiteral("16384"));
+    const QCommandLineOption maxBodyBytes(QStringLiteral("max-body-bytes"),
+                                          QStringLiteral("Largest request body (Content-Length): 413 above, before it is read."),
+                                          QStringLiteral("bytes"), QStringLiteral("65536"));
+    const QCommandLineOption headTimeout(QStringLiteral("head-timeout-ms"),
+                                         QStringLiteral("A request's head, then its body, must each arrive within this: 408."),
+                                         QStringLiteral("ms"), QStringLiteral("10000"));
+    const QCommandLineOption idleTimeout(QStringLiteral("idle-timeout-ms"),
+                                         QStringLiteral("An idle keep-alive connection is closed after this (event streams excepted)."),
+                                         QStringLiteral("ms"), QStringLiteral("60000"));
+    const QCommandLineOption maxConnections(QStringLiteral("max-connections"),
+                                            QStringLiteral("Open connections in all, event streams included: 503 above."),
+                                            QStringLiteral("n"), QStringLiteral("256"));
+    const QCommandLineOption maxPerAddress(QStringLiteral("max-connections-per-address"),
+                                           QStringLiteral("Open connections from one client address: 503 above."),
+                                           QStringLiteral("n"), QStringLiteral("32"));
     const QCommandLineOption authFailureLimit(
         QStringLiteral("auth-failure-limit"),
         QStringLiteral("Refused tokens one client address may send within a minute before it gets 429 for a minute."),
         QStringLiteral("N"), QString::number(cs::AuthThrottle::Options().maxFailures));
     parser.addOptions({dbOption(), listen, provider, providerUrl, providerKeyFile, providerAccount, keyWindowHours,
-                       keyWindowMargin, heartbeat, poll, webhookSecretFile, executionConfig, noExecutor, authFailureLimit});
+                       keyWindowMargin, heartbeat, poll, webhookSecretFile, executionConfig, noExecutor, authFailureLimit,
+                       tlsCert, tlsKey, insecureListen, maxHeadBytes, maxBodyBytes, headTimeout, idleTimeout, maxConnections,
+                       maxPerAddress});
     parser.process(subArguments(arguments, 1));
 
     QHostAddress address;
     quint16 port = 0;
     if (!parseListen(parser.value(listen), &address, &port))
         return fail(QStringLiteral("--listen expects host:port, e.g. 127.0.0.1:8470"));
+    if (parser.isSet(tlsCert) != parser.isSet(tlsKey))
+        return fail(QStringLiteral("--tls-cert and --tls-key go together"));
+    std::optional<QSslConfiguration> tls;
+    if (parser.isSet(tlsCert)) {
+        QString tlsError;
+        tls = cs::loadServerTls(parser.value(tlsCert), parser.value(tlsKey), &tlsError);
+        if (!tls)
+            return fail(tlsError);
+    }
+    if (!address.isLoopback() && !tls && !parser.isSet(insecureListen))
+        return fail(QStringLiteral("--listen %1 is not a loopback address: serve it with --tls-cert and --tls-key, "
+                                   "or say --insecure-listen to send tokens over plain HTTP")
+                        .arg(parser.value(listen)));
+    cs::ConnectionGuard::Limits limits;
+    const auto positive = [&parser](const QCommandLineOption &option, qint64 least, qint64 most, qint64 *out) {
+        bool valid = false;
+        *out = parser.value(option).toLongLong(&valid);
+        return valid && *out >= least && *out <= most;
+    };
+    qint64 value = 0;
+    if (!positive(maxHeadBytes, 1024, 1 << 20, &value))
+        return fail(QStringLiteral("--max-head-bytes expects 1024 to 1048576"));
+    limits.maxHeadBytes = value;
+    if (!positive(maxBodyBytes, 1024, 64 << 20, &value))
+        return fail(QStringLiteral("--max-body-bytes expects 1024 to 67108864"));
+    const qint64 bodyLimit = value;
+    if (!positive(headTimeout, 50, 3600000, &value))
+        return fail(QStringLiteral("--head-timeout-ms expects 50 to 3600000"));
+    limits.headTimeout = std::chrono::milliseconds(value);
+    if (!positive(idleTimeout, 50, 86400000, &value))
+        return fail(QStringLiteral("--idle-timeout-ms expects 50 to 86400000"));
+    limits.idleTimeout = std::chrono::milliseconds(value);
+    if (!positive(maxConnections, 1, 100000, &value))
+        return fail(QStringLiteral("--max-connections expects 1 to 100000"));
+    limits.maxConnections = int(value);
+    if (!positive(maxPerAddress, 1, 100000, &value))
+        return fail(QStringLiteral("--max-connections-per-address expects 1 to 100000"));
+    limits.maxConnectionsPerAddress = int(value);
     const QString providerName = parser.value(provider);
     if (providerName != u"stripe" && providerName != u"paysim")
         return fail(QStringLiteral("--provider must be stripe or paysim"));
@@ -390,6 +460,9 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     options.events.heartbeatMs = heartbeatMs;
     options.events.pollIntervalMs = pollMs;
     options.authThrottle.maxFailures = failureLimit;
+    options.maxBodyBytes = bodyLimit;
+    options.connections = limits;
+    options.tls = tls;
     cs::Executor *executorPtr = executor.get();
     if (executorPtr)
         options.service.approved = [executorPtr] { executorPtr->wake(); };
@@ -421,7 +494,15 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         app.quit();
     });
 
+    // The address really bound, and its scheme; an unspecified address is said so, not dressed up
+    // as 127.0.0.1.
     QTextStream(stdout) << api.baseUrl().toString() << Qt::endl; // endl flushes: launchers read this line
+    if (!address.isLoopback()) {
+        const bool any = address == QHostAddress::AnyIPv4 || address == QHostAddress::AnyIPv6 || address == QHostAddress::Any;
+        QTextStream(stderr) << "countersignd: listening on " << (any ? "every address of this host" : "a network address")
+                            << " (" << api.baseUrl().toString() << ")"
+                            << (tls ? ", TLS only" : ", plain HTTP: tokens travel in clear text (--insecure-listen)") << Qt::endl;
+    }
     return app.exec();
 }
 
@@ -448,7 +529,7 @@ int main(int argc, char *argv[])
     }
     QTextStream(command == u"--help" || command == u"-h" ? stdout : stderr)
         << "usage: countersignd serve --db FILE [--listen HOST:PORT] [--provider stripe|paysim --provider-url URL"
-           " --provider-key-file FILE]\n"
+           " --provider-key-file FILE] [--tls-cert FILE --tls-key FILE]\n"
            "       countersignd user add NAME --role agent|approver|supervisor|auditor|admin [--expires 30d|DATE] --db FILE\n"
            "       countersignd user token rotate NAME [--expires 30d|DATE|never] --db FILE\n"
            "       countersignd user disable|enable NAME --db FILE\n"

@@ -20,29 +20,6 @@ namespace cs {
 
 namespace {
 
-QByteArray reasonPhrase(int status)
-{
-    switch (status) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 409: return "Conflict";
-    case 412: return "Precondition Failed";
-    case 413: return "Payload Too Large";
-    case 415: return "Unsupported Media Type";
-    case 422: return "Unprocessable Content";
-    case 428: return "Precondition Required";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "Status";
-    }
-}
-
 // Stored and replayed for a client Idempotency-Key (docs/API.md): 2xx, 403 four_eyes, 404, 409
 // (but not idempotency_key_in_flight), 412, 422 (but not idempotency_key_reuse).
 bool isReplayable(const ApiResponse &response)
@@ -110,15 +87,29 @@ void ApiServer::setWebhookHandler(WebhookHandler handler)
 
 bool ApiServer::listen(const QHostAddress &address, quint16 port, QString *error)
 {
-    auto *tcp = new QTcpServer(this);
+    ConnectionGuard::Limits limits = m_options.connections;
+    limits.maxBodyBytes = m_options.maxBodyBytes;
+    auto *guard = new ConnectionGuard(this, limits, this);
+    QTcpServer *tcp = nullptr;
+    if (m_options.tls) {
+        auto *ssl = new GuardedSslServer(guard, this);
+        ssl->setSslConfiguration(*m_options.tls);
+        ssl->setHandshakeTimeout(int(std::max<qint64>(1000, limits.headTimeout.count())));
+        tcp = ssl;
+    } else {
+        tcp = new GuardedTcpServer(guard, this);
+    }
     if (!tcp->listen(address, port)) {
         if (error)
             *error = QStringLiteral("cannot listen on %1:%2: %3").arg(address.toString()).arg(port).arg(tcp->errorString());
         delete tcp;
+        delete guard;
         return false;
     }
     bind(tcp);
+    guard->watch(tcp); // after bind: its slots run after Qt HttpServer's
     m_tcp = tcp;
+    m_guard = guard;
     return true;
 }
 
@@ -127,11 +118,8 @@ QUrl ApiServer::baseUrl() const
     if (!m_tcp)
         return QUrl();
     QUrl url;
-    url.setScheme(QStringLiteral("http"));
-    QHostAddress address = m_tcp->serverAddress();
-    if (address == QHostAddress::Any || address == QHostAddress::AnyIPv4)
-        address = QHostAddress::LocalHost;
-    url.setHost(address.toString());
+    url.setScheme(m_options.tls ? QStringLiteral("https") : QStringLiteral("http"));
+    url.setHost(m_tcp->serverAddress().toString());
     url.setPort(m_tcp->serverPort());
     return url;
 }
@@ -163,18 +151,12 @@ void ApiServer::write(QTcpSocket *socket, const ApiResponse &response) const
 {
     if (!socket || socket->state() != QAbstractSocket::ConnectedState)
         return;
-    QByteArray out = "HTTP/1.1 " + QByteArray::number(response.status) + ' ' + reasonPhrase(response.status) + "\r\n";
-    out += "Content-Type: " + response.contentType + "\r\n";
-    out += "Content-Length: " + QByteArray::number(response.body.size()) + "\r\n";
-    out += "Cache-Control: no-store\r\n";
-    for (const auto &header : response.headers)
-        out += header.first + ": " + header.second + "\r\n";
-    if (m_draining)
-        out += "Connection: close\r\n";
-    out += "\r\n";
-    out += response.body;
-    socket->write(out);
-    if (m_draining)
+    // Answers go out in request order; the guard says whether this one ends the connection.
+    const bool close = (m_guard && m_guard->answering(socket)) || m_draining;
+    socket->write(httpAnswer(response, close));
+    if (m_guard)
+        m_guard->answered(socket, close);
+    else if (close)
         socket->disconnectFromHost();
 }
 
@@ -233,6 +215,8 @@ void ApiServer::dispatch(Context &c)
         finish(c, std::move(*reply.response));
     else if (reply.work)
         runAsync(c, std::move(reply.work));
+    else if (m_guard && call.socket)
+        m_guard->markStreaming(call.socket); // an event stream: long-lived, no idle timeout
 }
 
 std::optional<ApiResponse> ApiServer::authorize(Context &c, const ApiRoutes::Endpoint &endpoint) const

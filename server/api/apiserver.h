@@ -4,12 +4,14 @@
 #include "server/api/apiresponse.h"
 #include "server/api/apiroutes.h"
 #include "server/api/auththrottle.h"
+#include "server/api/connectionguard.h"
 #include "server/api/eventstream.h"
 #include "server/api/webhookhandler.h"
 
 #include <QAbstractHttpServer>
 #include <QHostAddress>
 #include <QPointer>
+#include <QSslConfiguration>
 #include <QThreadPool>
 #include <QTimer>
 #include <QUrl>
@@ -47,7 +49,9 @@ public:
     {
         ActionService::Config service;
         EventStream::Options events;
-        qsizetype maxBodyBytes = 65536;
+        qsizetype maxBodyBytes = 65536; // also the guard's Content-Length limit
+        ConnectionGuard::Limits connections; // its maxBodyBytes is maxBodyBytes
+        std::optional<QSslConfiguration> tls; // set: listen() serves HTTPS only
         int workerThreads = 4;       // look-ups and webhooks
         QString version = QStringLiteral(COUNTERSIGN_VERSION);
         std::chrono::milliseconds idempotencyRetention = std::chrono::hours(24);
@@ -62,9 +66,12 @@ public:
     // Unset: POST /webhooks/provider answers 503 `unavailable`.
     void setWebhookHandler(WebhookHandler handler);
 
-    // Listens on address:port (0: an ephemeral port) with a QTcpServer of its own and binds it.
+    // Listens on address:port (0: an ephemeral port) with a listener of its own (a QSslServer
+    // when Options::tls is set) behind a ConnectionGuard, and binds it.
     bool listen(const QHostAddress &address, quint16 port, QString *error);
-    QUrl baseUrl() const; // http://127.0.0.1:PORT
+    // The scheme and the address really bound: https://127.0.0.1:PORT, http://0.0.0.0:PORT.
+    QUrl baseUrl() const;
+    const ConnectionGuard *guard() const { return m_guard; }
 
     // Stops accepting connections, ends the event streams, lets running look-ups and webhooks
     // finish and answer, then emits drained(). New requests on open connections get 503.
@@ -104,6 +111,7 @@ private:
     ApiRoutes::Services m_services; // what the handlers use (with the webhook handler)
     QThreadPool m_pool;
     QPointer<QTcpServer> m_tcp;
+    ConnectionGuard *m_guard = nullptr;
     QTimer m_pruneTimer;
     int m_pending = 0;
     bool m_draining = false;

@@ -19,6 +19,7 @@ const QHash<QString, CodeInfo> &codes()
     static const QHash<QString, CodeInfo> table = {
         {QStringLiteral("malformed_json"), {400, "Malformed JSON"}},
         {QStringLiteral("duplicate_member"), {400, "Duplicate member"}},
+        {QStringLiteral("malformed_request"), {400, "Malformed request"}},
         {QStringLiteral("invalid_parameter"), {400, "Invalid parameter"}},
         {QStringLiteral("invalid_signature"), {400, "Invalid signature"}},
         {QStringLiteral("unauthenticated"), {401, "Unauthenticated"}},
@@ -28,6 +29,7 @@ const QHash<QString, CodeInfo> &codes()
         {QStringLiteral("four_eyes"), {403, "Four-eyes rule"}},
         {QStringLiteral("not_found"), {404, "Not found"}},
         {QStringLiteral("method_not_allowed"), {405, "Method not allowed"}},
+        {QStringLiteral("request_timeout"), {408, "Request timeout"}},
         {QStringLiteral("payload_mismatch"), {409, "Changed resubmission"}},
         {QStringLiteral("illegal_state"), {409, "Illegal state"}},
         {QStringLiteral("already_approved"), {409, "Already approved"}},
@@ -37,6 +39,7 @@ const QHash<QString, CodeInfo> &codes()
         {QStringLiteral("not_original_action"), {409, "Not an original action"}},
         {QStringLiteral("in_flight"), {409, "Request in flight"}},
         {QStringLiteral("idempotency_key_in_flight"), {409, "Idempotency key in flight"}},
+        {QStringLiteral("length_required"), {411, "Length required"}},
         {QStringLiteral("stale_state_version"), {412, "Stale state version"}},
         {QStringLiteral("payload_too_large"), {413, "Payload too large"}},
         {QStringLiteral("unsupported_media_type"), {415, "Unsupported media type"}},
@@ -46,8 +49,11 @@ const QHash<QString, CodeInfo> &codes()
         {QStringLiteral("no_remaining_amount"), {422, "No remaining amount"}},
         {QStringLiteral("if_match_required"), {428, "If-Match required"}},
         {QStringLiteral("too_many_auth_failures"), {429, "Too many failed authentications"}},
+        {QStringLiteral("header_too_large"), {431, "Request header fields too large"}},
         {QStringLiteral("internal"), {500, "Internal error"}},
         {QStringLiteral("unavailable"), {503, "Unavailable"}},
+        {QStringLiteral("too_many_connections"), {503, "Too many connections"}},
+        {QStringLiteral("http_version_not_supported"), {505, "HTTP version not supported"}},
     };
     return table;
 }
