@@ -1,6 +1,7 @@
 #pragma once
 
 #include "simulator/httprequest.h"
+#include "simulator/httprequestparser.h"
 #include "simulator/httpresponse.h"
 
 #include <QObject>
@@ -14,7 +15,8 @@ namespace cs::paysim {
 
 class HttpExchange;
 
-// One client connection speaking HTTP/1.1: keep-alive, bodies framed by Content-Length only.
+// One client connection speaking HTTP/1.1: keep-alive, bodies framed by Content-Length only
+// (HttpRequestParser reads the heads).
 // Requests are answered one at a time in arrival order; bytes of a following request are
 // buffered until the current one is answered (no pipelining of answers).
 // Refused clearly: malformed request line or headers (400), a body without Content-Length (411),
@@ -26,8 +28,8 @@ class HttpConnection : public QObject
 public:
     using Handler = std::function<void(std::shared_ptr<HttpExchange>)>;
 
-    static constexpr qsizetype MaxHeadBytes = 16 * 1024;
-    static constexpr qsizetype MaxBodyBytes = 1024 * 1024;
+    static constexpr qsizetype MaxHeadBytes = HttpRequestParser::MaxHeadBytes;
+    static constexpr qsizetype MaxBodyBytes = HttpRequestParser::MaxBodyBytes;
 
     HttpConnection(QTcpSocket *socket, Handler handler, QObject *parent = nullptr);
     ~HttpConnection() override;
@@ -48,7 +50,7 @@ private:
     void onReadyRead();
     void onDisconnected();
     void processBuffer();
-    bool parseHead(const QByteArray &head);
+    void startBody(HttpRequestParser::Head head);
     void refuse(int status, const QString &message);
     void lingeringClose();
     void shutdownWrite();
