@@ -19,9 +19,10 @@ class HttpExchange;
 // (HttpRequestParser reads the heads).
 // Requests are answered one at a time in arrival order; bytes of a following request are
 // buffered until the current one is answered (no pipelining of answers).
-// Refused clearly: malformed request line or headers (400), a body without Content-Length (411),
-// transfer-coded (chunked) bodies (411), bodies over MaxBodyBytes (413), heads over MaxHeadBytes
-// (431), versions other than HTTP/1.0 and 1.1 (505). Those answers close the connection.
+// Refused clearly: malformed request line or headers, a bare CR or NUL in the head (400), a body
+// without Content-Length (411), transfer-coded (chunked) bodies (411), bodies over MaxBodyBytes
+// (413), heads over MaxHeadBytes (431), versions other than HTTP/1.0 and 1.1 (505). Those answers
+// close the connection.
 class HttpConnection : public QObject
 {
     Q_OBJECT

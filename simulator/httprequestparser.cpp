@@ -35,7 +35,9 @@ HttpRequestParser::Step HttpRequestParser::takeHead(QByteArray *buffer)
         buffer->remove(0, 2);
     const qsizetype end = buffer->indexOf("\r\n\r\n");
     if (end < 0) {
-        if (buffer->size() > MaxHeadBytes)
+        // A head of MaxHeadBytes is still complete once its CRLF CRLF arrives: refuse only when
+        // the terminator can no longer end within the limit, whatever the chunking.
+        if (buffer->size() >= MaxHeadBytes + 4)
             return refusal(431, QStringLiteral("Request head exceeds %1 bytes.").arg(MaxHeadBytes));
         return NeedMore{};
     }
@@ -61,6 +63,10 @@ std::variant<HttpRequestParser::Head, HttpRequestParser::Refusal> HttpRequestPar
         if (!line.endsWith('\r') && &line != &lines.last())
             return refusal(400, QStringLiteral("Malformed request: lines must end with CRLF."));
         clean.append(line.endsWith('\r') ? line.chopped(1) : line);
+        // RFC 9110 5.5: CR and NUL are never part of a field value or a request line. A bare CR
+        // is a line end to some readers, which would see one more header than we do.
+        if (clean.constLast().contains('\r') || clean.constLast().contains('\0'))
+            return refusal(400, QStringLiteral("Malformed request: a bare CR or a NUL in the head."));
     }
 
     const QList<QByteArray> parts = clean.first().split(' ');

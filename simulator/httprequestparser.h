@@ -11,7 +11,7 @@ namespace cs::paysim {
 
 // The pure part of paysim's HTTP/1.x request reading: bytes in, a parsed head or a refusal out; no
 // socket, no I/O (HttpConnection owns those). Bodies are framed by Content-Length only.
-// Refused: malformed request line or headers (400), a POST/PUT/PATCH without Content-Length (411),
+// Refused: malformed request line or headers, including a bare CR or a NUL anywhere in the head (400), a POST/PUT/PATCH without Content-Length (411),
 // any Transfer-Encoding (411), a Content-Length over MaxBodyBytes (413), a head over MaxHeadBytes
 // (431), versions other than HTTP/1.0 and 1.1 (505).
 class HttpRequestParser
