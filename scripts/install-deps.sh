@@ -18,6 +18,9 @@ packages=(
   xvfb xauth x11-apps imagemagick fonts-dejavu-core
   # The Stripe SDK compatibility test and the OpenAPI validator run on Node.js.
   nodejs
+  # The libFuzzer targets (scripts/fuzz.sh): clang-14's -fsanitize=fuzzer,address,undefined links
+  # the runtimes in libclang-rt-14-dev, which clang-14 only recommends (not installed here).
+  clang-14 libclang-rt-14-dev libfuzzer-14-dev
 )
 
 missing=()
