@@ -31,9 +31,14 @@ QList<SseEvent> SseParser::feed(const QByteArray &bytes)
     m_pendingCr = false;
     m_buffer.append(bytes.constData() + start, bytes.size() - start);
 
-    if (!m_bomChecked && m_buffer.size() >= 3) {
-        if (m_buffer.startsWith("\xEF\xBB\xBF"))
-            m_buffer.remove(0, 3);
+    // A BOM is dropped only at the very start of the stream: decided once, as soon as the first
+    // bytes either are one or cannot become one (a later chunk never starts "the stream" again).
+    if (!m_bomChecked) {
+        static constexpr QByteArrayView Bom("\xEF\xBB\xBF");
+        if (m_buffer.size() < Bom.size() && Bom.startsWith(QByteArrayView(m_buffer)))
+            return events; // all of it may still be a BOM: nothing to process yet
+        if (m_buffer.startsWith(Bom))
+            m_buffer.remove(0, Bom.size());
         m_bomChecked = true;
     }
 
@@ -92,9 +97,13 @@ void SseParser::processLine(const QByteArray &line, QList<SseEvent> *out)
         if (!value.contains('\0'))
             m_lastEventId = QString::fromUtf8(value);
     } else if (field == "retry") {
+        // ASCII digits only (WHATWG): no sign, no spaces.
+        bool digits = !value.isEmpty();
+        for (char c : std::as_const(value))
+            digits = digits && c >= '0' && c <= '9';
         bool ok = false;
         const int ms = value.toInt(&ok);
-        if (ok && ms >= 0 && !value.contains('-') && !value.contains('+'))
+        if (digits && ok)
             m_retryMs = ms;
     }
 }

@@ -16,15 +16,16 @@ packages=(
   sqlite3 libbenchmark-dev
   # GUI tests and screenshots without a display.
   xvfb xauth x11-apps imagemagick fonts-dejavu-core
-  # TLS: Qt's OpenSSL backend at run time, and the test CA and certificates tests/client/tst_tls makes.
-  openssl libssl3
+  # TLS: Qt's OpenSSL backend at run time, and the throwaway CA and certificates that
+  # tests/client/tst_tls and tst_hostile_http make; bench_http runs countersignd under prlimit.
+  openssl libssl3 util-linux
   # The Stripe SDK compatibility test and the OpenAPI validator run on Node.js.
   nodejs
-  # tst_hostile_http makes a throwaway CA and server certificate for the TLS listener; bench_http
-  # runs countersignd under prlimit (util-linux).
-  openssl util-linux
   # bench_http's comparison server on Boost.Beast (header-only).
   libboost1.81-dev
+  # The libFuzzer targets (scripts/fuzz.sh): clang-14's -fsanitize=fuzzer,address,undefined links
+  # the runtimes in libclang-rt-14-dev, which clang-14 only recommends (not installed here).
+  clang-14 libclang-rt-14-dev libfuzzer-14-dev
 )
 
 missing=()

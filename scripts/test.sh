@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs, builds and runs every test. Exits non-zero when any test fails.
+# Installs, builds and runs every test, then every fuzz target for a bounded time
+# (COUNTERSIGN_FUZZ_SECONDS per target, default 15; 0 skips them). Exits non-zero when any fails.
 # GUI tests run offscreen; servers under test listen on 127.0.0.1 with ephemeral ports.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,3 +17,9 @@ fi
 export QT_QPA_PLATFORM=offscreen
 cd "$build_dir"
 ctest --output-on-failure --parallel "$(nproc)" "$@"
+
+# The libFuzzer targets (docs/SECURITY.md, "Fuzzing"), each for a bounded time, in ./build-fuzz.
+fuzz_seconds=${COUNTERSIGN_FUZZ_SECONDS:-15}
+if [ "$fuzz_seconds" != 0 ]; then
+  bash "$top/scripts/fuzz.sh" "$fuzz_seconds"
+fi

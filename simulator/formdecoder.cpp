@@ -119,6 +119,16 @@ bool insert(Node *root, const QStringList &segments, const QString &value, const
     return true;
 }
 
+QJsonValue toJson(const Node &node);
+
+QJsonObject objectOf(const Node &map)
+{
+    QJsonObject o;
+    for (const auto &[k, child] : map.children)
+        o.insert(k, toJson(*child));
+    return o;
+}
+
 QJsonValue toJson(const Node &node)
 {
     switch (node.kind) {
@@ -143,10 +153,7 @@ QJsonValue toJson(const Node &node)
                 a.append(toJson(*node.children.at(QString::number(i))));
             return a;
         }
-        QJsonObject o;
-        for (const auto &[k, child] : node.children)
-            o.insert(k, toJson(*child));
-        return o;
+        return objectOf(node);
     }
     }
     return {};
@@ -207,7 +214,8 @@ std::optional<QJsonObject> FormDecoder::decode(const QByteArray &body, QString *
         if (!insert(&root, segments, *value, *key, err))
             return std::nullopt;
     }
-    return toJson(root).toObject();
+    // The top level is always an object: "0=a&1=b" names two parameters, it is not a list.
+    return objectOf(root);
 }
 
 QByteArray FormDecoder::encode(const QList<QPair<QString, QString>> &pairs)

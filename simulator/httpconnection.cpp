@@ -15,24 +15,6 @@ namespace {
 
 constexpr int LingerMs = 2000;
 
-bool isTokenChar(char c)
-{
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-        return true;
-    return QByteArrayView("!#$%&'*+-.^_`|~").contains(c);
-}
-
-bool isToken(QByteArrayView s)
-{
-    if (s.isEmpty())
-        return false;
-    for (char c : s) {
-        if (!isTokenChar(c))
-            return false;
-    }
-    return true;
-}
-
 } // namespace
 
 HttpConnection::HttpConnection(QTcpSocket *socket, Handler handler, QObject *parent)
@@ -94,23 +76,14 @@ void HttpConnection::processBuffer()
     m_processQueued = false;
     while (m_state == State::ReadingHead || m_state == State::ReadingBody) {
         if (m_state == State::ReadingHead) {
-            // RFC 9112 2.2: ignore empty lines before a request-line.
-            while (m_buffer.startsWith("\r\n"))
-                m_buffer.remove(0, 2);
-            const qsizetype end = m_buffer.indexOf("\r\n\r\n");
-            if (end < 0) {
-                if (m_buffer.size() > MaxHeadBytes)
-                    refuse(431, QStringLiteral("Request head exceeds %1 bytes.").arg(MaxHeadBytes));
+            HttpRequestParser::Step step = HttpRequestParser::takeHead(&m_buffer);
+            if (std::holds_alternative<HttpRequestParser::NeedMore>(step))
+                return;
+            if (const auto *refused = std::get_if<HttpRequestParser::Refusal>(&step)) {
+                refuse(refused->status, refused->message);
                 return;
             }
-            if (end > MaxHeadBytes) {
-                refuse(431, QStringLiteral("Request head exceeds %1 bytes.").arg(MaxHeadBytes));
-                return;
-            }
-            const QByteArray head = m_buffer.left(end);
-            m_buffer.remove(0, end + 4);
-            if (!parseHead(head))
-                return;
+            startBody(std::get<HttpRequestParser::Head>(std::move(step)));
             m_state = State::ReadingBody;
         }
         if (m_buffer.size() < m_bodyLength)
@@ -121,109 +94,13 @@ void HttpConnection::processBuffer()
     }
 }
 
-bool HttpConnection::parseHead(const QByteArray &head)
+void HttpConnection::startBody(HttpRequestParser::Head head)
 {
-    m_current = HttpRequest();
+    m_current = std::move(head.request);
     m_current.peer = m_socket->peerAddress();
-    m_bodyLength = 0;
-
-    const QList<QByteArray> lines = head.split('\n');
-    QList<QByteArray> clean;
-    clean.reserve(lines.size());
-    for (const QByteArray &line : lines) {
-        if (!line.endsWith('\r') && &line != &lines.last()) {
-            refuse(400, QStringLiteral("Malformed request: lines must end with CRLF."));
-            return false;
-        }
-        clean.append(line.endsWith('\r') ? line.chopped(1) : line);
-    }
-
-    const QList<QByteArray> parts = clean.first().split(' ');
-    if (parts.size() != 3 || !isToken(parts[0]) || parts[1].isEmpty()) {
-        refuse(400, QStringLiteral("Malformed request line."));
-        return false;
-    }
-    m_current.method = parts[0];
-    m_current.target = parts[1];
-    m_current.version = parts[2];
-    if (m_current.version != QByteArrayLiteral("HTTP/1.1") && m_current.version != QByteArrayLiteral("HTTP/1.0")) {
-        if (m_current.version.startsWith("HTTP/"))
-            refuse(505, QStringLiteral("Only HTTP/1.0 and HTTP/1.1 are supported."));
-        else
-            refuse(400, QStringLiteral("Malformed request line."));
-        return false;
-    }
-    if (!m_current.target.startsWith('/')) {
-        refuse(400, QStringLiteral("The request target must be an absolute path."));
-        return false;
-    }
-    for (char c : std::as_const(m_current.target)) {
-        if (static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) >= 0x7f) {
-            refuse(400, QStringLiteral("The request target contains invalid characters."));
-            return false;
-        }
-    }
-
-    for (qsizetype i = 1; i < clean.size(); ++i) {
-        const QByteArray &line = clean[i];
-        if (line.startsWith(' ') || line.startsWith('\t')) {
-            refuse(400, QStringLiteral("Folded header lines are not accepted."));
-            return false;
-        }
-        const qsizetype colon = line.indexOf(':');
-        if (colon <= 0 || !isToken(QByteArrayView(line).first(colon))) {
-            refuse(400, QStringLiteral("Malformed header line."));
-            return false;
-        }
-        m_current.headers.append({line.left(colon), line.mid(colon + 1).trimmed()});
-    }
-
-    if (m_current.version == QByteArrayLiteral("HTTP/1.1") && !m_current.hasHeader("Host")) {
-        refuse(400, QStringLiteral("HTTP/1.1 requests must carry a Host header."));
-        return false;
-    }
-    if (m_current.hasHeader("Transfer-Encoding")) {
-        refuse(411, QStringLiteral("Transfer-coded (chunked) request bodies are not supported; "
-                                   "send the body with a Content-Length header."));
-        return false;
-    }
-
-    bool haveLength = false;
-    qint64 length = 0;
-    for (const auto &h : std::as_const(m_current.headers)) {
-        if (QByteArrayView("Content-Length").compare(h.first, Qt::CaseInsensitive) != 0)
-            continue;
-        const QByteArray &v = h.second;
-        bool digits = !v.isEmpty() && v.size() <= 18;
-        for (char c : v)
-            digits = digits && c >= '0' && c <= '9';
-        if (!digits) {
-            refuse(400, QStringLiteral("Invalid Content-Length."));
-            return false;
-        }
-        const qint64 n = v.toLongLong();
-        if (haveLength && n != length) {
-            refuse(400, QStringLiteral("Conflicting Content-Length headers."));
-            return false;
-        }
-        haveLength = true;
-        length = n;
-    }
-    const bool bodyMethod = m_current.method == QByteArrayLiteral("POST") || m_current.method == QByteArrayLiteral("PUT")
-        || m_current.method == QByteArrayLiteral("PATCH");
-    if (!haveLength && bodyMethod) {
-        refuse(411, QStringLiteral("A %1 request needs a Content-Length header (send Content-Length: 0 for no body).")
-                        .arg(QString::fromLatin1(m_current.method)));
-        return false;
-    }
-    if (length > MaxBodyBytes) {
-        refuse(413, QStringLiteral("Request body of %1 bytes exceeds the limit of %2 bytes.").arg(length).arg(MaxBodyBytes));
-        return false;
-    }
-    m_bodyLength = static_cast<qsizetype>(length);
+    m_bodyLength = head.bodyLength;
     if (m_bodyLength > m_buffer.size() && m_current.header("Expect").toLower() == QByteArrayLiteral("100-continue"))
         m_socket->write(QByteArrayLiteral("HTTP/1.1 100 Continue\r\n\r\n"));
-    return true;
 }
 
 void HttpConnection::dispatch()

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "simulator/httprequest.h"
+#include "simulator/httprequestparser.h"
 #include "simulator/httpresponse.h"
 
 #include <QObject>
@@ -14,20 +15,22 @@ namespace cs::paysim {
 
 class HttpExchange;
 
-// One client connection speaking HTTP/1.1: keep-alive, bodies framed by Content-Length only.
+// One client connection speaking HTTP/1.1: keep-alive, bodies framed by Content-Length only
+// (HttpRequestParser reads the heads).
 // Requests are answered one at a time in arrival order; bytes of a following request are
 // buffered until the current one is answered (no pipelining of answers).
-// Refused clearly: malformed request line or headers (400), a body without Content-Length (411),
-// transfer-coded (chunked) bodies (411), bodies over MaxBodyBytes (413), heads over MaxHeadBytes
-// (431), versions other than HTTP/1.0 and 1.1 (505). Those answers close the connection.
+// Refused clearly: malformed request line or headers, a bare CR or NUL in the head (400), a body
+// without Content-Length (411), transfer-coded (chunked) bodies (411), bodies over MaxBodyBytes
+// (413), heads over MaxHeadBytes (431), versions other than HTTP/1.0 and 1.1 (505). Those answers
+// close the connection.
 class HttpConnection : public QObject
 {
     Q_OBJECT
 public:
     using Handler = std::function<void(std::shared_ptr<HttpExchange>)>;
 
-    static constexpr qsizetype MaxHeadBytes = 16 * 1024;
-    static constexpr qsizetype MaxBodyBytes = 1024 * 1024;
+    static constexpr qsizetype MaxHeadBytes = HttpRequestParser::MaxHeadBytes;
+    static constexpr qsizetype MaxBodyBytes = HttpRequestParser::MaxBodyBytes;
 
     HttpConnection(QTcpSocket *socket, Handler handler, QObject *parent = nullptr);
     ~HttpConnection() override;
@@ -48,7 +51,7 @@ private:
     void onReadyRead();
     void onDisconnected();
     void processBuffer();
-    bool parseHead(const QByteArray &head);
+    void startBody(HttpRequestParser::Head head);
     void refuse(int status, const QString &message);
     void lingeringClose();
     void shutdownWrite();

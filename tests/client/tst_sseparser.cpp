@@ -57,6 +57,17 @@ private slots:
         QTest::newRow("BOM at the start") << QByteArray("\xEF\xBB\xBF" "data: x\n\n")
                                           << QList<SseEvent>{ { QString(), QStringLiteral("message"), QStringLiteral("x") } }
                                           << QString() << -1;
+        // Found with fuzz_sseparser (the same events in every chunking): fed byte by byte, a BOM
+        // after the first line used to be dropped as if it started the stream.
+        QTest::newRow("a BOM after the first line is not a BOM")
+            << QByteArray("\n\xEF\xBB\xBF" "data: x\n\n") << QList<SseEvent>{} << QString() << -1;
+        QTest::newRow("a lone BOM byte then a line") << QByteArray("\xEF\ndata: x\n\n")
+                                                    << QList<SseEvent>{ { QString(), QStringLiteral("message"), QStringLiteral("x") } }
+                                                    << QString() << -1;
+        QTest::newRow("retry with a space inside is ignored") << QByteArray("retry:  5\n\n") << QList<SseEvent>{}
+                                                             << QString() << -1;
+        QTest::newRow("retry out of range is ignored") << QByteArray("retry: 99999999999\n\n") << QList<SseEvent>{}
+                                                      << QString() << -1;
     }
 
     void events()
