@@ -1,4 +1,5 @@
 #include "client/apiclient.h"
+#include "client/backendurl.h"
 #include "client/clientlog.h"
 #include "client/tlstrust.h"
 
@@ -69,13 +70,7 @@ ApiClient::~ApiClient() = default;
 
 void ApiClient::setBaseUrl(const QUrl &url)
 {
-    m_baseUrl = url;
-    QString path = m_baseUrl.path();
-    while (path.endsWith(QLatin1Char('/')))
-        path.chop(1);
-    if (path.endsWith(QLatin1String("/api/v1")))
-        path.chop(7);
-    m_baseUrl.setPath(path);
+    m_baseUrl = backendRoot(url);
 }
 
 void ApiClient::setToken(const QString &token)

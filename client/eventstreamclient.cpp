@@ -1,4 +1,5 @@
 #include "client/eventstreamclient.h"
+#include "client/backendurl.h"
 #include "client/tlstrust.h"
 #include "client/clientlog.h"
 
@@ -36,13 +37,7 @@ EventStreamClient::~EventStreamClient()
 
 void EventStreamClient::setBaseUrl(const QUrl &url)
 {
-    m_baseUrl = url;
-    QString path = m_baseUrl.path();
-    while (path.endsWith(QLatin1Char('/')))
-        path.chop(1);
-    if (path.endsWith(QLatin1String("/api/v1")))
-        path.chop(7);
-    m_baseUrl.setPath(path);
+    m_baseUrl = backendRoot(url);
 }
 
 void EventStreamClient::setToken(const QString &token)
