@@ -1,7 +1,7 @@
 #pragma once
 
-#include "models/actionquery.h"
 #include "client/apicall.h"
+#include "models/actionquery.h"
 
 #include <QJsonObject>
 #include <QNetworkAccessManager>

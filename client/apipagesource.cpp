@@ -1,6 +1,6 @@
 #include "client/apipagesource.h"
-#include "models/actiondetail.h"
 #include "client/apiclient.h"
+#include "models/actiondetail.h"
 
 #include <QTimer>
 

@@ -1,7 +1,7 @@
 #include "client/eventstreamclient.h"
 #include "client/backendurl.h"
-#include "client/tlstrust.h"
 #include "client/clientlog.h"
+#include "client/tlstrust.h"
 
 #include <QJsonDocument>
 #include <QNetworkReply>

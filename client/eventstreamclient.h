@@ -1,7 +1,7 @@
 #pragma once
 
-#include "models/actionchange.h"
 #include "client/sseparser.h"
+#include "models/actionchange.h"
 
 #include <QElapsedTimer>
 #include <QNetworkAccessManager>

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "models/actionstate.h"
 #include "demo/async.h"
 #include "demo/demohttp.h"
 #include "demo/paysimadmin.h"
 #include "demo/scenario.h"
+#include "models/actionstate.h"
 
 #include <QJsonArray>
 #include <QJsonObject>

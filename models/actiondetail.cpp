@@ -1,7 +1,7 @@
 #include "models/actiondetail.h"
 
-#include "models/refundstatus.h"
 #include "models/jsonfieldreader.h"
+#include "models/refundstatus.h"
 
 #include "models/displayformat.h"
 

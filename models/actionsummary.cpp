@@ -1,6 +1,6 @@
 #include "models/actionsummary.h"
-#include "models/money.h"
 #include "models/jsonfieldreader.h"
+#include "models/money.h"
 
 #include <limits>
 

@@ -1,7 +1,7 @@
 #include "models/followupplan.h"
 
-#include "models/refundstatus.h"
 #include "models/displayformat.h"
+#include "models/refundstatus.h"
 
 #include <QCoreApplication>
 

@@ -2,8 +2,8 @@
 
 #include "server/ledger/ledger.h"
 
-#include "server/attemptpolicy.h"
 #include "models/refundstatus.h"
+#include "server/attemptpolicy.h"
 #include "server/executionlog.h"
 
 namespace cs {

@@ -1,7 +1,7 @@
 #include "server/webhookreceiver.h"
 
-#include "server/attemptpolicy.h"
 #include "models/refundstatus.h"
+#include "server/attemptpolicy.h"
 #include "server/executionlog.h"
 
 #include <QJsonDocument>

@@ -4,9 +4,9 @@
 #include "models/audittablemodel.h"
 #include "models/displayformat.h"
 #include "models/lookuptablemodel.h"
-#include "ui/payloaddiffwidget.h"
 #include "models/reconciliationtablemodel.h"
 #include "models/relatedactionmodel.h"
+#include "ui/payloaddiffwidget.h"
 #include "ui/statepalette.h"
 #include "ui/timelinewidget.h"
 

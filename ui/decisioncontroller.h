@@ -1,7 +1,7 @@
 #pragma once
 
-#include "models/actiondetail.h"
 #include "client/apicall.h"
+#include "models/actiondetail.h"
 #include "ui/decisiondialog.h"
 #include "ui/draftstore.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "ui/decisiondialog.h"
 #include "models/followupplan.h"
+#include "ui/decisiondialog.h"
 
 class QLabel;
 class QLineEdit;

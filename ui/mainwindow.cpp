@@ -1,16 +1,16 @@
 #include "ui/mainwindow.h"
-#include "ui/actiondetailpane.h"
-#include "models/actionqueuemodel.h"
 #include "client/apiclient.h"
 #include "client/apipagesource.h"
+#include "client/eventstreamclient.h"
+#include "client/tokenstore.h"
+#include "models/actionqueuemodel.h"
+#include "ui/actiondetailpane.h"
 #include "ui/connectiondialog.h"
 #include "ui/consolesettings.h"
 #include "ui/decisioncontroller.h"
-#include "client/eventstreamclient.h"
 #include "ui/offlinebanner.h"
 #include "ui/queueview.h"
 #include "ui/statepalette.h"
-#include "client/tokenstore.h"
 
 #include <QAction>
 #include <QApplication>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "models/actiondetail.h"
 #include "client/apicall.h"
 #include "client/tokenstore.h"
+#include "models/actiondetail.h"
 
 #include <QHash>
 #include <QMainWindow>

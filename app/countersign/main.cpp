@@ -1,15 +1,15 @@
 // countersign: the review console. Parses the command line, wires the API client, the event
 // stream and the main window, shows it and runs. Everything else lives in cs_ui / cs_client.
 
+#include "app/countersign/screenshotter.h"
 #include "client/apiclient.h"
-#include "ui/consolesettings.h"
+#include "client/eventstreamclient.h"
+#include "client/tlstrust.h"
+#include "client/tokenstore.h"
 #include "demo/console/democontroller.h"
 #include "demo/demostack.h"
-#include "client/eventstreamclient.h"
+#include "ui/consolesettings.h"
 #include "ui/mainwindow.h"
-#include "app/countersign/screenshotter.h"
-#include "client/tokenstore.h"
-#include "client/tlstrust.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -1,6 +1,6 @@
 #include "app/countersign/screenshotter.h"
-#include "ui/actiondetailpane.h"
 #include "models/actionqueuemodel.h"
+#include "ui/actiondetailpane.h"
 #include "ui/mainwindow.h"
 #include "ui/uilog.h"
 

@@ -9,16 +9,16 @@
 //   countersignd user list --db FILE
 //   countersignd audit verify --db FILE
 //   countersignd migrate --db FILE
+#include "lifecycle/terminationsignals.h"
 #include "server/api/apiserver.h"
 #include "server/api/auththrottle.h"
 #include "server/api/servertls.h"
+#include "server/api/userstore.h"
+#include "server/api/webhookhandler.h"
 #include "server/executionconfig.h"
 #include "server/executor.h"
 #include "server/ledger/ledger.h"
 #include "server/stripeclient.h"
-#include "lifecycle/terminationsignals.h"
-#include "server/api/userstore.h"
-#include "server/api/webhookhandler.h"
 #include "server/webhookreceiver.h"
 
 #include <QCommandLineParser>

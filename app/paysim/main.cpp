@@ -1,8 +1,8 @@
 // paysim: parses the command line into a PaysimConfig, starts the simulator, prints its base URL
 // as the first line of stdout and runs until SIGTERM or SIGINT.
+#include "lifecycle/terminationsignals.h"
 #include "simulator/paysimconfig.h"
 #include "simulator/paysimserver.h"
-#include "lifecycle/terminationsignals.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

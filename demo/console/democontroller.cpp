@@ -1,14 +1,14 @@
 #include "demo/console/democontroller.h"
 
 #include "client/apiclient.h"
-#include "demo/demostack.h"
 #include "client/eventstreamclient.h"
 #include "demo/console/faultinjectionpanel.h"
 #include "demo/console/groundtruthview.h"
-#include "ui/mainwindow.h"
 #include "demo/console/narrationpanel.h"
 #include "demo/console/roleswitcher.h"
+#include "demo/demostack.h"
 #include "demo/scenariorunner.h"
+#include "ui/mainwindow.h"
 
 #include <QAction>
 #include <QMenu>

@@ -1,10 +1,10 @@
 #pragma once
 
 #include "server/api/actionpolicy.h"
-#include "server/ledger/actionreader.h"
 #include "server/api/actionviews.h"
 #include "server/api/apiresponse.h"
 #include "server/api/role.h"
+#include "server/ledger/actionreader.h"
 
 #include "server/ledger/approvalstore.h"
 #include "server/ledger/evidencestore.h"

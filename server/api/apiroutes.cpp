@@ -1,8 +1,8 @@
 #include "server/api/apiroutes.h"
 
-#include "server/ledger/actionreader.h"
 #include "server/api/actionservice.h"
 #include "server/api/eventstream.h"
+#include "server/ledger/actionreader.h"
 
 #include <QJsonObject>
 

@@ -1,7 +1,7 @@
 #include "server/api/eventstream.h"
 
-#include "server/ledger/actionreader.h"
 #include "server/api/apilog.h"
+#include "server/ledger/actionreader.h"
 #include "server/ledger/actionreader.h"
 
 #include "models/actionchange.h"

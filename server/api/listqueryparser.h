@@ -1,8 +1,8 @@
 #pragma once
 
-#include "server/ledger/actionreader.h"
 #include "server/api/problem.h"
 #include "server/api/role.h"
+#include "server/ledger/actionreader.h"
 
 #include <QString>
 #include <QUrlQuery>

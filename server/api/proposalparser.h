@@ -1,7 +1,7 @@
 #pragma once
 
-#include "server/ledger/proposalstore.h"
 #include "server/api/problem.h"
+#include "server/ledger/proposalstore.h"
 
 #include <QJsonObject>
 #include <QList>

@@ -2,8 +2,8 @@
 
 #include "server/api/apilog.h"
 
-#include "server/ledger/ids.h"
 #include "server/ledger/auditchain.h"
+#include "server/ledger/ids.h"
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/sqlstatement.h"
 

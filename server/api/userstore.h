@@ -1,8 +1,8 @@
 #pragma once
 
+#include "server/api/role.h"
 #include "server/ledger/clock.h"
 #include "server/ledger/ledgerresult.h"
-#include "server/api/role.h"
 
 #include <QDateTime>
 #include <QList>

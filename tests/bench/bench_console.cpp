@@ -17,11 +17,11 @@
 //
 // Usage: bench_console [--actions N] [--queue N] [--runs N] [--keep DIR [--reuse]]
 
-#include "models/actionqueuemodel.h"
 #include "client/apiclient.h"
+#include "client/eventstreamclient.h"
+#include "models/actionqueuemodel.h"
 #include "tests/bench/benchstats.h"
 #include "ui/consolesettings.h"
-#include "client/eventstreamclient.h"
 #include "ui/mainwindow.h"
 #include "ui/queueview.h"
 

@@ -8,11 +8,11 @@
 // refunds, one per action. Prints each round, the medians and the ratio Countersign / bare.
 // Goal: ratio >= 0.5.
 
-#include "tests/bench/benchstats.h"
 #include "server/executor.h"
 #include "server/ledger/ids.h"
 #include "server/ledger/ledger.h"
 #include "server/stripeclient.h"
+#include "tests/bench/benchstats.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

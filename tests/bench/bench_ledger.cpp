@@ -9,8 +9,8 @@
 // snapshots and the SHA-256 audit chain (raw inserts the audit rows with a constant hash).
 // Goal: ledger >= 0.5 x raw.
 
-#include "tests/bench/benchstats.h"
 #include "server/ledger/ledger.h"
+#include "tests/bench/benchstats.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

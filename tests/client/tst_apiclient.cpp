@@ -2,11 +2,11 @@
 // problem+json errors, deadlines, lost responses resent with the same Idempotency-Key and
 // If-Match, 412, offline and back, and the queue model paging through the real backend.
 
+#include "client/apiclient.h"
+#include "client/apipagesource.h"
 #include "models/actiondetail.h"
 #include "models/actionpage.h"
 #include "models/actionqueuemodel.h"
-#include "client/apiclient.h"
-#include "client/apipagesource.h"
 #include "tests/client/backendprocess.h"
 #include "tests/client/faultproxy.h"
 

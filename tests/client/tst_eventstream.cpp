@@ -2,8 +2,8 @@
 // backoff when the backend goes away, and Last-Event-ID resume so nothing is missed.
 
 #include "client/apiclient.h"
-#include "tests/client/backendprocess.h"
 #include "client/eventstreamclient.h"
+#include "tests/client/backendprocess.h"
 #include "tests/client/faultproxy.h"
 
 #include <QSignalSpy>

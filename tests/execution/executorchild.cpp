@@ -16,10 +16,10 @@
 // or empty: 0), read on every call, so that a harness can move the clock of a running executor
 // forward (the chaos harness's key-window jump, seen by both sides).
 
-#include "tests/support/childprocess.h"
 #include "server/executor.h"
 #include "server/ledger/ledger.h"
 #include "server/stripeclient.h"
+#include "tests/support/childprocess.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -3,9 +3,9 @@
 // seed scenario with 1, 2 and 4 workers, startup recovery, graceful stop, and a seeded storm of
 // faults over many actions. Invariant 1 is checked on paysim's ground truth in every test.
 
-#include "tests/execution/executiontestsupport.h"
 #include "server/executor.h"
 #include "server/stripeclient.h"
+#include "tests/execution/executiontestsupport.h"
 
 #include <QJsonDocument>
 #include <QMutex>

@@ -2,9 +2,9 @@
 // reconciler's schedule, webhook event dedupe — and that the audit chain still verifies with the
 // hash shortcut and the cached statements, whatever the strings contain.
 
-#include "tests/execution/executiontestsupport.h"
 #include "server/ledger/ledger.h"
 #include "server/ledger/migrations.h"
+#include "tests/execution/executiontestsupport.h"
 
 #include <QSqlDatabase>
 #include <QRegularExpression>

@@ -7,10 +7,10 @@
 // That is the only way to combine "committed" with a fault on the same request (paysim applies
 // one fault per request).
 
-#include "tests/execution/executiontestsupport.h"
 #include "server/executor.h"
 #include "server/reconciler.h"
 #include "server/stripeclient.h"
+#include "tests/execution/executiontestsupport.h"
 
 #include <QJsonDocument>
 #include <QTest>

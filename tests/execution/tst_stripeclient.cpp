@@ -1,9 +1,9 @@
 // The Stripe adapter against a real paysim on 127.0.0.1: wire format, the classification of every
 // provider answer and fault, per-request deadlines, no silent resend, lookups of every kind.
 
-#include "tests/execution/executiontestsupport.h"
 #include "server/ledger/ids.h"
 #include "server/stripeclient.h"
+#include "tests/execution/executiontestsupport.h"
 
 #include <QJsonDocument>
 #include <QSemaphore>

@@ -2,9 +2,9 @@
 // duplicate events ignored, refund events stored as lookups and fed to CONFIRMATION_UNKNOWN
 // actions — and paysim's own signed deliveries accepted end to end.
 
-#include "tests/execution/executiontestsupport.h"
 #include "server/webhookreceiver.h"
 #include "simulator/webhooksignature.h"
+#include "tests/execution/executiontestsupport.h"
 
 #include <QJsonDocument>
 #include <QPointer>

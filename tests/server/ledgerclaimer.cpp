@@ -10,8 +10,8 @@
 //   retry-hold  acquireLease() + beginRetryAttempt() on a CONFIRMATION_UNKNOWN action; prints
 //               "retrying <seq>", then sleeps until killed
 
-#include "tests/support/childprocess.h"
 #include "server/ledger/ledger.h"
+#include "tests/support/childprocess.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

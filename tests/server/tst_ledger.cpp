@@ -4,8 +4,8 @@
 
 #include "server/ledger/ids.h"
 #include "server/ledger/ledger.h"
-#include "tests/server/ledgertestsupport.h"
 #include "server/ledger/migrations.h"
+#include "tests/server/ledgertestsupport.h"
 
 #include "models/fingerprint.h"
 

@@ -3,11 +3,11 @@
 // migration 4 runs over existing rows), and the index-backed text search returns exactly what
 // the LIKE semantics (case-insensitive substring of five columns) return — also when the index is
 // asked only for the parts of the text without near-universal trigrams (searchterms.h).
+#include "models/money.h"
 #include "server/ledger/actionreader.h"
 #include "server/ledger/ledger.h"
-#include "tests/server/ledgertestsupport.h"
-#include "models/money.h"
 #include "server/ledger/searchterms.h"
+#include "tests/server/ledgertestsupport.h"
 
 #include <QRandomGenerator>
 #include <QSqlDatabase>

@@ -4,14 +4,14 @@
 // decision overtaken by someone else keep the reviewer's input, a refused permission says why,
 // and what the controller asks the window to refresh.
 
-#include "ui/actiondetailpane.h"
 #include "client/apiclient.h"
 #include "tests/client/backendprocess.h"
+#include "tests/client/faultproxy.h"
+#include "tests/support/quietoffscreen.h"
+#include "ui/actiondetailpane.h"
 #include "ui/decisioncontroller.h"
 #include "ui/decisiondialog.h"
 #include "ui/draftstore.h"
-#include "tests/client/faultproxy.h"
-#include "tests/support/quietoffscreen.h"
 
 #include <QJsonArray>
 #include <QLabel>

@@ -3,16 +3,16 @@
 // scenario 1 played continuously through the console's controller.
 
 #include "client/apiclient.h"
-#include "ui/consolesettings.h"
-#include "demo/console/democontroller.h"
-#include "demo/demostack.h"
 #include "client/eventstreamclient.h"
+#include "demo/console/democontroller.h"
 #include "demo/console/faultinjectionpanel.h"
 #include "demo/console/groundtruthview.h"
-#include "ui/mainwindow.h"
 #include "demo/console/narrationpanel.h"
 #include "demo/console/roleswitcher.h"
+#include "demo/demostack.h"
 #include "demo/scenariorunner.h"
+#include "ui/consolesettings.h"
+#include "ui/mainwindow.h"
 
 #include <QAction>
 #include <QListWidget>

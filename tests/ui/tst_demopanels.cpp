@@ -3,14 +3,14 @@
 // narration panel's kinds and focus, and the role switcher's token.
 
 #include "client/apiclient.h"
-#include "tests/client/backendprocess.h"
-#include "ui/consolesettings.h"
 #include "client/eventstreamclient.h"
 #include "demo/console/faultinjectionpanel.h"
 #include "demo/console/groundtruthview.h"
-#include "ui/mainwindow.h"
 #include "demo/console/narrationpanel.h"
 #include "demo/console/roleswitcher.h"
+#include "tests/client/backendprocess.h"
+#include "ui/consolesettings.h"
+#include "ui/mainwindow.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

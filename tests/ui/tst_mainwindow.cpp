@@ -4,21 +4,21 @@
 // a dialog that survives the backend going away, drafts (also across a console restart), live
 // updates and remembered filters.
 
-#include "ui/actiondetailpane.h"
-#include "models/actionqueuemodel.h"
 #include "client/apiclient.h"
+#include "client/eventstreamclient.h"
+#include "models/actionqueuemodel.h"
 #include "tests/client/backendprocess.h"
+#include "tests/client/faultproxy.h"
+#include "tests/support/quietoffscreen.h"
+#include "ui/actiondetailpane.h"
 #include "ui/consolesettings.h"
 #include "ui/decisioncontroller.h"
 #include "ui/decisiondialog.h"
 #include "ui/draftstore.h"
-#include "client/eventstreamclient.h"
-#include "tests/client/faultproxy.h"
 #include "ui/mainwindow.h"
 #include "ui/offlinebanner.h"
 #include "ui/queueview.h"
 #include "ui/timelinewidget.h"
-#include "tests/support/quietoffscreen.h"
 
 #include <QAction>
 #include <QApplication>

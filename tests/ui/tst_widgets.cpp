@@ -2,10 +2,10 @@
 // screen when rows arrive above it; state colours stay readable in light and dark palettes;
 // the timeline maps every mark inside its width.
 
-#include "ui/actiondetailpane.h"
 #include "models/actionqueuemodel.h"
-#include "ui/draftstore.h"
 #include "tests/ui/fakepagesource.h"
+#include "ui/actiondetailpane.h"
+#include "ui/draftstore.h"
 #include "ui/queueview.h"
 #include "ui/statepalette.h"
 #include "ui/timelinewidget.h"
