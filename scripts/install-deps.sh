@@ -14,6 +14,9 @@ packages=(
   qtkeychain-qt6-dev
   libqt6svg6 qt6-qpa-plugins
   sqlite3 libbenchmark-dev
+  # The shared ledger (issue 13): libpq's headers for cs_ledger (it asks a QPSQL session whether
+  # it is still alive), the server binaries the tests' private clusters run, pg_trgm (contrib).
+  libpq-dev postgresql postgresql-contrib
   # GUI tests and screenshots without a display.
   xvfb xauth x11-apps imagemagick fonts-dejavu-core
   # TLS: Qt's OpenSSL backend at run time, and the throwaway CA and certificates that

@@ -115,6 +115,12 @@ ApiResponse ActionService::ledgerFailure(const LedgerError &error, const QString
         return Problem(QStringLiteral("unavailable"), QStringLiteral("the ledger stayed locked; nothing was written"))
             .withHeader("Retry-After", "2")
             .toResponse(instance);
+    case Code::Unavailable:
+        qCWarning(lcApi) << "ledger unreachable:" << error.toString();
+        return Problem(QStringLiteral("unavailable"),
+                       QStringLiteral("the ledger database cannot be reached; retry with the same Idempotency-Key"))
+            .withHeader("Retry-After", "2")
+            .toResponse(instance);
     case Code::StaleVersion:
         return problem(QStringLiteral("stale_state_version"), error.message(), instance);
     case Code::Forbidden:

@@ -198,7 +198,10 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
     // candidate count) and the walk below in the sort's order, which fills a page sooner for
     // common text, answers instead. The LIKE condition is applied in both cases, so the rows are
     // exactly the LIKE semantics.
-    if (query.text.toUcs4().size() >= 3) {
+    // PostgreSQL has no such copy: its pg_trgm GIN indexes on the lowercased columns (migration 4)
+    // serve the LIKE condition of the walk itself, and its planner chooses between them and the
+    // walk in the sort's order.
+    if (query.text.toUcs4().size() >= 3 && !sql::isPostgres(db)) {
         // c: the candidates' index rowids (cheap: no read of the index's stored columns); n: how
         // many, capped. The ids are read (s.id) only when n is within the cap.
         const QString sql =

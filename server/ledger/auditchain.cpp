@@ -21,18 +21,28 @@ const QString &zeroHash()
     return zeros;
 }
 
-struct AuditTail
+// A row queued by append(): everything but seq, prev_hash and hash, known only at flush().
+struct PendingRow
 {
-    QString connection;
-    qint64 seq = 0;
-    QString hash;
-    bool valid = false;
+    QByteArray actionId;
+    qint64 atMs = 0;
+    QByteArray actor;
+    QByteArray event;
+    QByteArray reason;
+    QByteArray beforeJson;
+    QByteArray afterJson;
 };
 
-AuditTail &auditTail()
+struct PendingRows
 {
-    thread_local AuditTail tail;
-    return tail;
+    QString connection;
+    QList<PendingRow> rows;
+};
+
+PendingRows &pendingRows()
+{
+    thread_local PendingRows pending;
+    return pending;
 }
 
 // A JSON string literal exactly as QJsonDocument writes it (quotes and escapes included).
@@ -94,9 +104,27 @@ QString chainHashOf(const StoredRow &r)
 
 } // namespace
 
-void AuditChain::forgetTail()
+void AuditChain::discardPending()
 {
-    auditTail().valid = false;
+    pendingRows().rows.clear();
+}
+
+int AuditChain::pendingCount()
+{
+    return int(pendingRows().rows.size());
+}
+
+void AuditChain::dropPendingAfter(int count)
+{
+    QList<PendingRow> &rows = pendingRows().rows;
+    if (count >= 0 && count < rows.size())
+        rows.resize(count);
+}
+
+const QString &AuditChain::changesChannel()
+{
+    static const QString channel = QStringLiteral("countersign_changes");
+    return channel;
 }
 
 const QString &AuditChain::columns()
@@ -126,24 +154,12 @@ LedgerError AuditChain::append(QSqlDatabase &db, const QDateTime &now, const QSt
                                const QString &event, const QString &reason, const QJsonObject &before,
                                const QJsonObject &after)
 {
-    LedgerError error;
-    StoredRow row;
-    row.prevHash = zeroHash().toLatin1();
-    row.seq = 1;
-    AuditTail &tail = auditTail();
-    if (tail.valid && tail.connection == db.connectionName()) {
-        row.seq = tail.seq + 1;
-        row.prevHash = tail.hash.toLatin1();
-    } else {
-        Statement last(db);
-        if (!run(last, QStringLiteral("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"), {}, &error))
-            return error;
-        if (last.next()) {
-            row.seq = last.value(0).toLongLong() + 1;
-            row.prevHash = last.value(1).toString().toLatin1();
-        }
+    PendingRows &pending = pendingRows();
+    if (pending.connection != db.connectionName()) {
+        pending.connection = db.connectionName();
+        pending.rows.clear();
     }
-    tail.valid = false;
+    PendingRow row;
     row.actionId = storedText(actionId);
     row.atMs = toMs(now);
     row.actor = storedText(actor);
@@ -151,24 +167,75 @@ LedgerError AuditChain::append(QSqlDatabase &db, const QDateTime &now, const QSt
     row.reason = storedText(reason);
     row.beforeJson = QJsonDocument(before).toJson(QJsonDocument::Compact);
     row.afterJson = QJsonDocument(after).toJson(QJsonDocument::Compact);
-    const QString hash = chainHashOf(row);
-    // The text columns are bound as the exact bytes (a blob) and stored as TEXT with those bytes.
-    const auto bytes = [](const QByteArray &utf8) { return QVariant(utf8.isNull() ? QByteArray("") : utf8); };
-    Statement insert(db);
-    if (!run(insert,
-             QStringLiteral("INSERT INTO audit (seq, action_id, at, actor, event, reason, before_json, after_json,"
-                            " prev_hash, hash) VALUES (?, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT),"
-                            " CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?)"),
-             {row.seq, row.actionId.isEmpty() ? QVariant(QMetaType::fromType<QByteArray>()) : QVariant(row.actionId),
-              toMs(now), bytes(row.actor), bytes(row.event), bytes(row.reason), bytes(row.beforeJson),
-              bytes(row.afterJson), QString::fromLatin1(row.prevHash), hash},
-             &error)) {
-        return error;
+    pending.rows.append(std::move(row));
+    return {};
+}
+
+LedgerError AuditChain::flush(QSqlDatabase &db, qint64 *lastSeq, QString *xactId)
+{
+    *lastSeq = 0;
+    PendingRows &pending = pendingRows();
+    if (pending.connection != db.connectionName() || pending.rows.isEmpty()) {
+        pending.rows.clear();
+        return {};
     }
-    tail.connection = db.connectionName();
-    tail.seq = row.seq;
-    tail.hash = hash;
-    tail.valid = true;
+    LedgerError error;
+    const bool postgres = isPostgres(db);
+    if (postgres) {
+        // The chain's lock, then (a new statement, so a new READ COMMITTED snapshot) its tail: the
+        // tail read sees every chain row committed before the lock was granted.
+        Statement lock(db);
+        if (!run(lock,
+                 QStringLiteral("SELECT pg_current_xact_id()::text, pg_advisory_xact_lock(?), pg_notify(?, '')"),
+                 {kChainLockKey, changesChannel()}, &error))
+            return error;
+        if (lock.next())
+            *xactId = lock.value(0).toString();
+    }
+    StoredRow row;
+    row.prevHash = zeroHash().toLatin1();
+    row.seq = 0;
+    {
+        Statement last(db);
+        if (!run(last, QStringLiteral("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"), {}, &error))
+            return error;
+        if (last.next()) {
+            row.seq = last.value(0).toLongLong();
+            row.prevHash = last.value(1).toString().toLatin1();
+        }
+    }
+    // The text columns are bound as the exact bytes and stored as TEXT with those bytes.
+    const auto bytes = [&db](const QByteArray &utf8) { return textBytes(db, utf8.isNull() ? QByteArray("") : utf8); };
+    const QString insertSql = postgres
+        ? QStringLiteral("INSERT INTO audit (seq, action_id, at, actor, event, reason, before_json, after_json,"
+                         " prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        : QStringLiteral("INSERT INTO audit (seq, action_id, at, actor, event, reason, before_json, after_json,"
+                         " prev_hash, hash) VALUES (?, CAST(? AS TEXT), ?, CAST(? AS TEXT), CAST(? AS TEXT),"
+                         " CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?)");
+    for (const PendingRow &p : std::as_const(pending.rows)) {
+        row.seq += 1;
+        row.actionId = p.actionId;
+        row.atMs = p.atMs;
+        row.actor = p.actor;
+        row.event = p.event;
+        row.reason = p.reason;
+        row.beforeJson = p.beforeJson;
+        row.afterJson = p.afterJson;
+        const QString hash = chainHashOf(row);
+        Statement insert(db);
+        const QVariant actionIdValue = row.actionId.isEmpty()
+            ? (postgres ? QVariant(QMetaType::fromType<QString>()) : QVariant(QMetaType::fromType<QByteArray>()))
+            : bytes(row.actionId);
+        if (!run(insert, insertSql,
+                 {row.seq, actionIdValue, row.atMs, bytes(row.actor), bytes(row.event), bytes(row.reason),
+                  bytes(row.beforeJson), bytes(row.afterJson), QString::fromLatin1(row.prevHash), hash},
+                 &error)) {
+            return error;
+        }
+        row.prevHash = hash.toLatin1();
+    }
+    pending.rows.clear();
+    *lastSeq = row.seq;
     return {};
 }
 
@@ -178,11 +245,11 @@ LedgerResult<AuditChain::Verification> AuditChain::verify(QSqlDatabase &db)
     LedgerError e;
     Statement q(db);
     // The stored bytes of every text column, not a QString made of them.
-    if (!run(q,
-             QStringLiteral("SELECT seq, CAST(action_id AS BLOB), at, CAST(actor AS BLOB), CAST(event AS BLOB),"
-                            " CAST(reason AS BLOB), CAST(before_json AS BLOB), CAST(after_json AS BLOB),"
-                            " CAST(prev_hash AS BLOB), CAST(hash AS BLOB) FROM audit ORDER BY seq"),
-             {}, &e))
+    QStringList columns;
+    for (const char *column : {"action_id", "at", "actor", "event", "reason", "before_json", "after_json", "prev_hash",
+                               "hash"})
+        columns << (qstrcmp(column, "at") == 0 ? QStringLiteral("at") : storedBytesOf(db, QLatin1String(column)));
+    if (!run(q, QStringLiteral("SELECT seq, %1 FROM audit ORDER BY seq").arg(columns.join(QStringLiteral(", "))), {}, &e))
         return e;
     qint64 expectedSeq = 1;
     QByteArray prevHash = zeroHash().toLatin1();

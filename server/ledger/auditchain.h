@@ -17,8 +17,13 @@ class Statement;
 }
 
 // The audit table (invariant 9): append-only, hash-chained with AuditEvent::chainHash. append()
-// runs inside a LedgerDatabase::write body (the transaction holds the write lock, so nobody else
-// appends meanwhile); verify() is a read. Every writer of the ledger file appends through here.
+// runs inside a LedgerDatabase::write body and only queues the row; LedgerDatabase::write calls
+// flush() as the transaction's last step before COMMIT, which takes the chain's tail and writes
+// the queued rows after it. On SQLite the transaction holds the file's write lock all along; on
+// PostgreSQL flush() first takes the chain's transaction-scoped advisory lock, so however many
+// instances write at once, appends (and the commits after them) are serialised and the chain
+// never forks — and because it is the last lock a transaction takes, it cannot deadlock with row
+// locks. verify() is a read. Every writer of the ledger appends through here.
 //
 // The hash is over exactly what is stored: append() turns every text into the UTF-8 bytes it
 // writes (binding them as bytes, stored as TEXT), hashes those bytes, and verify() reads the same
@@ -47,10 +52,20 @@ public:
     // (A truncated tail is not detectable by a chain alone.)
     static LedgerResult<Verification> verify(QSqlDatabase &db);
 
-    // The chain's last (seq, hash) is remembered per thread between appends of one transaction;
-    // LedgerDatabase forgets it at every BEGIN and every rollback (of the transaction or of a
-    // savepoint), so it never outlives what it describes.
-    static void forgetTail();
+    // Writes the rows queued by append() on this thread (none: nothing, not even the lock).
+    // PostgreSQL: takes the advisory lock, reads the transaction id (*xactId, for a COMMIT whose
+    // answer is lost) and queues `NOTIFY countersign_changes` (delivered at commit). *lastSeq: the
+    // seq of the last row written (0 if none).
+    static LedgerError flush(QSqlDatabase &db, qint64 *lastSeq, QString *xactId);
+    // The rows queued on this thread: dropped at every BEGIN and rollback; a savepoint rolls back
+    // to the count it saw (pendingCount / dropPendingAfter).
+    static void discardPending();
+    static int pendingCount();
+    static void dropPendingAfter(int count);
+
+    // The advisory lock key of the chain (PostgreSQL), and the notification channel.
+    static constexpr qint64 kChainLockKey = 0x436f756e74657273; // "Counters"
+    static const QString &changesChannel();
 
     // "seq, action_id, at, …, hash" and its row mapping, for the reads.
     static const QString &columns();

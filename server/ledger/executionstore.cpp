@@ -171,7 +171,9 @@ LedgerError claimNextIn(QSqlDatabase &db, const QDateTime &now, const QString &e
                                " AND p.decision = 'approved'"
                                " ORDER BY a.created_at, a.id LIMIT ?")
                     .arg(qualifiedActionColumns(QStringLiteral("a")));
-            if (!run(q, sql, {fetch}, &e))
+            // PostgreSQL: the candidates are locked, and rows another instance is claiming right
+            // now are skipped instead of waited for (FOR UPDATE SKIP LOCKED).
+            if (!run(q, sql + rowLock(db, QStringLiteral("a"), true), {fetch}, &e))
                 return e;
             while (q.next()) {
                 Candidate c;
@@ -595,7 +597,10 @@ LedgerResult<int> ExecutionStore::recoverExpiredLeases()
                      QStringLiteral("SELECT %1 FROM actions WHERE state IN ('EXECUTING', 'CONFIRMATION_UNKNOWN')"
                                     " AND (lease_expires_at <= ? OR (state = 'EXECUTING' AND lease_expires_at IS NULL))"
                                     " ORDER BY created_at, id")
-                         .arg(actionColumns()),
+                             .arg(actionColumns())
+                         // A row locked by its (live) owner's transaction is skipped, not waited
+                         // for; a locked row is re-checked at its newest version (PostgreSQL).
+                         + rowLock(db, QString(), true),
                      {toMs(now)}, &e)) {
                 return e;
             }

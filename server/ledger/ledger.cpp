@@ -23,6 +23,7 @@ LedgerError Ledger::open(const QString &path, const Options &options)
     database.clock = options.clock;
     database.busyTimeoutMs = options.busyTimeoutMs;
     database.busyRetries = options.busyRetries;
+    database.passwordFile = options.passwordFile;
     LedgerError error = m_database.open(path, database);
     if (!error.ok() || !options.recoverExpiredLeasesOnOpen)
         return error;

@@ -39,15 +39,17 @@ public:
     {
         Clock clock;                          // null: the system clock (UTC)
         bool recoverExpiredLeasesOnOpen = true;
-        int busyTimeoutMs = 5000;             // SQLite busy_timeout of every connection
-        int busyRetries = 5;                  // whole-transaction retries after SQLITE_BUSY
+        int busyTimeoutMs = 5000;             // SQLite busy_timeout / PostgreSQL lock_timeout
+        int busyRetries = 5;                  // whole-transaction retries after SQLITE_BUSY, a deadlock, ...
+        QString passwordFile;                 // PostgreSQL: the password's file; else libpq's sources
     };
 
     Ledger();
     ~Ledger();
     Q_DISABLE_COPY_MOVE(Ledger)
 
-    // Opens (creating if needed) the ledger file, migrates it to the latest schema and, unless
+    // Opens (creating if needed) the ledger file — or connects to the PostgreSQL database of a
+    // libpq URI, postgresql://USER@HOST:PORT/DBNAME — migrates it to the latest schema and, unless
     // disabled, recovers expired leases. Call once, before any other call.
     LedgerError open(const QString &path);
     LedgerError open(const QString &path, const Options &options);

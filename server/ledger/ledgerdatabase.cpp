@@ -6,11 +6,16 @@
 #include "server/ledger/migrations.h"
 #include "server/ledger/sqlstatement.h"
 
+#include <QDeadlineTimer>
 #include <QFile>
 #include <QRandomGenerator>
+#include <QSqlQuery>
 #include <QThread>
 
+#include <algorithm>
 #include <cerrno>
+#include <optional>
+#include <string_view>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -66,22 +71,29 @@ QString LedgerDatabase::path() const
     return m_connections ? m_connections->path() : QString();
 }
 
-LedgerError LedgerDatabase::open(const QString &path, const Options &options)
+LedgerError LedgerDatabase::open(const QString &location, const Options &options)
 {
     if (m_connections)
         return LedgerError(Code::Invalid, QStringLiteral("the ledger is already open on %1").arg(m_connections->path()));
     m_options = options;
-    if (!m_options.clock)
-        m_options.clock = systemClock();
+    m_systemClock = !m_options.clock;
     if (m_options.busyRetries < 0)
         m_options.busyRetries = 0;
+    if (m_options.unavailableRetries < 0)
+        m_options.unavailableRetries = 0;
 
-    createOwnerOnly(path);
-    auto connections = std::make_unique<LedgerConnections>(path, m_options.busyTimeoutMs);
     LedgerError error;
+    LedgerLocation where = LedgerLocation::parse(location, m_options.passwordFile, &error);
+    if (!error.ok())
+        return error;
+    if (where.engine == sql::Engine::Sqlite)
+        createOwnerOnly(where.path);
+    auto connections = std::make_unique<LedgerConnections>(std::move(where), m_options.busyTimeoutMs);
     QSqlDatabase db = connections->forCurrentThread(&error);
     if (!error.ok())
         return error;
+    if (sql::isPostgres(db) && m_systemClock)
+        measureClockOffset(db);
     error = Migrations::migrate(db, sql::toMs(now()));
     if (!error.ok())
         return error;
@@ -92,62 +104,225 @@ LedgerError LedgerDatabase::open(const QString &path, const Options &options)
     return {};
 }
 
+sql::Engine LedgerDatabase::engine() const
+{
+    return m_connections ? m_connections->engine() : sql::Engine::Sqlite;
+}
+
 QDateTime LedgerDatabase::now() const
 {
-    const QDateTime clock = m_options.clock ? m_options.clock() : QDateTime::currentDateTimeUtc();
-    return sql::fromMs(clock.toMSecsSinceEpoch());
+    if (!m_systemClock)
+        return sql::fromMs(m_options.clock().toMSecsSinceEpoch());
+    return sql::fromMs(QDateTime::currentMSecsSinceEpoch() + m_clockOffsetMs.load(std::memory_order_relaxed));
 }
+
+// The database's clock as an offset from ours, so now() stays a local call: measured around one
+// round trip (half of it is the error bound, well under a millisecond on a LAN), at open and
+// again every 30 s on the writing threads.
+void LedgerDatabase::measureClockOffset(QSqlDatabase &db)
+{
+    QSqlQuery q(db);
+    const qint64 before = QDateTime::currentMSecsSinceEpoch();
+    if (!q.exec(QStringLiteral("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint")) || !q.next())
+        return;
+    const qint64 after = QDateTime::currentMSecsSinceEpoch();
+    m_clockOffsetMs.store(q.value(0).toLongLong() - (before + after) / 2, std::memory_order_relaxed);
+    m_clockMeasuredAtMs.store(after, std::memory_order_relaxed);
+}
+
+int LedgerDatabase::addCommitObserver(CommitObserver observer)
+{
+    QMutexLocker locker(&m_observersMutex);
+    const int id = m_nextObserver++;
+    m_observers.append({id, std::move(observer)});
+    return id;
+}
+
+void LedgerDatabase::removeCommitObserver(int id)
+{
+    QMutexLocker locker(&m_observersMutex);
+    m_observers.removeIf([id](const auto &entry) { return entry.first == id; });
+}
+
+void LedgerDatabase::notifyCommitted(qint64 lastSeq)
+{
+    QList<std::pair<int, CommitObserver>> observers;
+    {
+        QMutexLocker locker(&m_observersMutex);
+        observers = m_observers;
+    }
+    for (const auto &entry : std::as_const(observers))
+        entry.second(lastSeq);
+}
+
+namespace {
+
+// Marks the calling thread as inside a write body (row locks on PostgreSQL) for one scope.
+struct WriteScope
+{
+    WriteScope() { sql::setInWriteTransaction(true); }
+    ~WriteScope() { sql::setInWriteTransaction(false); }
+    Q_DISABLE_COPY_MOVE(WriteScope)
+};
+
+void rollback(QSqlDatabase &db)
+{
+    AuditChain::discardPending();
+    QSqlQuery rollback(db);
+    rollback.exec(QStringLiteral("ROLLBACK")); // may fail if the engine already rolled back
+}
+
+} // namespace
 
 LedgerError LedgerDatabase::write(const char *operation, const WriteBody &body)
 {
-    LedgerError error;
-    QSqlDatabase db = connection(&error);
-    if (!error.ok())
-        return error;
-
-    const QMutexLocker serialized(&m_writeMutex); // other processes still queue on busy_timeout
-    for (int round = 0;; ++round) {
-        const bool mayRetry = round < m_options.busyRetries;
-        // IMMEDIATE takes the write lock now, so concurrent writers (threads or processes)
-        // queue on busy_timeout here instead of failing halfway through.
-        AuditChain::forgetTail();
-        if (!sql::plain(db, QStringLiteral("BEGIN IMMEDIATE"), &error)) {
-            if (error.code() == Code::Busy && mayRetry) {
-                backoff(round);
-                continue;
+    if (!m_connections)
+        return LedgerError(Code::Storage, QStringLiteral("the ledger is not open"));
+    const bool postgres = m_connections->engine() == sql::Engine::Postgres;
+    // SQLite: writers of this process queue here instead of in SQLite's busy handler, which sleeps
+    // in steps of milliseconds while the lock is free again after a fraction of one. PostgreSQL:
+    // no process-wide lock; transactions run side by side and meet on row locks.
+    std::optional<QMutexLocker<QMutex>> serialized;
+    if (!postgres)
+        serialized.emplace(&m_writeMutex);
+    int busyRounds = 0;
+    int unavailableRounds = 0;
+    const char *stage = "could not connect";
+    for (;;) {
+        LedgerError error;
+        bool retry = true; // a failed connect may be retried too
+        QSqlDatabase db = connection(&error);
+        if (error.ok()) {
+            if (postgres && m_systemClock
+                && QDateTime::currentMSecsSinceEpoch() - m_clockMeasuredAtMs.load(std::memory_order_relaxed) > 30000)
+                measureClockOffset(db);
+            retry = false;
+            qint64 lastSeq = 0;
+            error = writeOnce(operation, body, db, &retry, &lastSeq, &stage);
+            if (error.ok()) {
+                if (lastSeq > 0)
+                    notifyCommitted(lastSeq);
+                return {};
             }
-            qCWarning(lcLedger) << operation << "could not begin:" << error.toString();
-            return error;
         }
-        error = body(db, now());
-        if (error.ok() && sql::plain(db, QStringLiteral("COMMIT"), &error)) {
-            qCDebug(lcLedger) << operation << "committed";
-            return {};
-        }
-        {
-            AuditChain::forgetTail();
-            QSqlQuery rollback(db);
-            rollback.exec(QStringLiteral("ROLLBACK")); // may fail if SQLite already rolled back
-        }
-        if (error.code() == Code::Busy && mayRetry) {
-            backoff(round);
+        if (retry && error.code() == Code::Busy && busyRounds < m_options.busyRetries) {
+            backoff(busyRounds++);
             continue;
         }
-        if (error.code() == Code::Storage || error.code() == Code::Busy)
+        if (retry && error.code() == Code::Unavailable && unavailableRounds < m_options.unavailableRetries) {
+            m_connections->discardCurrentThread();
+            backoff(4 * unavailableRounds++);
+            continue;
+        }
+        if (error.code() == Code::Unavailable)
+            m_connections->discardCurrentThread();
+        if (error.code() != Code::Busy && error.code() != Code::Unavailable && error.code() != Code::Storage)
+            return error; // a refusal (logged at debug level)
+        if (error.code() == Code::Storage && std::string_view(stage) == "rolled back:")
+            return error; // logged by writeOnce
+        qCWarning(lcLedger) << operation << stage << error.toString();
+        return error;
+    }
+}
+
+// One try of a write transaction. *retry: the transaction did not commit and may run again
+// (Busy, or Unavailable before COMMIT was sent, or a lost COMMIT that did not commit).
+LedgerError LedgerDatabase::writeOnce(const char *operation, const WriteBody &body, QSqlDatabase &db, bool *retry,
+                                      qint64 *lastSeq, const char **stage)
+{
+    const bool postgres = sql::isPostgres(db);
+    const WriteScope scope;
+    LedgerError error;
+    AuditChain::discardPending();
+    // IMMEDIATE takes SQLite's write lock now, so concurrent writers (threads or processes) queue
+    // on busy_timeout here instead of failing halfway through.
+    if (!sql::plain(db, postgres ? QStringLiteral("BEGIN ISOLATION LEVEL READ COMMITTED") : QStringLiteral("BEGIN IMMEDIATE"),
+                    &error)) {
+        *retry = error.code() == Code::Busy || error.code() == Code::Unavailable;
+        *stage = "could not begin:";
+        return error;
+    }
+    error = body(db, now());
+    QString xactId;
+    if (error.ok())
+        error = AuditChain::flush(db, lastSeq, &xactId);
+    if (error.ok() && postgres && xactId.isEmpty()) {
+        sql::Statement q(db);
+        if (sql::run(q, QStringLiteral("SELECT pg_current_xact_id()::text"), {}, &error) && q.next())
+            xactId = q.value(0).toString();
+    }
+    if (!error.ok()) {
+        rollback(db);
+        *retry = error.code() == Code::Busy || error.code() == Code::Unavailable;
+        *stage = "rolled back:";
+        if (*retry)
+            qCDebug(lcLedger) << operation << "rolled back, to be retried:" << error.toString();
+        else if (error.code() == Code::Storage)
             qCWarning(lcLedger) << operation << "rolled back:" << error.toString();
         else
             qCDebug(lcLedger) << operation << "refused:" << error.toString();
         return error;
     }
+    if (sql::plain(db, QStringLiteral("COMMIT"), &error)) {
+        qCDebug(lcLedger) << operation << "committed";
+        return {};
+    }
+    *stage = "could not commit:";
+    if (postgres && (error.code() == Code::Unavailable || LedgerConnections::isBroken(db)))
+        return resolveLostCommit(operation, xactId, retry);
+    rollback(db);
+    *retry = error.code() == Code::Busy;
+    return error;
+}
+
+// The connection went while COMMIT was on its way: the transaction may or may not have
+// committed (FoundationDB's commit_unknown_result). Asked on a new connection; "in progress"
+// (the old session has not noticed yet) is asked again for a few seconds.
+LedgerError LedgerDatabase::resolveLostCommit(const char *operation, const QString &xactId, bool *retry)
+{
+    *retry = false;
+    m_connections->discardCurrentThread();
+    const QDeadlineTimer deadline(10000);
+    for (int round = 0; !deadline.hasExpired(); ++round) {
+        LedgerError error;
+        QSqlDatabase db = m_connections->forCurrentThread(&error);
+        if (error.ok() && !xactId.isEmpty()) {
+            sql::Statement q(db);
+            if (sql::run(q, QStringLiteral("SELECT pg_xact_status(CAST(? AS xid8))"), {xactId}, &error)) {
+                const QString status = q.next() ? q.value(0).toString() : QString();
+                if (status == u"committed") {
+                    qCWarning(lcLedger) << operation << "lost the answer to COMMIT; it committed";
+                    return {};
+                }
+                if (status == u"aborted" || status.isEmpty()) {
+                    qCWarning(lcLedger) << operation << "lost the answer to COMMIT; it did not commit: retrying";
+                    *retry = true;
+                    return LedgerError(Code::Unavailable, QStringLiteral("the commit was lost"));
+                }
+            }
+        }
+        if (!error.ok())
+            m_connections->discardCurrentThread();
+        backoff(4 * std::min(round, 10));
+    }
+    qCWarning(lcLedger) << operation << "lost the answer to COMMIT and cannot find out whether it committed";
+    return LedgerError(Code::Unavailable,
+                       QStringLiteral("the connection to the ledger database was lost during COMMIT; the outcome is"
+                                      " unknown until the database can be reached"));
 }
 
 LedgerError LedgerDatabase::read(const ReadBody &body) const
 {
-    LedgerError error;
-    QSqlDatabase db = connection(&error);
-    if (!error.ok())
-        return error;
-    return body(db);
+    for (int round = 0;; ++round) {
+        LedgerError error;
+        QSqlDatabase db = connection(&error);
+        if (error.ok())
+            error = body(db);
+        if (error.code() != Code::Unavailable || round >= m_options.unavailableRetries)
+            return error;
+        m_connections->discardCurrentThread(); // a new session for the next round
+        backoff(4 * round);
+    }
 }
 
 LedgerError LedgerDatabase::query(const QString &sql, const QVariantList &values,
@@ -170,7 +345,12 @@ QSqlDatabase LedgerDatabase::connection(LedgerError *error) const
         *error = LedgerError(Code::Storage, QStringLiteral("the ledger is not open"));
         return QSqlDatabase();
     }
-    return m_connections->forCurrentThread(error);
+    QSqlDatabase db = m_connections->forCurrentThread(error);
+    if (error->ok() && m_connections->engine() == sql::Engine::Postgres && LedgerConnections::isBroken(db)) {
+        m_connections->discardCurrentThread(); // the session died since its last use: a new one
+        db = m_connections->forCurrentThread(error);
+    }
+    return db;
 }
 
 LedgerError LedgerDatabase::onSavepoint(QSqlDatabase &db, const std::function<LedgerError()> &step,
@@ -179,12 +359,13 @@ LedgerError LedgerDatabase::onSavepoint(QSqlDatabase &db, const std::function<Le
     LedgerError e;
     if (!sql::plain(db, QStringLiteral("SAVEPOINT batch_item"), &e))
         return e;
+    const int pendingAudit = AuditChain::pendingCount();
     *stepError = step();
     if (stepError->ok())
         return sql::plain(db, QStringLiteral("RELEASE batch_item"), &e) ? LedgerError() : e;
-    if (stepError->code() == Code::Busy)
-        return *stepError; // the lock itself: retry the whole batch
-    AuditChain::forgetTail();
+    if (stepError->code() == Code::Busy || stepError->code() == Code::Unavailable)
+        return *stepError; // the lock or the connection itself: retry the whole batch
+    AuditChain::dropPendingAfter(pendingAudit);
     if (!sql::plain(db, QStringLiteral("ROLLBACK TO batch_item"), &e)
         || !sql::plain(db, QStringLiteral("RELEASE batch_item"), &e))
         return e;

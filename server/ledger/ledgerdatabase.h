@@ -3,13 +3,16 @@
 #include "server/ledger/clock.h"
 #include "server/ledger/ledgererror.h"
 #include "server/ledger/ledgerresult.h"
+#include "server/ledger/sqlstatement.h"
 
 #include <QDateTime>
+#include <QList>
 #include <QMutex>
 #include <QSqlDatabase>
 #include <QString>
 #include <QVariantList>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -18,29 +21,45 @@ namespace cs {
 
 class LedgerConnections;
 
-namespace sql {
-class Statement;
-}
-
-// The ledger's one SQL session layer: the file's per-thread connections (LedgerConnections), the
-// ONE write transaction (BEGIN IMMEDIATE, busy retry with backoff, the in-process write mutex)
-// and plain reads. Everything that writes the ledger file — the ledger's stores, the API's users
-// and request replays — goes through write(), so every writer of one process queues on the same
-// mutex. With sqlstatement.h and ledgerconnections.h the only code that knows the SQL dialect.
+// The ledger's one SQL session layer: the per-thread connections (LedgerConnections), the ONE
+// write transaction and plain reads. Everything that writes the ledger — the ledger's stores, the
+// API's users and request replays — goes through write(). With sqlstatement.h,
+// ledgerconnections.h and migrations.cpp the only code that knows the SQL dialect.
+//
+// SQLite (a file): BEGIN IMMEDIATE, so writers of every process queue on the file's lock
+// (busy_timeout) and writers of this process on an in-process mutex first; reads never take it
+// (WAL). The isolation is SERIALIZABLE in effect: one writer at a time.
+//
+// PostgreSQL (a libpq URI; several processes on several hosts): READ COMMITTED, chosen over
+// REPEATABLE READ / SERIALIZABLE because every decision a write makes rests on rows it has
+// locked (`FOR UPDATE` in loadAction, `FOR UPDATE SKIP LOCKED` for claims and rescues: see
+// sql::rowLock), and on the audit chain's advisory lock taken at the end (AuditChain::flush):
+// a locked row is re-read at its newest committed version, so nothing stale is acted on, and
+// there are no serialization failures to retry in the common case. Deadlocks (40P01), lock
+// timeouts (55P03), serialization failures (40001) and concurrent inserts of one key (23505) are
+// retried as whole transactions, Options::busyRetries times with backoff. A lost connection before
+// COMMIT is retried on a new one (the transaction cannot have committed). A connection lost during
+// COMMIT leaves the outcome unknown: write() reads the transaction's status back
+// (pg_xact_status) on a new connection and returns success only if it committed, retries it if it
+// did not, and returns Unavailable if it cannot find out — so a caller never acts on a
+// transaction (a claim's attempt row) that it does not know is committed. Times come from the
+// database's clock when no Options::clock is given, so the leases of instances on different hosts
+// are compared on one clock.
 //
 // Thread-safe once open: each thread gets its own connection. Destroy it only when no thread is
-// inside one of its calls. Several processes may open the same file: writers of other processes
-// queue on busy_timeout; SQLITE_BUSY is retried Options::busyRetries times. Reads never take the
-// write lock (WAL).
+// inside one of its calls.
 class LedgerDatabase
 {
 public:
     struct Options
     {
         Clock clock;          // null: the system clock (UTC)
-        int busyTimeoutMs = 5000; // SQLite busy_timeout of every connection
-        int busyRetries = 5;      // whole-transaction retries after SQLITE_BUSY
+        int busyTimeoutMs = 5000; // SQLite busy_timeout / PostgreSQL lock_timeout of every connection
+        int busyRetries = 5;      // whole-transaction retries after SQLITE_BUSY, a deadlock, ...
+        QString passwordFile;     // PostgreSQL: the password's file (first line); else libpq's sources
+        int unavailableRetries = 3; // PostgreSQL: reconnects before a call gives up with Unavailable
     };
+    using CommitObserver = std::function<void(qint64 lastAuditSeq)>;
 
     using WriteBody = std::function<LedgerError(QSqlDatabase &db, const QDateTime &now)>;
     using ReadBody = std::function<LedgerError(QSqlDatabase &db)>;
@@ -49,11 +68,20 @@ public:
     ~LedgerDatabase();
     Q_DISABLE_COPY_MOVE(LedgerDatabase)
 
-    // Opens (creating if needed) the file and migrates it to the latest schema. Once.
-    LedgerError open(const QString &path, const Options &options);
+    // Opens (creating if needed) the file, or connects to the PostgreSQL database of a libpq URI
+    // (LedgerLocation), and migrates it to the latest schema. Once.
+    LedgerError open(const QString &location, const Options &options);
     void close();
     bool isOpen() const { return m_connections != nullptr; }
+    // The file, or the URI without its password.
     QString path() const;
+    sql::Engine engine() const;
+
+    // Called on the writing thread after every commit that appended audit rows, with the last
+    // row's seq: cheap and non-blocking (queue the work). On PostgreSQL the same commit also
+    // notifies channel AuditChain::changesChannel() for the other instances.
+    int addCommitObserver(CommitObserver observer);
+    void removeCommitObserver(int id);
     int schemaVersion() const { return m_schemaVersion; }
 
     // "Now" as the ledger stamps it (Options::clock, UTC, ms precision: what the database stores).
@@ -76,8 +104,20 @@ public:
                                    LedgerError *stepError);
 
 private:
+    LedgerError writeOnce(const char *operation, const WriteBody &body, QSqlDatabase &db, bool *retry,
+                          qint64 *lastSeq, const char **stage);
+    LedgerError resolveLostCommit(const char *operation, const QString &xactId, bool *retry);
+    void measureClockOffset(QSqlDatabase &db);
+    void notifyCommitted(qint64 lastSeq);
+
     Options m_options;
+    bool m_systemClock = true;
+    std::atomic<qint64> m_clockOffsetMs{0};   // database clock - this host's clock (PostgreSQL)
+    std::atomic<qint64> m_clockMeasuredAtMs{0};
     std::unique_ptr<LedgerConnections> m_connections;
+    mutable QMutex m_observersMutex;
+    QList<std::pair<int, CommitObserver>> m_observers;
+    int m_nextObserver = 1;
     // Writers of this process queue here instead of in SQLite's busy handler, which sleeps in
     // steps of milliseconds while the lock is free again after a fraction of one.
     QMutex m_writeMutex;

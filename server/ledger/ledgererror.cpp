@@ -15,6 +15,7 @@ QString toWire(LedgerError::Code code)
     case LedgerError::Code::LeaseLost: return QStringLiteral("lease_lost");
     case LedgerError::Code::Busy: return QStringLiteral("busy");
     case LedgerError::Code::Storage: return QStringLiteral("storage");
+    case LedgerError::Code::Unavailable: return QStringLiteral("unavailable");
     }
     return QStringLiteral("unknown");
 }

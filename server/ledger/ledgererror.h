@@ -6,7 +6,7 @@ namespace cs {
 
 // Why a ledger operation was refused or failed. Codes are stable and distinguishable so the API
 // can map them: NotFound 404, StaleVersion 412, IllegalTransition/Conflict/LeaseLost 409,
-// Forbidden 403, Invalid 422, Busy 503, Storage 500.
+// Forbidden 403, Invalid 422, Busy 503, Unavailable 503, Storage 500.
 class LedgerError
 {
 public:
@@ -21,6 +21,7 @@ public:
         LeaseLost,         // the executor no longer holds the action's lease: it recorded nothing
         Busy,              // the database stayed locked through every bounded retry
         Storage,           // SQL or I/O failure
+        Unavailable,       // the database cannot be reached (PostgreSQL down, connection lost): retry later
     };
 
     LedgerError() = default;

@@ -56,8 +56,10 @@ ActionRow actionFromRow(const Statement &q)
 bool loadAction(QSqlDatabase &db, const QString &actionId, ActionRow *row, LedgerError *error)
 {
     Statement q(db);
+    // Inside a write on PostgreSQL the row is locked until COMMIT: what the write decides from
+    // it cannot be changed underneath by another instance (SQLite holds the whole file).
     static const QString sql = QStringLiteral("SELECT %1 FROM actions WHERE id = ?").arg(actionColumns());
-    if (!run(q, sql, {actionId}, error))
+    if (!run(q, sql + rowLock(db), {actionId}, error))
         return false;
     if (!q.next()) {
         *error = err(Code::NotFound, QStringLiteral("no action %1").arg(actionId));

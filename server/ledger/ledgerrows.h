@@ -67,6 +67,7 @@ struct ActionRow
 };
 
 ActionRow actionFromRow(const sql::Statement &q);
+// Inside a write body on PostgreSQL the row is locked FOR UPDATE until the transaction ends.
 bool loadAction(QSqlDatabase &db, const QString &actionId, ActionRow *row, LedgerError *error);
 // loadAction, then the If-Match check when expectedStateVersion is given (StaleVersion).
 bool loadForChange(QSqlDatabase &db, const QString &actionId, std::optional<qint64> expectedStateVersion,

@@ -1,13 +1,18 @@
 #include "server/ledger/migrations.h"
 
 #include "server/ledger/ledgerlog.h"
+#include "server/ledger/sqlstatement.h"
 
+#include <QRegularExpression>
 #include <QSqlError>
 #include <QSqlQuery>
 
 namespace cs {
 
 namespace {
+
+// PostgreSQL: the advisory lock that serialises migrations of one database ("Migrate!").
+constexpr qint64 kMigrationLockKey = 0x4d69677261746521;
 
 // The payload columns frozen once an action has an attempt row (invariant 2).
 const QStringList &frozenActionColumns()
@@ -34,6 +39,39 @@ QString forbid(const QString &name, const QString &when, const QString &table, c
 {
     return QStringLiteral("CREATE TRIGGER %1 BEFORE %2 ON %3 BEGIN SELECT RAISE(ABORT, '%4'); END")
         .arg(name, when, table, message);
+}
+
+// --- PostgreSQL ---------------------------------------------------------------------------------
+
+// A table or index of the shared schema in PostgreSQL's words: byte-order text, BYTEA for BLOB.
+QString pg(const QString &ddl)
+{
+    static const QRegularExpression text(QStringLiteral("\\bTEXT\\b"));
+    static const QRegularExpression blob(QStringLiteral("\\bBLOB\\b"));
+    QString out = ddl;
+    out.replace(text, QStringLiteral("TEXT COLLATE \"C\""));
+    out.replace(blob, QStringLiteral("BYTEA"));
+    return out;
+}
+
+QString pgAnyColumnChanged(const QStringList &columns)
+{
+    QStringList changed;
+    for (const QString &column : columns)
+        changed << QStringLiteral("NEW.%1 IS DISTINCT FROM OLD.%1").arg(column);
+    return changed.join(QStringLiteral(" OR "));
+}
+
+// The PostgreSQL form of forbid(): a row trigger that raises the same message (SQLSTATE P0001),
+// and for UPDATE/DELETE of an append-only table a statement trigger that refuses TRUNCATE.
+QStringList pgForbid(const QString &name, const QString &when, const QString &table, const QString &message)
+{
+    QStringList out = {QStringLiteral("CREATE TRIGGER %1 BEFORE %2 ON %3 FOR EACH ROW"
+                                      " EXECUTE FUNCTION countersign_refuse('%4')").arg(name, when, table, message)};
+    if (when == u"DELETE")
+        out << QStringLiteral("CREATE TRIGGER %1_truncate BEFORE TRUNCATE ON %2 FOR EACH STATEMENT"
+                              " EXECUTE FUNCTION countersign_refuse('%3')").arg(name, table, message);
+    return out;
 }
 
 Migrations::Migration initialSchema()
@@ -226,6 +264,69 @@ Migrations::Migration initialSchema()
                        " BEGIN SELECT RAISE(ABORT, 'countersign: an attempt must be open and use its"
                        " action''s one key and fingerprint'); END"),
     };
+    // PostgreSQL: the same tables and indexes, the same rules as PL/pgSQL.
+    for (const QString &statement : std::as_const(m.statements)) {
+        if (statement.startsWith(QLatin1String("CREATE TRIGGER")))
+            break;
+        m.postgres << pg(statement);
+    }
+    m.postgres << QStringLiteral(
+        "CREATE FUNCTION countersign_refuse() RETURNS trigger LANGUAGE plpgsql AS $$"
+        " BEGIN RAISE EXCEPTION '%', TG_ARGV[0]; END $$");
+    m.postgres << QStringLiteral(
+        "CREATE FUNCTION countersign_actions_payload_frozen() RETURNS trigger LANGUAGE plpgsql AS $$"
+        " BEGIN"
+        "  IF EXISTS (SELECT 1 FROM attempts WHERE attempts.action_id = OLD.id) THEN"
+        "   RAISE EXCEPTION 'countersign: the payload, fingerprint and key of an action are frozen once it has an attempt';"
+        "  END IF;"
+        "  RETURN NEW;"
+        " END $$");
+    m.postgres << QStringLiteral("CREATE TRIGGER actions_payload_frozen_after_attempt BEFORE UPDATE ON actions"
+                                 " FOR EACH ROW WHEN (%1) EXECUTE FUNCTION countersign_actions_payload_frozen()")
+                      .arg(pgAnyColumnChanged(frozenActionColumns()));
+    m.postgres << QStringLiteral("CREATE TRIGGER actions_identity_frozen BEFORE UPDATE ON actions FOR EACH ROW"
+                                 " WHEN (NEW.id IS DISTINCT FROM OLD.id OR NEW.proposed_payload IS DISTINCT FROM OLD.proposed_payload"
+                                 "   OR NEW.created_at IS DISTINCT FROM OLD.created_at)"
+                                 " EXECUTE FUNCTION countersign_refuse('countersign: an action''s id, proposed payload and"
+                                 " creation time never change')");
+    m.postgres << pgForbid(QStringLiteral("actions_no_delete"), QStringLiteral("DELETE"), QStringLiteral("actions"),
+                           QStringLiteral("countersign: actions are never deleted"));
+    for (const auto &[table, message] : std::initializer_list<std::pair<const char *, const char *>>{
+             {"approvals", "countersign: approvals are append-only"},
+             {"lookups", "countersign: lookups are append-only"},
+             {"reconciliations", "countersign: reconciliations are append-only"},
+             {"audit", "countersign: the audit log is append-only"},
+             {"conflicts", "countersign: conflicts are append-only"}}) {
+        const QString t = QLatin1String(table);
+        m.postgres << pgForbid(t + QStringLiteral("_no_update"), QStringLiteral("UPDATE"), t, QLatin1String(message));
+        m.postgres << pgForbid(t + QStringLiteral("_no_delete"), QStringLiteral("DELETE"), t, QLatin1String(message));
+    }
+    m.postgres << pgForbid(QStringLiteral("attempts_no_delete"), QStringLiteral("DELETE"), QStringLiteral("attempts"),
+                           QStringLiteral("countersign: attempts are never deleted"));
+    m.postgres << QStringLiteral("CREATE TRIGGER attempts_finish_once BEFORE UPDATE ON attempts FOR EACH ROW"
+                                 " WHEN (OLD.outcome <> 'open' OR NEW.outcome = 'open'"
+                                 "   OR NEW.action_id IS DISTINCT FROM OLD.action_id OR NEW.seq IS DISTINCT FROM OLD.seq"
+                                 "   OR NEW.idempotency_key IS DISTINCT FROM OLD.idempotency_key"
+                                 "   OR NEW.request_fingerprint IS DISTINCT FROM OLD.request_fingerprint"
+                                 "   OR NEW.executor IS DISTINCT FROM OLD.executor OR NEW.started_at IS DISTINCT FROM OLD.started_at)"
+                                 " EXECUTE FUNCTION countersign_refuse('countersign: an attempt is finished exactly once and"
+                                 " its key, fingerprint, seq and start never change')");
+    m.postgres << QStringLiteral(
+        "CREATE FUNCTION countersign_attempts_same_key() RETURNS trigger LANGUAGE plpgsql AS $$"
+        " BEGIN"
+        "  IF NEW.outcome <> 'open' OR NEW.idempotency_key = ''"
+        "   OR NOT EXISTS (SELECT 1 FROM actions WHERE actions.id = NEW.action_id"
+        "     AND actions.idempotency_key = NEW.idempotency_key"
+        "     AND actions.request_fingerprint = NEW.request_fingerprint)"
+        "   OR EXISTS (SELECT 1 FROM attempts WHERE attempts.action_id = NEW.action_id"
+        "     AND (attempts.idempotency_key <> NEW.idempotency_key"
+        "       OR attempts.request_fingerprint <> NEW.request_fingerprint)) THEN"
+        "   RAISE EXCEPTION 'countersign: an attempt must be open and use its action''s one key and fingerprint';"
+        "  END IF;"
+        "  RETURN NEW;"
+        " END $$");
+    m.postgres << QStringLiteral("CREATE TRIGGER attempts_same_key BEFORE INSERT ON attempts FOR EACH ROW"
+                                 " EXECUTE FUNCTION countersign_attempts_same_key()");
     return m;
 }
 
@@ -261,6 +362,12 @@ Migrations::Migration executionSchema()
         forbid(QStringLiteral("webhook_events_no_delete"), QStringLiteral("DELETE"), QStringLiteral("webhook_events"),
                QStringLiteral("countersign: webhook events are append-only")),
     };
+    for (int i = 0; i < 3; ++i)
+        m.postgres << pg(m.statements.at(i));
+    m.postgres << pgForbid(QStringLiteral("webhook_events_no_update"), QStringLiteral("UPDATE"),
+                           QStringLiteral("webhook_events"), QStringLiteral("countersign: webhook events are append-only"));
+    m.postgres << pgForbid(QStringLiteral("webhook_events_no_delete"), QStringLiteral("DELETE"),
+                           QStringLiteral("webhook_events"), QStringLiteral("countersign: webhook events are append-only"));
     return m;
 }
 
@@ -297,6 +404,8 @@ Migrations::Migration apiSchema()
             " PRIMARY KEY (user_name, idempotency_key))"),
         QStringLiteral("CREATE INDEX api_requests_by_expiry ON api_requests (expires_at)"),
     };
+    for (const QString &statement : std::as_const(m.statements))
+        m.postgres << pg(statement);
     return m;
 }
 
@@ -356,6 +465,38 @@ Migrations::Migration consoleSchema()
                        "   OR NEW.requested_by IS NOT OLD.requested_by OR NEW.client_reference IS NOT OLD.client_reference"
                        " BEGIN DELETE FROM actions_search WHERE id = OLD.id; %1 END").arg(searchInsert),
     };
+    // PostgreSQL: the same count tables, filled the same way; the counts are kept by deferred
+    // constraint triggers, which run at COMMIT — after AuditChain::flush took the chain's lock —
+    // so the few hot count rows are only ever locked under that one lock and two transactions
+    // cannot deadlock on them. The search needs no copy of the columns: pg_trgm GIN indexes on
+    // the lowercased columns serve LIKE '%term%' directly.
+    for (int i = 0; i < 4; ++i)
+        m.postgres << pg(m.statements.at(i));
+    const QString pgBump = QStringLiteral(
+        "INSERT INTO action_state_counts (state, n) VALUES (%1.state, 0) ON CONFLICT (state) DO NOTHING;"
+        " UPDATE action_state_counts SET n = n %2 1 WHERE state = %1.state;"
+        " INSERT INTO action_requester_state_counts (requested_by, state, n) VALUES (%1.requested_by, %1.state, 0)"
+        "   ON CONFLICT (requested_by, state) DO NOTHING;"
+        " UPDATE action_requester_state_counts SET n = n %2 1 WHERE requested_by = %1.requested_by"
+        "   AND state = %1.state;");
+    m.postgres << QStringLiteral("CREATE FUNCTION countersign_counts() RETURNS trigger LANGUAGE plpgsql AS $$"
+                                 " BEGIN"
+                                 "  IF TG_OP = 'UPDATE' THEN %1 END IF;"
+                                 "  %2"
+                                 "  RETURN NULL;"
+                                 " END $$")
+                      .arg(pgBump.arg(QStringLiteral("OLD"), QStringLiteral("-")),
+                           pgBump.arg(QStringLiteral("NEW"), QStringLiteral("+")));
+    m.postgres << QStringLiteral("CREATE CONSTRAINT TRIGGER actions_counts_insert AFTER INSERT ON actions"
+                                 " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION countersign_counts()");
+    m.postgres << QStringLiteral("CREATE CONSTRAINT TRIGGER actions_counts_update AFTER UPDATE OF state, requested_by ON actions"
+                                 " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW"
+                                 " WHEN (NEW.state IS DISTINCT FROM OLD.state OR NEW.requested_by IS DISTINCT FROM OLD.requested_by)"
+                                 " EXECUTE FUNCTION countersign_counts()");
+    m.postgres << QStringLiteral("CREATE EXTENSION IF NOT EXISTS pg_trgm");
+    for (const char *column : {"id", "target_id", "business_reference", "requested_by", "client_reference"})
+        m.postgres << QStringLiteral("CREATE INDEX actions_search_%1 ON actions USING gin (LOWER(%1) gin_trgm_ops)")
+                          .arg(QLatin1String(column));
     return m;
 }
 
@@ -400,6 +541,24 @@ Migrations::Migration sortSchema()
         QStringLiteral("CREATE INDEX actions_by_attempts ON actions (attempt_count, created_at, id, state)"),
         QStringLiteral("CREATE INDEX actions_by_last_event ON actions (last_event_at, created_at, id, state)"),
     };
+    // PostgreSQL: the same columns (a STORED generated column: PostgreSQL 15 has no VIRTUAL one),
+    // the same fill and indexes, the triggers as PL/pgSQL.
+    m.postgres << m.statements.at(0) << m.statements.at(1)
+               << QString(m.statements.at(2)).replace(QStringLiteral("INTEGER GENERATED"), QStringLiteral("BIGINT GENERATED"))
+                      .replace(QStringLiteral(") VIRTUAL"), QStringLiteral(") STORED"))
+               << m.statements.at(3);
+    m.postgres << QStringLiteral("CREATE FUNCTION countersign_attempt_count() RETURNS trigger LANGUAGE plpgsql AS $$"
+                                 " BEGIN UPDATE actions SET attempt_count = attempt_count + 1 WHERE id = NEW.action_id;"
+                                 " RETURN NULL; END $$")
+               << QStringLiteral("CREATE TRIGGER actions_attempt_count AFTER INSERT ON attempts FOR EACH ROW"
+                                 " EXECUTE FUNCTION countersign_attempt_count()")
+               << QStringLiteral("CREATE FUNCTION countersign_last_event() RETURNS trigger LANGUAGE plpgsql AS $$"
+                                 " BEGIN UPDATE actions SET last_event_at = GREATEST(last_event_at, NEW.at)"
+                                 " WHERE id = NEW.action_id; RETURN NULL; END $$")
+               << QStringLiteral("CREATE TRIGGER actions_last_event AFTER INSERT ON audit FOR EACH ROW"
+                                 " WHEN (NEW.action_id IS NOT NULL) EXECUTE FUNCTION countersign_last_event()");
+    for (int i = 6; i < m.statements.size(); ++i)
+        m.postgres << m.statements.at(i);
     return m;
 }
 
@@ -419,6 +578,7 @@ Migrations::Migration tokenLifecycleSchema()
         QStringLiteral("ALTER TABLE users ADD COLUMN last_used_at BIGINT"),
         QStringLiteral("UPDATE users SET token_created_at = created_at"),
     };
+    m.postgres = m.statements;
     return m;
 }
 
@@ -459,6 +619,7 @@ int Migrations::currentVersion(QSqlDatabase &db, LedgerError *error)
 
 LedgerError Migrations::migrate(QSqlDatabase &db, qint64 nowMs)
 {
+    const bool postgres = sql::isPostgres(db);
     LedgerError error;
     {
         // Fast path without the write lock: a current database needs nothing.
@@ -468,18 +629,22 @@ LedgerError Migrations::migrate(QSqlDatabase &db, qint64 nowMs)
             return {};
         }
     }
-    if (!exec(db, QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version ("
-                                 " version INTEGER NOT NULL PRIMARY KEY,"
-                                 " name TEXT NOT NULL,"
-                                 " applied_at BIGINT NOT NULL)"),
-              &error)) {
+    const QString createVersionTable = QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version ("
+                                                      " version INTEGER NOT NULL PRIMARY KEY,"
+                                                      " name TEXT NOT NULL,"
+                                                      " applied_at BIGINT NOT NULL)");
+    if (!postgres && !exec(db, createVersionTable, &error))
         return error;
-    }
     for (const Migration &migration : all()) {
-        if (!exec(db, QStringLiteral("BEGIN IMMEDIATE"), &error))
+        // PostgreSQL: the advisory lock is what BEGIN IMMEDIATE is to SQLite, so instances that
+        // start together apply each migration once; the version table is created under it too.
+        if (!exec(db, postgres ? QStringLiteral("BEGIN") : QStringLiteral("BEGIN IMMEDIATE"), &error))
             return error;
-        const int current = currentVersion(db, &error);
-        bool ok = current >= 0;
+        bool ok = !postgres
+            || (exec(db, QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(kMigrationLockKey), &error)
+                && exec(db, createVersionTable, &error));
+        const int current = ok ? currentVersion(db, &error) : -1;
+        ok = ok && current >= 0;
         if (ok && current > latestVersion()) {
             error = LedgerError(LedgerError::Code::Storage,
                                 QStringLiteral("the ledger's schema version %1 is newer than this program's %2")
@@ -487,7 +652,7 @@ LedgerError Migrations::migrate(QSqlDatabase &db, qint64 nowMs)
             ok = false;
         }
         if (ok && current < migration.version) {
-            for (const QString &statement : migration.statements) {
+            for (const QString &statement : postgres ? migration.postgres : migration.statements) {
                 if (!exec(db, statement, &error)) {
                     ok = false;
                     break;

@@ -17,6 +17,38 @@ bool isBusy(const QSqlError &error)
         || error.databaseText().contains(QStringLiteral("database is locked"));
 }
 
+thread_local bool t_inWriteTransaction = false;
+
+// PostgreSQL's SQLSTATE classes (QPSQL reports them as the native code).
+enum class PgClass { None, Retry, Constraint, ConnectionLost };
+
+// SQLite's native codes are decimal numbers of at most four digits; a SQLSTATE has five
+// characters, so the two never mix.
+PgClass classifyPostgres(const QSqlError &error)
+{
+    const QString state = error.nativeErrorCode().size() == 5 ? error.nativeErrorCode() : QString();
+    // 40001 serialization_failure, 40P01 deadlock_detected, 55P03 lock_not_available
+    // (lock_timeout): the whole transaction is retried. 23505 unique_violation too: two
+    // transactions inserted the same key at once (one proposal reference, one user, one client
+    // Idempotency-Key); run again, the loser sees the winner's row and answers as SQLite would.
+    if (state == u"40001" || state == u"40P01" || state == u"55P03" || state == u"23505")
+        return PgClass::Retry;
+    // 23xxx integrity constraints, P0001 the RAISE of our triggers.
+    if (state.startsWith(u"23") || state == u"P0001")
+        return PgClass::Constraint;
+    // 08xxx connection exceptions, 57P01..57P03 administrator shutdown / crash shutdown / cannot
+    // connect now; no SQLSTATE at all when libpq lost the socket.
+    const QString text = error.databaseText() + u' ' + error.driverText();
+    if (state.startsWith(u"08") || state == u"57P01" || state == u"57P02" || state == u"57P03"
+        || text.contains(QStringLiteral("server closed the connection"))
+        || text.contains(QStringLiteral("no connection to the server"))
+        || text.contains(QStringLiteral("terminating connection"))
+        || text.contains(QStringLiteral("could not connect"))
+        || text.contains(QStringLiteral("connection to server")))
+        return PgClass::ConnectionLost;
+    return PgClass::None;
+}
+
 // Prepared statements kept per thread and connection, so a statement is compiled once, not once
 // per call (compiling an UPDATE of actions also compiles its triggers). Connection names are
 // never reused, so statements of a removed connection are never looked up again; their
@@ -43,6 +75,7 @@ public:
             idle.push_back(std::move(query));
     }
     void clear() { m_pool.clear(); }
+    void forget(const QString &connection) { m_pool.erase(connection); }
 
 private:
     struct Hash
@@ -110,6 +143,14 @@ bool runOnce(QSqlQuery &query, const QString &sql, const QVariantList &values, L
 
 bool plain(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
+    if (isPostgres(db)) {
+        // Transaction control cannot be PREPAREd on PostgreSQL: sent as a simple query.
+        QSqlQuery query(db);
+        if (query.exec(sql))
+            return true;
+        *error = sqlError(query.lastError(), sql);
+        return false;
+    }
     Statement q(db);
     return run(q, sql, {}, error);
 }
@@ -119,8 +160,64 @@ void clearStatementCache()
     statementPool().clear();
 }
 
+void forgetStatements(const QString &connection)
+{
+    statementPool().forget(connection);
+}
+
+Engine engineOf(const QSqlDatabase &db)
+{
+    return db.driverName() == u"QPSQL" ? Engine::Postgres : Engine::Sqlite;
+}
+
+void setInWriteTransaction(bool inside)
+{
+    t_inWriteTransaction = inside;
+}
+
+bool inWriteTransaction()
+{
+    return t_inWriteTransaction;
+}
+
+QString rowLock(const QSqlDatabase &db, const QString &alias, bool skipLocked)
+{
+    if (!t_inWriteTransaction || !isPostgres(db))
+        return QString();
+    QString lock = QStringLiteral(" FOR UPDATE");
+    if (!alias.isEmpty())
+        lock += QStringLiteral(" OF ") + alias;
+    if (skipLocked)
+        lock += QStringLiteral(" SKIP LOCKED");
+    return lock;
+}
+
+QString storedBytesOf(const QSqlDatabase &db, const QString &column)
+{
+    return isPostgres(db) ? QStringLiteral("convert_to(%1, 'UTF8')").arg(column)
+                          : QStringLiteral("CAST(%1 AS BLOB)").arg(column);
+}
+
+QVariant textBytes(const QSqlDatabase &db, const QByteArray &utf8)
+{
+    if (isPostgres(db))
+        return QVariant(QString::fromUtf8(utf8));
+    return QVariant(utf8);
+}
+
 LedgerError sqlError(const QSqlError &error, const QString &sql)
 {
+    switch (classifyPostgres(error)) {
+    case PgClass::Retry:
+        return LedgerError(LedgerError::Code::Busy, QStringLiteral("the ledger database asked for a retry: ") + error.text());
+    case PgClass::Constraint:
+        return LedgerError(LedgerError::Code::Conflict, QStringLiteral("%1 [%2]").arg(error.text(), sql.simplified().left(160)));
+    case PgClass::ConnectionLost:
+        return LedgerError(LedgerError::Code::Unavailable,
+                           QStringLiteral("the ledger database cannot be reached: ") + error.text());
+    case PgClass::None:
+        break;
+    }
     if (isBusy(error))
         return LedgerError(LedgerError::Code::Busy, QStringLiteral("the ledger database is busy: ") + error.text());
     // SQLITE_CONSTRAINT: a trigger or constraint of the schema refused the statement.

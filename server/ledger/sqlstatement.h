@@ -17,9 +17,12 @@ class QSqlError;
 namespace cs::sql {
 
 // Internal to server/ledger/: running statements and mapping values. Together with
-// LedgerDatabase (transactions) and LedgerConnections (connection settings) the only code that
-// knows the SQL dialect (SQLite today): busy and constraint error codes, BEGIN IMMEDIATE,
-// savepoints. Not thread-safe by itself: a Statement lives on the thread of its connection.
+// LedgerDatabase (transactions), LedgerConnections (connection settings) and Migrations (the
+// schema in both dialects) the only code that knows the SQL dialect: SQLite (QSQLITE) or
+// PostgreSQL (QPSQL). The dialect helpers below give the few fragments that differ (row locks,
+// stored bytes); the error mapping turns each engine's codes into Busy (retry the transaction),
+// Conflict (a constraint or trigger refused it), Unavailable (the connection is gone) or Storage.
+// Not thread-safe by itself: a Statement lives on the thread of its connection.
 
 // One statement run by run(): its rows are read through next() and value(). Prepared once per
 // thread and connection and reused: a statement is borrowed for one use and returned reset
@@ -62,6 +65,29 @@ void clearStatementCache();
 
 // Busy (lock), Conflict (a constraint or trigger refused it) or Storage.
 LedgerError sqlError(const QSqlError &error, const QString &sql);
+// The calling thread's statements prepared on `connection`, forgotten (its session was lost:
+// PostgreSQL's prepared statements went with it).
+void forgetStatements(const QString &connection);
+
+// --- dialect -------------------------------------------------------------------------------------
+
+enum class Engine { Sqlite, Postgres };
+Engine engineOf(const QSqlDatabase &db);
+inline bool isPostgres(const QSqlDatabase &db) { return engineOf(db) == Engine::Postgres; }
+
+// LedgerDatabase marks the calling thread while it runs a write body, so reads of rows that the
+// body will change take row locks on PostgreSQL (SQLite's BEGIN IMMEDIATE already holds the
+// whole file).
+void setInWriteTransaction(bool inside);
+bool inWriteTransaction();
+// " FOR UPDATE" (of `alias`'s rows, skipping rows other transactions hold when skipLocked) on
+// PostgreSQL inside a write body; empty on SQLite and in reads. Appended after ORDER BY / LIMIT.
+QString rowLock(const QSqlDatabase &db, const QString &alias = QString(), bool skipLocked = false);
+// A text column read back as the exact UTF-8 bytes stored (CAST AS BLOB / convert_to).
+QString storedBytesOf(const QSqlDatabase &db, const QString &column);
+// Binds UTF-8 bytes to a TEXT column so that exactly those bytes are stored: as bytes on SQLite,
+// as the (valid) text they encode on PostgreSQL, which stores text as UTF-8.
+QVariant textBytes(const QSqlDatabase &db, const QByteArray &utf8);
 
 // --- values ------------------------------------------------------------------------------------
 // Timestamps are BIGINT ms since the epoch, UTC; a null QString binds as SQL NULL, so NOT NULL
