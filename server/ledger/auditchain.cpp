@@ -60,19 +60,12 @@ QByteArray storedText(const QString &value)
     return value.toUtf8();
 }
 
-// One audit row as the bytes in the file: what append() writes and verify() reads back with
-// CAST(… AS BLOB), so the hash is over exactly what is stored and nothing in between (a QString
-// conversion, a JSON reparse) can make a written row fail to verify.
-struct StoredRow
+// One audit row as the bytes in the database: what flush() writes and verify() reads back as
+// bytes (CAST(… AS BLOB), convert_to), so the hash is over exactly what is stored and nothing in
+// between (a QString conversion, a JSON reparse) can make a written row fail to verify.
+struct StoredRow : PendingRow
 {
     qint64 seq = 0;
-    QByteArray actionId;
-    qint64 atMs = 0;
-    QByteArray actor;
-    QByteArray event;
-    QByteArray reason;
-    QByteArray beforeJson;
-    QByteArray afterJson;
     QByteArray prevHash;
 };
 
@@ -214,13 +207,7 @@ LedgerError AuditChain::flush(QSqlDatabase &db, qint64 *lastSeq, QString *xactId
                          " CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), ?, ?)");
     for (const PendingRow &p : std::as_const(pending.rows)) {
         row.seq += 1;
-        row.actionId = p.actionId;
-        row.atMs = p.atMs;
-        row.actor = p.actor;
-        row.event = p.event;
-        row.reason = p.reason;
-        row.beforeJson = p.beforeJson;
-        row.afterJson = p.afterJson;
+        static_cast<PendingRow &>(row) = p;
         const QString hash = chainHashOf(row);
         Statement insert(db);
         const QVariant actionIdValue = row.actionId.isEmpty()

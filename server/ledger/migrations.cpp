@@ -27,11 +27,12 @@ const QStringList &frozenActionColumns()
     return columns;
 }
 
-QString anyColumnChanged(const QStringList &columns)
+// "NEW.a IS NOT OLD.a OR ..." (SQLite's null-safe inequality; PostgreSQL's is IS DISTINCT FROM).
+QString anyColumnChanged(const QStringList &columns, const QString &differs = QStringLiteral("IS NOT"))
 {
     QStringList changed;
     for (const QString &column : columns)
-        changed << QStringLiteral("NEW.%1 IS NOT OLD.%1").arg(column);
+        changed << QStringLiteral("NEW.%1 %2 OLD.%1").arg(column, differs);
     return changed.join(QStringLiteral(" OR "));
 }
 
@@ -52,14 +53,6 @@ QString pg(const QString &ddl)
     out.replace(text, QStringLiteral("TEXT COLLATE \"C\""));
     out.replace(blob, QStringLiteral("BYTEA"));
     return out;
-}
-
-QString pgAnyColumnChanged(const QStringList &columns)
-{
-    QStringList changed;
-    for (const QString &column : columns)
-        changed << QStringLiteral("NEW.%1 IS DISTINCT FROM OLD.%1").arg(column);
-    return changed.join(QStringLiteral(" OR "));
 }
 
 // The PostgreSQL form of forbid(): a row trigger that raises the same message (SQLSTATE P0001),
@@ -283,7 +276,7 @@ Migrations::Migration initialSchema()
         " END $$");
     m.postgres << QStringLiteral("CREATE TRIGGER actions_payload_frozen_after_attempt BEFORE UPDATE ON actions"
                                  " FOR EACH ROW WHEN (%1) EXECUTE FUNCTION countersign_actions_payload_frozen()")
-                      .arg(pgAnyColumnChanged(frozenActionColumns()));
+                      .arg(anyColumnChanged(frozenActionColumns(), QStringLiteral("IS DISTINCT FROM")));
     m.postgres << QStringLiteral("CREATE TRIGGER actions_identity_frozen BEFORE UPDATE ON actions FOR EACH ROW"
                                  " WHEN (NEW.id IS DISTINCT FROM OLD.id OR NEW.proposed_payload IS DISTINCT FROM OLD.proposed_payload"
                                  "   OR NEW.created_at IS DISTINCT FROM OLD.created_at)"
