@@ -15,7 +15,9 @@ packages=(
   libqt6svg6 qt6-qpa-plugins
   sqlite3 libbenchmark-dev
   # The shared ledger (issue 13): libpq's headers for cs_ledger (it asks a QPSQL session whether
-  # it is still alive), the server binaries the tests' private clusters run, pg_trgm (contrib).
+  # it is still alive), the server binaries the tests' private clusters run (tests/support/
+  # pgcluster.h, scripts/pg-cluster.sh), pg_trgm (contrib) for the text search. No system cluster
+  # is created or started: see createcluster.conf below.
   libpq-dev postgresql postgresql-contrib
   # GUI tests and screenshots without a display.
   xvfb xauth x11-apps imagemagick fonts-dejavu-core
@@ -51,6 +53,15 @@ fi
 echo "install-deps: installing ${missing[*]}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
+
+# Installing `postgresql` on Debian would create the cluster 15/main and start its service;
+# postgresql-common reads create_main_cluster from this file first. Written before installing,
+# kept by dpkg (--force-confold) when postgresql-common brings its own.
+conf=/etc/postgresql-common/createcluster.conf
+if ! grep -qs '^[[:space:]]*create_main_cluster[[:space:]]*=[[:space:]]*false' "$conf"; then
+  $SUDO mkdir -p /etc/postgresql-common
+  echo "create_main_cluster = false" | $SUDO tee -a "$conf" >/dev/null
+fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+$SUDO apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-confold "${missing[@]}"

@@ -1,5 +1,7 @@
 #include "tests/api/apitestsupport.h"
 
+#include "tests/support/testledger.h"
+
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
@@ -122,7 +124,11 @@ bool ApiHarness::start(const Options &options, QString *error)
         *error = QStringLiteral("no temporary folder");
         return false;
     }
-    m_dbPath = m_dir.filePath(QStringLiteral("ledger.db"));
+    m_dbPath = cs::test::ledgerLocation(m_dir.filePath(QStringLiteral("ledger.db")));
+    if (m_dbPath.isEmpty()) {
+        *error = QStringLiteral("no ledger location (the private PostgreSQL cluster failed: see the warnings)");
+        return false;
+    }
     const QList<QPair<QString, QString>> users = {
         {QStringLiteral("agent-7"), QStringLiteral("agent")},     {QStringLiteral("agent-8"), QStringLiteral("agent")},
         {QStringLiteral("ana"), QStringLiteral("approver")},      {QStringLiteral("bob"), QStringLiteral("approver")},

@@ -2,8 +2,9 @@
 
 // Shared by the API suites: countersignd and paysim as real subprocesses on 127.0.0.1 with
 // ephemeral ports (their URL is the first line they print), an HTTP client that keeps the Qt event
-// loop running while it waits, and a probe that opens the same ledger file to count what was
-// written and to play the executor's part where a test needs an action in a later state.
+// loop running while it waits, and a probe that opens the same ledger to count what was written
+// and to play the executor's part where a test needs an action in a later state. The ledger is at
+// cs::test::ledgerLocation(): a SQLite file, or a PostgreSQL database under the _postgres tests.
 
 #include "server/ledger/ledger.h"
 
@@ -75,9 +76,9 @@ public:
     QString token(const QString &user) const { return m_tokens.value(user); }
     QUrl api() const;             // http://127.0.0.1:PORT/api/v1
     QUrl paysimUrl() const { return m_paysim.url(); }
-    QString dbPath() const { return m_dbPath; }
+    QString dbPath() const { return m_dbPath; } // the --db location: a file or a postgresql:// URI
     ServiceProcess &countersignd() { return m_countersignd; }
-    // The test process's own handle on the same ledger file (reads; executor stand-in).
+    // The test process's own handle on the same ledger (reads; executor stand-in).
     cs::Ledger &ledger() { return *m_ledger; }
 
     // Runs `countersignd user add` and returns the token (the last word it printed).

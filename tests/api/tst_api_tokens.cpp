@@ -4,6 +4,7 @@
 #include "apitestsupport.h"
 
 #include "server/api/userstore.h"
+#include "tests/support/testledger.h"
 
 #include "models/actionrecord.h"
 
@@ -255,7 +256,7 @@ private slots:
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("sk_test_x\n");
         file.close();
-        const Run serve = countersignd({QStringLiteral("serve"), QStringLiteral("--db"), dir.filePath(QStringLiteral("l.db")),
+        const Run serve = countersignd({QStringLiteral("serve"), QStringLiteral("--db"), cs::test::ledgerLocation(dir.filePath(QStringLiteral("l.db"))),
                                         QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--provider"),
                                         QStringLiteral("stripe"), QStringLiteral("--provider-url"), url,
                                         QStringLiteral("--provider-key-file"), key});

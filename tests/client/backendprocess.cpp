@@ -1,5 +1,7 @@
 #include "tests/client/backendprocess.h"
 
+#include "tests/support/testledger.h"
+
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -61,7 +63,7 @@ BackendProcess::~BackendProcess()
 
 QString BackendProcess::ledgerPath() const
 {
-    return m_dir.filePath(QStringLiteral("ledger.db"));
+    return m_ledgerLocation;
 }
 
 QString BackendProcess::tokenFile(const QString &user) const
@@ -160,6 +162,11 @@ bool BackendProcess::start(int seedCharges, const QStringList &extraServeArgumen
         return false;
     }
     m_serveArguments = extraServeArguments;
+    m_ledgerLocation = cs::test::ledgerLocation(m_dir.filePath(QStringLiteral("ledger.db")));
+    if (m_ledgerLocation.isEmpty()) {
+        m_error = QStringLiteral("no ledger location (the private PostgreSQL cluster failed: see the warnings)");
+        return false;
+    }
     if (!startPaysim(seedCharges))
         return false;
     const QList<QPair<QString, QString>> users{

@@ -3,7 +3,9 @@
 // A real countersignd with a real paysim behind it, as subprocesses on 127.0.0.1 with ephemeral
 // ports, for the console's client and GUI tests. Users of every role are created with
 // `countersignd user add`; helpers act as an agent (propose) or straight at paysim (to plant
-// evidence) through plain HTTP, never through the code under test.
+// evidence) through plain HTTP, never through the code under test. The ledger is at
+// cs::test::ledgerLocation() (tests/support/testledger.h): a SQLite file in directory(), or a
+// PostgreSQL database when COUNTERSIGN_TEST_ENGINE=postgres.
 
 #include <QJsonObject>
 #include <QMap>
@@ -31,7 +33,7 @@ public:
     QUrl url() const { return m_url; }       // http://127.0.0.1:PORT
     QUrl paysimUrl() const { return m_paysimUrl; }
     quint16 port() const { return quint16(m_url.port()); }
-    QString ledgerPath() const;
+    QString ledgerPath() const; // the --db location (a file or a postgresql:// URI), set by start()
 
     // Tokens by user name: agent7 (agent), ana and ben (approver), sue (supervisor),
     // audrey (auditor), root (admin).
@@ -82,5 +84,6 @@ private:
     QUrl m_paysimUrl;
     QMap<QString, QString> m_tokens;
     QStringList m_serveArguments;
+    QString m_ledgerLocation;
     QString m_error;
 };

@@ -1,8 +1,9 @@
 // Child process for tst_execution_processes and the chaos harness (tests/chaos): a real executor
-// (workers + reconciler rounds + expired-lease recovery) on a ledger file, talking to a paysim
-// over loopback, so tests can race processes and SIGKILL one at an exact point or at random.
+// (workers + reconciler rounds + expired-lease recovery) on a ledger (a SQLite file or a
+// postgresql:// URI), talking to a paysim over loopback, so tests can race processes and SIGKILL
+// one at an exact point or at random.
 //
-//   executor_child --db PATH --provider-url URL --key-file PATH [--workers N] [--timeout-ms N]
+//   executor_child --db PATH|URI --provider-url URL --key-file PATH [--workers N] [--timeout-ms N]
 //                  [--lease-ms N] [--name NAME] [--start-file PATH] [--stop-file PATH]
 //                  [--pause-at committed|answered] [--clock-file PATH] [--max-busy-retries N]
 //                  [--ambiguous-lookups N] [--backoff-max-ms N]
@@ -58,7 +59,7 @@ int main(int argc, char *argv[])
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.addOptions({
-        {QStringLiteral("db"), QStringLiteral("Ledger file."), QStringLiteral("path")},
+        {QStringLiteral("db"), QStringLiteral("Ledger: a SQLite file or a postgresql:// URI."), QStringLiteral("location")},
         {QStringLiteral("provider-url"), QStringLiteral("paysim base URL."), QStringLiteral("url")},
         {QStringLiteral("key-file"), QStringLiteral("Secret key file."), QStringLiteral("path")},
         {QStringLiteral("workers"), QStringLiteral("Worker threads."), QStringLiteral("n"), QStringLiteral("2")},

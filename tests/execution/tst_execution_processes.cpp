@@ -3,6 +3,7 @@
 // is committed — once before paysim committed, once after — then a restarted one finishing.
 
 #include "tests/execution/executiontestsupport.h"
+#include "tests/support/testledger.h"
 
 #include <QFile>
 #include <QProcess>
@@ -45,7 +46,7 @@ void TestExecutionProcesses::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
-    m_dbPath = m_dir->filePath(QStringLiteral("ledger.db"));
+    m_dbPath = ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")));
     m_keyFile = writeSecretKeyFile(*m_dir);
     m_sim = std::make_unique<Paysim>();
     QVERIFY(m_sim->start());

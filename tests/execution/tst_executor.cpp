@@ -6,6 +6,7 @@
 #include "server/executor.h"
 #include "server/stripeclient.h"
 #include "tests/execution/executiontestsupport.h"
+#include "tests/support/testledger.h"
 
 #include <QJsonDocument>
 #include <QMutex>
@@ -95,7 +96,7 @@ void TestExecutor::cleanup()
 void TestExecutor::openLedger()
 {
     m_ledger = std::make_unique<Ledger>();
-    QVERIFY(m_ledger->open(m_dir->filePath(QStringLiteral("ledger.db"))).ok());
+    QVERIFY(m_ledger->open(ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")))).ok());
 }
 
 std::unique_ptr<Executor> TestExecutor::makeExecutor(const ExecutionConfig &config)

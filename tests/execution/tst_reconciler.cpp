@@ -11,6 +11,7 @@
 #include "server/reconciler.h"
 #include "server/stripeclient.h"
 #include "tests/execution/executiontestsupport.h"
+#include "tests/support/testledger.h"
 
 #include <QJsonDocument>
 #include <QTest>
@@ -67,6 +68,7 @@ private:
     std::unique_ptr<Paysim> m_sim;
     std::unique_ptr<StripeClient> m_client;
     RefundOutcome m_lostAnswer; // what the lost request really got
+    QString m_location;
 };
 
 void TestReconciler::init()
@@ -80,7 +82,8 @@ void TestReconciler::init()
     m_ledger = std::make_unique<Ledger>();
     Ledger::Options options;
     options.clock = m_clock.clock();
-    QVERIFY(m_ledger->open(m_dir->filePath(QStringLiteral("ledger.db")), options).ok());
+    m_location = ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")));
+    QVERIFY(m_ledger->open(m_location, options).ok());
 }
 
 void TestReconciler::cleanup()
@@ -355,7 +358,7 @@ void TestReconciler::scheduleSurvivesARestart()
     m_ledger = std::make_unique<Ledger>();
     Ledger::Options options;
     options.clock = m_clock.clock();
-    QVERIFY(m_ledger->open(m_dir->filePath(QStringLiteral("ledger.db")), options).ok());
+    QVERIFY(m_ledger->open(m_location, options).ok());
     QCOMPARE(m_ledger->evidence().reconcileSchedule(action.id)->tries, 1);
     m_clock.advance(61 * 1000);
     QCOMPARE(m_ledger->evidence().dueForReconciliation()->size(), 1);

@@ -5,6 +5,7 @@
 #include "server/webhookreceiver.h"
 #include "simulator/webhooksignature.h"
 #include "tests/execution/executiontestsupport.h"
+#include "tests/support/testledger.h"
 
 #include <QJsonDocument>
 #include <QPointer>
@@ -164,7 +165,7 @@ void TestWebhookReceiver::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
     m_ledger = std::make_unique<Ledger>();
-    QVERIFY(m_ledger->open(m_dir->filePath(QStringLiteral("ledger.db"))).ok());
+    QVERIFY(m_ledger->open(ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")))).ok());
     m_receiver = std::make_unique<WebhookReceiver>(m_ledger->evidence(), m_ledger->reader(), WebhookReceiver::Options{Secret, 300s});
 }
 

@@ -1,7 +1,8 @@
-// Child process for tst_ledger_race and tst_ledger_crash: opens a ledger file and works on one
-// action, so tests can race real processes and kill one mid-flight.
+// Child process for tst_ledger_race and tst_ledger_crash: opens a ledger (a SQLite file or a
+// postgresql:// URI) and works on one action, so tests can race real processes and kill one
+// mid-flight.
 //
-//   ledger_claimer --db PATH --action ID --executor NAME [--lease-ms N] [--start-file PATH]
+//   ledger_claimer --db PATH|URI --action ID --executor NAME [--lease-ms N] [--start-file PATH]
 //                  [--mode claim|hold|retry-hold]
 //
 // Prints "ready" once the ledger is open, then waits for --start-file to exist (if given).
@@ -25,7 +26,7 @@ int main(int argc, char *argv[])
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
     parser.addOptions({
-        {QStringLiteral("db"), QStringLiteral("Ledger file."), QStringLiteral("path")},
+        {QStringLiteral("db"), QStringLiteral("Ledger: a SQLite file or a postgresql:// URI."), QStringLiteral("location")},
         {QStringLiteral("action"), QStringLiteral("Action id."), QStringLiteral("id")},
         {QStringLiteral("executor"), QStringLiteral("Executor id."), QStringLiteral("name")},
         {QStringLiteral("lease-ms"), QStringLiteral("Lease duration."), QStringLiteral("ms"), QStringLiteral("30000")},

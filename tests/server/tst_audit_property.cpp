@@ -15,6 +15,7 @@
 #include "server/ledger/ledger.h"
 #include "tests/server/ledgertestsupport.h"
 #include "tests/server/randomtext.h"
+#include "tests/support/testledger.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -51,7 +52,7 @@ void TestAuditProperty::init()
     m_ledger = std::make_unique<Ledger>();
     Ledger::Options options;
     options.clock = m_clock.clock();
-    QVERIFY(m_ledger->open(m_dir->filePath(QStringLiteral("ledger.db")), options).ok());
+    QVERIFY(m_ledger->open(ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db"))), options).ok());
 }
 
 void TestAuditProperty::cleanup()

@@ -1,4 +1,5 @@
-// The ledger's operations against a real SQLite file: proposals and their idempotency, approval
+// The ledger's operations against a real ledger — a SQLite file, or a PostgreSQL database under
+// tst_ledger_postgres (tests/support/testledger.h): proposals and their idempotency, approval
 // and key rules, amendments, claims, attempt outcomes, leases and their recovery, lookups,
 // reconciliation, optimistic concurrency and list paging.
 
@@ -6,6 +7,7 @@
 #include "server/ledger/ledger.h"
 #include "server/ledger/migrations.h"
 #include "tests/server/ledgertestsupport.h"
+#include "tests/support/testledger.h"
 
 #include "models/fingerprint.h"
 
@@ -121,7 +123,7 @@ void TestLedger::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
-    m_path = m_dir->filePath(QStringLiteral("ledger.db"));
+    m_path = ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")));
     m_clock = ManualClock();
     m_store = std::make_unique<Ledger>();
     const LedgerError error = m_store->open(m_path, options());
@@ -627,9 +629,9 @@ void TestLedger::fingerprintDriftStopsForReview()
     {
         // Someone changes the amount behind the ledger's back before anything was sent (the
         // trigger allows it: no attempt yet). What runs must never drift from what was approved.
-        QSqlDatabase raw = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw-drift"));
-        raw.setDatabaseName(m_path);
-        QVERIFY(raw.open());
+        QString error;
+        QSqlDatabase raw = openRawDatabase(m_path, QStringLiteral("raw-drift"), &error);
+        QVERIFY2(raw.isOpen(), qPrintable(error));
         QSqlQuery q(raw);
         QVERIFY(q.prepare(QStringLiteral("UPDATE actions SET amount = 4500 WHERE id = ?")));
         q.addBindValue(drifted.id);
@@ -1230,6 +1232,7 @@ void TestLedger::followUps()
 
 void TestLedger::readsDoNotTakeWriteLock()
 {
+    SKIP_ON_POSTGRES("SQLite's one write lock (BEGIN IMMEDIATE, WAL readers, busy_timeout)");
     const ActionRecord p = propose(QStringLiteral("ref-1"));
     const QString name = QStringLiteral("raw-writer");
     {

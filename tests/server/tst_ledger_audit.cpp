@@ -1,8 +1,10 @@
 // Invariant 9: the audit log is hash-chained and verifyAudit() finds any edit. The attacker here
-// has the database file: drops the append-only triggers first, then edits or deletes rows.
+// has the database (the SQLite file, or PostgreSQL's superuser under tst_ledger_audit_postgres):
+// turns the append-only triggers off first, then edits or deletes rows.
 
 #include "server/ledger/ledger.h"
 #include "tests/server/ledgertestsupport.h"
+#include "tests/support/testledger.h"
 
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -34,6 +36,7 @@ private slots:
 private:
     void runWorkload();
     bool attack(const QStringList &statements, QString *error);
+    static QString disableTrigger(const QString &sqliteTrigger);
     QList<AuditEvent> log() const { return m_store->reader().auditLog(0, 100000).value(); }
 
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -46,7 +49,7 @@ void TestLedgerAudit::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
-    m_path = m_dir->filePath(QStringLiteral("ledger.db"));
+    m_path = ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")));
     m_store = std::make_unique<Ledger>();
     Ledger::Options options;
     options.clock = m_clock.clock();
@@ -107,9 +110,8 @@ bool TestLedgerAudit::attack(const QStringList &statements, QString *error)
 {
     bool ok = true;
     {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("attacker"));
-        db.setDatabaseName(m_path);
-        ok = db.open();
+        QSqlDatabase db = openRawDatabase(m_path, QStringLiteral("attacker"), error);
+        ok = db.isOpen();
         for (const QString &sql : statements) {
             QSqlQuery q(db);
             if (ok && !q.exec(sql)) {
@@ -120,6 +122,14 @@ bool TestLedgerAudit::attack(const QStringList &statements, QString *error)
     }
     QSqlDatabase::removeDatabase(QStringLiteral("attacker"));
     return ok;
+}
+
+// SQLite: drop the one trigger; PostgreSQL (whose triggers belong to their table): turn every
+// trigger of the audit table off, which its owner may.
+QString TestLedgerAudit::disableTrigger(const QString &sqliteTrigger)
+{
+    return onPostgres() ? QStringLiteral("ALTER TABLE audit DISABLE TRIGGER USER")
+                        : QStringLiteral("DROP TRIGGER ") + sqliteTrigger;
 }
 
 void TestLedgerAudit::chainVerifiesAfterManyOperations()
@@ -192,7 +202,7 @@ void TestLedgerAudit::editedRowIsDetected()
     const QList<AuditEvent> events = log();
     const qint64 target = events.size() / 2;
     QString error;
-    QVERIFY2(attack({QStringLiteral("DROP TRIGGER audit_no_update"),
+    QVERIFY2(attack({disableTrigger(QStringLiteral("audit_no_update")),
                      QStringLiteral("UPDATE audit SET %1 WHERE seq = %2").arg(assignment).arg(target)},
                     &error),
              qPrintable(error));
@@ -224,7 +234,7 @@ void TestLedgerAudit::deletedRowIsDetected()
     QFETCH(int, which);
     const qint64 target = which == 0 ? 1 : log().size() / 2;
     QString error;
-    QVERIFY2(attack({QStringLiteral("DROP TRIGGER audit_no_delete"),
+    QVERIFY2(attack({disableTrigger(QStringLiteral("audit_no_delete")),
                      QStringLiteral("DELETE FROM audit WHERE seq = %1").arg(target)},
                     &error),
              qPrintable(error));

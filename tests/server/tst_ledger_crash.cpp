@@ -5,6 +5,7 @@
 
 #include "server/ledger/ledger.h"
 #include "tests/server/ledgertestsupport.h"
+#include "tests/support/testledger.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -42,7 +43,7 @@ void TestLedgerCrash::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
-    m_path = m_dir->filePath(QStringLiteral("ledger.db"));
+    m_path = ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")));
 }
 
 void TestLedgerCrash::cleanup()

@@ -4,6 +4,7 @@
 
 #include "server/ledger/ledger.h"
 #include "tests/server/ledgertestsupport.h"
+#include "tests/support/testledger.h"
 
 #include <QFile>
 #include <QProcess>
@@ -43,7 +44,7 @@ void TestLedgerRace::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
-    m_path = m_dir->filePath(QStringLiteral("ledger.db"));
+    m_path = ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")));
     m_store = std::make_unique<Ledger>();
     QVERIFY(m_store->open(m_path).ok());
 }

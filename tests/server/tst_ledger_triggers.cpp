@@ -1,9 +1,11 @@
 // Invariant 2 and the append-only tables, enforced by the database itself: raw SQL through a
 // separate connection (as a buggy component or a careless operator would send it) is refused by
 // the schema's triggers, and the data is unchanged; the statements the ledger needs still work.
+// On both engines (tests/support/testledger.h): QSQLITE on the file, QPSQL on the database.
 
 #include "server/ledger/ledger.h"
 #include "tests/server/ledgertestsupport.h"
+#include "tests/support/testledger.h"
 
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -51,7 +53,7 @@ void TestLedgerTriggers::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
-    const QString path = m_dir->filePath(QStringLiteral("ledger.db"));
+    const QString path = ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")));
     m_store = std::make_unique<Ledger>();
     Ledger::Options options;
     options.clock = m_clock.clock();
@@ -88,11 +90,8 @@ void TestLedgerTriggers::init()
     QVERIFY(m_store->execution().claim(open.id, QStringLiteral("exec-1"), 30s).ok());
     m_open = m_store->reader().action(open.id).value();
 
-    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_rawName);
-    db.setDatabaseName(path);
-    QVERIFY(db.open());
-    QSqlQuery pragma(db);
-    QVERIFY(pragma.exec(QStringLiteral("PRAGMA foreign_keys = ON")));
+    QString error;
+    QVERIFY2(openRawDatabase(path, m_rawName, &error).isOpen(), qPrintable(error));
 }
 
 void TestLedgerTriggers::cleanup()
