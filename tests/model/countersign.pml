@@ -2,18 +2,19 @@
  * countersign.pml — a Promela model of Countersign's execution protocol for ONE approved action:
  * claim -> lease -> send -> record -> rescue -> reconcile (docs/EXECUTION.md, docs/MODEL.md).
  *
- * Processes: two executors on different hosts (E1, E2: server/executor.cpp), the reconciler
- * (R: server/reconciler.cpp), a supervisor (H: EvidenceStore::reconcile from the console) and the
- * clock (lease expiry, the key window's end, the provider pruning the key). The ledger is the
- * global state below; each ledger transaction is ONE atomic step named like the C++ function it
- * models (server/ledger/executionstore.cpp, server/ledger/evidencestore.cpp). The provider
- * (simulator/, Stripe's idempotency semantics) is the inline `arrive`.
+ * Processes: two countersignd instances on different hosts (Instance 1 and 2: each one executor
+ * worker of server/executor.cpp that also runs reconciliation rounds, server/reconciler.cpp, and
+ * the recovery sweep, as the code's workers do), a supervisor (EvidenceStore::reconcile from the
+ * console) and the clock (lease expiry, the key window's end, the provider pruning the key). The
+ * ledger is the global state below; each ledger transaction is ONE atomic step named like the C++
+ * function it models (server/ledger/executionstore.cpp, server/ledger/evidencestore.cpp). The
+ * provider (simulator/, Stripe's idempotency semantics) is the inline `arrive`.
  *
  * Pauses: Promela interleaves freely and assumes no fairness, so every process may stop for any
  * time between any two of its steps — a GC pause, SIGSTOP, a slow disk — while the others and the
- * clock go on (its lease may expire meanwhile). Crashes: at every CRASH_POINT a process may die;
+ * clock go on (its lease may expire meanwhile). Crashes: before every step a process may die;
  * it restarts with a fresh incarnation id (the executor id is unique per incarnation), its local
- * state lost, the ledger and the provider unchanged.
+ * state lost, the ledger and the provider unchanged (MAYBE_CRASH before every step).
  *
  * Checked (DESIGN.md "Invariants"): 1 (at most one provider refund; exactly one iff COMPLETED),
  * 4 (one key per action), 6 (a timeout never becomes REJECTED directly), 8 (one executor per
