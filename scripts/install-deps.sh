@@ -31,6 +31,8 @@ packages=(
   # The libFuzzer targets (scripts/fuzz.sh): clang-14's -fsanitize=fuzzer,address,undefined links
   # the runtimes in libclang-rt-14-dev, which clang-14 only recommends (not installed here).
   clang-14 libclang-rt-14-dev libfuzzer-14-dev
+  # The Promela model of the execution protocol (tests/model/): spin writes pan.c, gcc builds it.
+  spin
 )
 
 missing=()
