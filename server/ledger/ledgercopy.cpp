@@ -12,6 +12,8 @@
 #include <QFileInfo>
 #include <QHash>
 #include <QSet>
+#include <QSqlDriver>
+#include <QSqlField>
 #include <QSqlQuery>
 #include <QtEndian>
 
@@ -207,47 +209,46 @@ LedgerResult<LedgerCopy::Table> digestOf(QSqlDatabase &db, const TableSpec &tabl
 }
 
 // Rows for one INSERT … VALUES (…), (…) at a time: one round trip per batch instead of per row.
+// The values are written as literals by the driver's own formatValue (what QPSQL's prepared
+// statements do too), sent as one simple query: nothing to PREPARE, so nothing to DEALLOCATE
+// in a transaction a refused batch has aborted.
 class BatchInsert
 {
 public:
     BatchInsert(QSqlDatabase &db, const QString &table, const QStringList &columns, int batchRows,
                 const QString &suffix = QString())
-        : m_db(db), m_table(table), m_columns(columns), m_suffix(suffix),
-          m_batchRows(std::max(1, std::min(batchRows, 30000 / std::max<int>(1, int(columns.size())))))
+        : m_db(db), m_table(table), m_columns(columns), m_suffix(suffix), m_batchRows(std::max(1, batchRows))
     {
     }
 
     LedgerError add(const QVariantList &row)
     {
+        QStringList literals;
+        literals.reserve(row.size());
         for (const QVariant &value : row) {
-            if (value.typeId() == QMetaType::QString)
-                m_bytes += value.toString().size() * 2;
-            else if (value.typeId() == QMetaType::QByteArray)
-                m_bytes += value.toByteArray().size();
+            QSqlField field(QString(), value.metaType());
+            field.setValue(value);
+            literals << m_db.driver()->formatValue(field);
         }
-        m_values.append(row);
-        ++m_rows;
-        if (m_rows >= m_batchRows || m_bytes > (4 << 20))
+        const QString tuple = u'(' + literals.join(QStringLiteral(", ")) + u')';
+        m_bytes += tuple.size();
+        m_tuples << tuple;
+        if (m_tuples.size() >= m_batchRows || m_bytes > (4 << 20))
             return flush();
         return {};
     }
 
     LedgerError flush()
     {
-        if (m_rows == 0)
+        if (m_tuples.isEmpty())
             return {};
-        const QString one = u'(' + QStringList(m_columns.size(), QStringLiteral("?")).join(QStringLiteral(", ")) + u')';
         const QString sql = QStringLiteral("INSERT INTO %1 (%2) VALUES %3%4")
-                                .arg(m_table, m_columns.join(QStringLiteral(", ")),
-                                     QStringList(m_rows, one).join(QStringLiteral(", ")), m_suffix);
+                                .arg(m_table, m_columns.join(QStringLiteral(", ")), m_tuples.join(QStringLiteral(", ")),
+                                     m_suffix);
         LedgerError error;
-        {
-            sql::Statement insert(m_db);
-            if (!sql::run(insert, sql, m_values, &error))
-                return LedgerError(error.code(), QStringLiteral("copying table %1: %2").arg(m_table, error.message()));
-        }
-        m_values.clear();
-        m_rows = 0;
+        if (!sql::plain(m_db, sql, &error))
+            return LedgerError(error.code(), QStringLiteral("copying table %1: %2").arg(m_table, error.message().left(600)));
+        m_tuples.clear();
         m_bytes = 0;
         return {};
     }
@@ -258,8 +259,7 @@ private:
     const QStringList m_columns;
     const QString m_suffix;
     const int m_batchRows;
-    QVariantList m_values;
-    int m_rows = 0;
+    QStringList m_tuples;
     qint64 m_bytes = 0;
 };
 
