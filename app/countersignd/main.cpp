@@ -273,7 +273,7 @@ int runMigrate(const QStringList &arguments)
                                " chain, row counts and a digest of every table) before it commits; stop the SQLite"
                                " instance first."));
     parser.addHelpOption();
-    const QCommandLineOption from(QStringLiteral("from"), QStringLiteral("The SQLite ledger to copy (latest schema)."),
+    const QCommandLineOption from(QStringLiteral("from"), QStringLiteral("The SQLite ledger to copy (brought to the latest schema first)."),
                                   QStringLiteral("FILE"));
     const QCommandLineOption to(QStringLiteral("to"), QStringLiteral("An empty PostgreSQL database (libpq URI)."),
                                 QStringLiteral("URI"));
