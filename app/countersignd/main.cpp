@@ -1,14 +1,17 @@
 // countersignd: the Countersign backend (docs/API.md). Parses a subcommand, wires the ledger, the
 // provider adapter and the REST API, and runs. All logic lives in cs_server and cs_api.
 //
-//   countersignd serve --db FILE [--listen 127.0.0.1:8470] --provider stripe|paysim
+//   countersignd serve --db FILE|URI [--listen 127.0.0.1:8470] --provider stripe|paysim
 //                      --provider-url URL --provider-key-file FILE ...
-//   countersignd user add NAME --role ROLE [--expires WHEN] --db FILE   (prints the new token as its last word)
-//   countersignd user token rotate NAME [--expires WHEN] --db FILE      (likewise)
-//   countersignd user disable|enable NAME --db FILE
-//   countersignd user list --db FILE
-//   countersignd audit verify --db FILE
-//   countersignd migrate --db FILE
+//   countersignd user add NAME --role ROLE [--expires WHEN] --db FILE|URI   (prints the new token as its last word)
+//   countersignd user token rotate NAME [--expires WHEN] --db FILE|URI      (likewise)
+//   countersignd user disable|enable NAME --db FILE|URI
+//   countersignd user list --db FILE|URI
+//   countersignd audit verify --db FILE|URI
+//   countersignd migrate --db FILE|URI
+//   countersignd migrate --from FILE --to URI                             (SQLite -> PostgreSQL)
+// URI: postgresql://USER@HOST:PORT/DBNAME; its password from --db-password-file FILE or libpq's
+// own sources (PGPASSFILE, ~/.pgpass), never on the command line.
 #include "lifecycle/terminationsignals.h"
 #include "server/api/apiserver.h"
 #include "server/api/auththrottle.h"
@@ -18,6 +21,7 @@
 #include "server/executionconfig.h"
 #include "server/executor.h"
 #include "server/ledger/ledger.h"
+#include "server/ledger/ledgercopy.h"
 #include "server/stripeclient.h"
 #include "server/webhookreceiver.h"
 
@@ -51,18 +55,39 @@ QStringList subArguments(const QStringList &arguments, int skip)
 
 const QCommandLineOption &dbOption()
 {
-    static const QCommandLineOption option(QStringLiteral("db"), QStringLiteral("The ledger's SQLite file."),
-                                           QStringLiteral("FILE"));
+    static const QCommandLineOption option(
+        QStringLiteral("db"),
+        QStringLiteral("The ledger: a SQLite file, or a PostgreSQL database as a libpq URI"
+                       " postgresql://USER@HOST:PORT/DBNAME[?sslmode=...] (no password in it)."),
+        QStringLiteral("FILE|URI"));
     return option;
 }
 
-bool openLedger(cs::Ledger &ledger, const QCommandLineParser &parser, QString *error)
+const QCommandLineOption &passwordFileOption()
+{
+    static const QCommandLineOption option(
+        QStringLiteral("db-password-file"),
+        QStringLiteral("PostgreSQL: a file (mode 0600) whose first line is the password; without it libpq's own"
+                       " sources (PGPASSFILE, ~/.pgpass)."),
+        QStringLiteral("FILE"));
+    return option;
+}
+
+// --db and --db-password-file, for every subcommand that opens a ledger.
+QList<QCommandLineOption> ledgerOptions()
+{
+    return {dbOption(), passwordFileOption()};
+}
+
+bool openLedger(cs::Ledger &ledger, const QCommandLineParser &parser, QString *error,
+                cs::Ledger::Options options = {})
 {
     if (!parser.isSet(dbOption())) {
-        *error = QStringLiteral("--db FILE is required");
+        *error = QStringLiteral("--db FILE|URI is required");
         return false;
     }
-    const cs::LedgerError opened = ledger.open(parser.value(dbOption()));
+    options.passwordFile = parser.value(passwordFileOption());
+    const cs::LedgerError opened = ledger.open(parser.value(dbOption()), options);
     if (!opened.ok()) {
         *error = QStringLiteral("cannot open the ledger: ") + opened.toString();
         return false;
@@ -107,10 +132,11 @@ int runUser(const QStringList &arguments)
     const bool tokenVerb = arguments.value(2) == u"token";
     const QString verb = tokenVerb ? QStringLiteral("token ") + arguments.value(3) : arguments.value(2);
     const QString usage = QStringLiteral(
-        "usage: countersignd user add NAME --role ROLE [--expires 30d|DATE|never] --db FILE\n"
-        "       countersignd user token rotate NAME [--expires 30d|DATE|never] --db FILE\n"
-        "       countersignd user disable NAME --db FILE | user enable NAME --db FILE\n"
-        "       countersignd user list --db FILE");
+        "usage: countersignd user add NAME --role ROLE [--expires 30d|DATE|never] --db FILE|URI\n"
+        "       countersignd user token rotate NAME [--expires 30d|DATE|never] --db FILE|URI\n"
+        "       countersignd user disable NAME --db FILE|URI | user enable NAME --db FILE|URI\n"
+        "       countersignd user list --db FILE|URI\n"
+        "       (a URI's password: --db-password-file FILE)");
     QCommandLineParser parser;
     parser.setApplicationDescription(usage);
     parser.addHelpOption();
@@ -121,7 +147,7 @@ int runUser(const QStringList &arguments)
         QStringLiteral("When the token stops working: 30d, 12h, 2027-01-31 (00:00 UTC), 2027-01-31T12:00:00Z or never "
                        "(add: never by default; rotate: the old token's lifetime from now)."),
         QStringLiteral("WHEN"));
-    parser.addOptions({dbOption(), role, expires});
+    parser.addOptions(ledgerOptions() + QList<QCommandLineOption>{role, expires});
     parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("The user's name."));
     parser.process(subArguments(arguments, tokenVerb ? 3 : 2));
 
@@ -188,20 +214,19 @@ int runUser(const QStringList &arguments)
 int runAudit(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("countersignd audit verify --db FILE"));
+    const QString usage = QStringLiteral("countersignd audit verify --db FILE|URI [--db-password-file FILE]");
+    parser.setApplicationDescription(usage);
     parser.addHelpOption();
-    parser.addOption(dbOption());
+    parser.addOptions(ledgerOptions());
     parser.process(subArguments(arguments, 2));
     if (arguments.value(2) != u"verify")
-        return fail(QStringLiteral("usage: countersignd audit verify --db FILE"));
+        return fail(QStringLiteral("usage: ") + usage);
     cs::Ledger ledger;
     cs::Ledger::Options options;
     options.recoverExpiredLeasesOnOpen = false; // verifying must not write
     QString error;
-    if (!parser.isSet(dbOption()))
-        return fail(QStringLiteral("--db FILE is required"));
-    if (const cs::LedgerError opened = ledger.open(parser.value(dbOption()), options); !opened.ok())
-        return fail(QStringLiteral("cannot open the ledger: ") + opened.toString());
+    if (!openLedger(ledger, parser, &error, options))
+        return fail(error);
     const auto verification = ledger.reader().verifyAudit();
     if (!verification.ok())
         return fail(verification.error().toString(), 1);
@@ -215,13 +240,50 @@ int runAudit(const QStringList &arguments)
     return 0;
 }
 
+// migrate --from FILE --to URI: the copy (cs::LedgerCopy), with what it copied and checked.
+int runCopy(const QString &from, const QString &to, const QString &passwordFile)
+{
+    cs::LedgerCopy::Options options;
+    options.passwordFile = passwordFile;
+    options.progress = [](const QString &table, qint64 rows) {
+        QTextStream(stderr) << "countersignd: copied " << table << " (" << rows << (rows == 1 ? " row)" : " rows)")
+                            << Qt::endl;
+    };
+    const auto copied = cs::LedgerCopy::copy(from, to, options);
+    if (!copied.ok())
+        return fail(copied.error().message(), 1);
+    QTextStream out(stdout);
+    out << "copied " << copied->source << " (schema version " << copied->schemaVersion << ") into " << copied->target
+        << (copied->createdSchema ? "" : " (its empty ledger schema)") << " in " << copied->elapsedMs << " ms" << Qt::endl;
+    for (const cs::LedgerCopy::Table &table : copied->tables)
+        out << "  " << table.name << ' ' << table.rows << " rows, sha256 " << table.digest << " on both sides" << Qt::endl;
+    out << "audit chain verified on both sides: " << copied->auditRows << " rows"
+        << (copied->auditHead.isEmpty() ? QString() : QStringLiteral(", last hash ") + copied->auditHead) << Qt::endl;
+    return 0;
+}
+
 int runMigrate(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("countersignd migrate --db FILE"));
+    const QString usage = QStringLiteral("countersignd migrate --db FILE|URI [--db-password-file FILE]\n"
+                                         "       countersignd migrate --from FILE --to URI [--db-password-file FILE]");
+    parser.setApplicationDescription(
+        usage + QStringLiteral("\n\nThe first brings a ledger to the latest schema. The second copies a SQLite ledger"
+                               " into an empty PostgreSQL database in one transaction and verifies the copy (audit"
+                               " chain, row counts and a digest of every table) before it commits; stop the SQLite"
+                               " instance first."));
     parser.addHelpOption();
-    parser.addOption(dbOption());
+    const QCommandLineOption from(QStringLiteral("from"), QStringLiteral("The SQLite ledger to copy (brought to the latest schema first)."),
+                                  QStringLiteral("FILE"));
+    const QCommandLineOption to(QStringLiteral("to"), QStringLiteral("An empty PostgreSQL database (libpq URI)."),
+                                QStringLiteral("URI"));
+    parser.addOptions(ledgerOptions() + QList<QCommandLineOption>{from, to});
     parser.process(subArguments(arguments, 1));
+    if (parser.isSet(from) || parser.isSet(to)) {
+        if (!parser.isSet(from) || !parser.isSet(to) || parser.isSet(dbOption()))
+            return fail(QStringLiteral("usage: ") + usage);
+        return runCopy(parser.value(from), parser.value(to), parser.value(passwordFileOption()));
+    }
     cs::Ledger ledger;
     QString error;
     if (!openLedger(ledger, parser, &error))
@@ -319,7 +381,8 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         QStringLiteral("auth-failure-limit"),
         QStringLiteral("Refused tokens one client address may send within a minute before it gets 429 for a minute."),
         QStringLiteral("N"), QString::number(cs::AuthThrottle::Options().maxFailures));
-    parser.addOptions({dbOption(), listen, provider, providerUrl, providerKeyFile, providerAccount, keyWindowHours,
+    parser.addOptions(ledgerOptions());
+    parser.addOptions({listen, provider, providerUrl, providerKeyFile, providerAccount, keyWindowHours,
                        keyWindowMargin, heartbeat, poll, webhookSecretFile, executionConfig, noExecutor, authFailureLimit,
                        tlsCert, tlsKey, insecureListen, maxHeadBytes, maxBodyBytes, headTimeout, idleTimeout, maxConnections,
                        maxPerAddress});
@@ -528,13 +591,16 @@ int main(int argc, char *argv[])
         return 0;
     }
     QTextStream(command == u"--help" || command == u"-h" ? stdout : stderr)
-        << "usage: countersignd serve --db FILE [--listen HOST:PORT] [--provider stripe|paysim --provider-url URL"
+        << "usage: countersignd serve --db FILE|URI [--listen HOST:PORT] [--provider stripe|paysim --provider-url URL"
            " --provider-key-file FILE] [--tls-cert FILE --tls-key FILE]\n"
-           "       countersignd user add NAME --role agent|approver|supervisor|auditor|admin [--expires 30d|DATE] --db FILE\n"
-           "       countersignd user token rotate NAME [--expires 30d|DATE|never] --db FILE\n"
-           "       countersignd user disable|enable NAME --db FILE\n"
-           "       countersignd user list --db FILE\n"
-           "       countersignd audit verify --db FILE\n"
-           "       countersignd migrate --db FILE\n";
+           "       countersignd user add NAME --role agent|approver|supervisor|auditor|admin [--expires 30d|DATE] --db FILE|URI\n"
+           "       countersignd user token rotate NAME [--expires 30d|DATE|never] --db FILE|URI\n"
+           "       countersignd user disable|enable NAME --db FILE|URI\n"
+           "       countersignd user list --db FILE|URI\n"
+           "       countersignd audit verify --db FILE|URI\n"
+           "       countersignd migrate --db FILE|URI\n"
+           "       countersignd migrate --from FILE --to URI\n"
+           "FILE: a SQLite ledger. URI: postgresql://USER@HOST:PORT/DBNAME (its password from --db-password-file FILE\n"
+           "or libpq's PGPASSFILE / ~/.pgpass, never on the command line).\n";
     return command == u"--help" || command == u"-h" ? 0 : 2;
 }
