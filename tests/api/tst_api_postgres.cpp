@@ -3,11 +3,14 @@
 // its sessions terminated — the next request reconnects; the server stopped (fast or immediate)
 // — every call answers 503 `unavailable` with Retry-After, /health says so; started again — the
 // same process answers as before, without a restart, and nothing asked while down was written.
+// And a daemon whose executor worked on PostgreSQL stops cleanly.
 
 #include "tests/api/apitestsupport.h"
 #include "tests/support/pgcluster.h"
 
+#include <QFile>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <memory>
@@ -26,9 +29,11 @@ private slots:
     void terminatedSessionsReconnect();
     void databaseDownAnswers503AndRecovers_data();
     void databaseDownAnswers503AndRecovers();
+    void executingServerStopsCleanly();
 
 private:
     QString addUser(const QString &name, const QString &role);
+    bool startServe(const QStringList &extra = {});
     qint64 actionsWithReference(const QString &reference);
     void checkUnavailable(const ApiReply &reply, const char *what);
     void expectStatus(const ApiReply &reply, int status, const char *what);
@@ -59,16 +64,26 @@ void TestApiPostgres::init()
     m_agent = addUser(QStringLiteral("agent-7"), QStringLiteral("agent"));
     m_approver = addUser(QStringLiteral("ana"), QStringLiteral("approver"));
     QVERIFY(!m_agent.isEmpty() && !m_approver.isEmpty());
+    if (QByteArray(QTest::currentTestFunction()) != "executingServerStopsCleanly")
+        QVERIFY(startServe());
+}
+
+bool TestApiPostgres::startServe(const QStringList &extra)
+{
     m_server = std::make_unique<ServiceProcess>();
     QString error;
-    QVERIFY2(m_server->start(ApiHarness::countersigndBinary(),
-                             {QStringLiteral("serve"), QStringLiteral("--db"), m_uri, QStringLiteral("--listen"),
-                              QStringLiteral("127.0.0.1:0"), QStringLiteral("--provider"), QStringLiteral("paysim")},
-                             &error),
-             qPrintable(error));
+    if (!m_server->start(ApiHarness::countersigndBinary(),
+                         QStringList{QStringLiteral("serve"), QStringLiteral("--db"), m_uri, QStringLiteral("--listen"),
+                                     QStringLiteral("127.0.0.1:0"), QStringLiteral("--provider"), QStringLiteral("paysim")}
+                             + extra,
+                         &error)) {
+        qWarning() << error;
+        return false;
+    }
     QUrl api = m_server->url();
     api.setPath(QStringLiteral("/api/v1"));
     m_client = std::make_unique<ApiClient>(api);
+    return true;
 }
 
 void TestApiPostgres::cleanup()
@@ -187,6 +202,44 @@ void TestApiPostgres::databaseDownAnswers503AndRecovers()
     verify.start(ApiHarness::countersigndBinary(), {QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--db"), m_uri});
     QVERIFY(verify.waitForFinished(30000));
     QVERIFY2(verify.exitCode() == 0, verify.readAll().constData());
+}
+
+// A serving process whose executor worked on PostgreSQL (its threads hold prepared statements on
+// the ledger's connections) stops on SIGTERM with exit code 0. In process, destroying the Ledger
+// right after Executor::stop() can crash in ~QSqlQuery (see tst_execution_postgres): this guards
+// the daemon's own order.
+void TestApiPostgres::executingServerStopsCleanly()
+{
+    ServiceProcess paysim;
+    QString error;
+    QVERIFY2(paysim.start(ApiHarness::paysimBinary(), {QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")}, &error),
+             qPrintable(error));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString keyFile = dir.filePath(QStringLiteral("provider.key"));
+    QFile key(keyFile);
+    QVERIFY(key.open(QIODevice::WriteOnly) && key.write("sk_test_countersign_api\n") > 0);
+    key.close();
+    QVERIFY(startServe({QStringLiteral("--provider-url"), paysim.url().toString(), QStringLiteral("--provider-key-file"),
+                        keyFile}));
+    for (int i = 0; i < 3; ++i) {
+        const ApiReply proposed = m_client->propose(m_agent, ApiClient::proposal(QStringLiteral("exec-%1").arg(i), 1000 + i));
+        expectStatus(proposed, 201, "propose");
+        const QString id = proposed.json.value(QStringLiteral("id")).toString();
+        expectStatus(m_client->approve(m_approver, id, proposed.ifMatch()), 200, "approve");
+        // Sent and recorded (the charge is unknown to paysim: REJECTED): the executor worked.
+        QString state;
+        QVERIFY(QTest::qWaitFor([&] {
+            state = m_client->get(QStringLiteral("/actions/") + id, m_agent).json.value(QStringLiteral("state")).toString();
+            return !state.isEmpty() && state != u"PENDING" && state != u"EXECUTING";
+        }, 20000));
+        QVERIFY2(state == u"REJECTED", qPrintable(state));
+    }
+    const bool stopped = m_server->stop();
+    const QByteArray said = m_server->standardError();
+    m_server.reset();
+    QVERIFY2(stopped, said.constData());
+    QVERIFY(paysim.stop());
 }
 
 QTEST_GUILESS_MAIN(TestApiPostgres)
