@@ -17,9 +17,12 @@
 #include <QFile>
 #include <QMutex>
 #include <QProcess>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTest>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <signal.h>
@@ -303,7 +306,27 @@ void TestExecutionPostgres::pausedOwnerIsFenced()
     QVERIFY(!action.id.isEmpty());
     QVERIFY(QTest::qWaitFor([&] { return m_sim->requestsTo(QStringLiteral("POST"), QStringLiteral("/v1/refunds")) == 1; },
                             10000));
-    QCOMPARE(::kill(pid_t(owner->processId()), SIGSTOP), 0); // a GC pause, a debugger, a slow disk
+    {
+        // On SQLite a process stopped inside a write transaction would hold the file's lock until
+        // it wakes (PostgreSQL ends such a session after idle_in_transaction_session_timeout): the
+        // owner is stopped while this test holds the write lock, so it holds none itself.
+        std::optional<QSqlDatabase> gate;
+        if (!postgres) {
+            gate = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("write-gate"));
+            gate->setDatabaseName(where);
+            QVERIFY(gate->open());
+            QSqlQuery lock(*gate);
+            QVERIFY(lock.exec(QStringLiteral("PRAGMA busy_timeout = 10000")));
+            QVERIFY(lock.exec(QStringLiteral("BEGIN IMMEDIATE")));
+        }
+        QCOMPARE(::kill(pid_t(owner->processId()), SIGSTOP), 0); // a GC pause, a debugger, a slow disk
+        if (gate) {
+            QSqlQuery(*gate).exec(QStringLiteral("ROLLBACK"));
+            gate->close();
+            gate.reset();
+            QSqlDatabase::removeDatabase(QStringLiteral("write-gate"));
+        }
+    }
     const auto claimed = m_ledger->reader().attempts(action.id);
     QCOMPARE(claimed->size(), 1);
     QVERIFY(claimed->first().executor.startsWith(QStringLiteral("owner")));
