@@ -235,10 +235,22 @@ bool LedgerConnections::isBroken(const QSqlDatabase &db)
     if (!sql::isPostgres(db))
         return false;
     const QVariant handle = db.driver()->handle();
-    if (qstrcmp(handle.typeName(), "PGconn*") != 0)
+    // QPSQL hands out its PGconn* as a QVariant whose type is named after libpq's struct.
+    if (qstrcmp(handle.typeName(), "pg_conn*") != 0 && qstrcmp(handle.typeName(), "PGconn*") != 0)
         return false;
     PGconn *connection = *static_cast<PGconn *const *>(handle.data());
-    return connection == nullptr || PQstatus(connection) != CONNECTION_OK;
+    if (connection == nullptr || PQstatus(connection) != CONNECTION_OK)
+        return true;
+    // A session the server ended since its last use (pg_terminate_backend, a shutdown, a crash)
+    // still reads CONNECTION_OK until libpq touches the socket, so the first statement on it
+    // would fail. On an idle session, read what waits there without blocking: the server's last
+    // message, then its end of file, which turns the status bad. A live idle session has nothing
+    // to read (two non-blocking recv calls).
+    for (int round = 0; round < 2 && PQtransactionStatus(connection) == PQTRANS_IDLE; ++round) {
+        if (PQconsumeInput(connection) == 0)
+            break;
+    }
+    return PQstatus(connection) != CONNECTION_OK;
 }
 
 QSqlDatabase LedgerConnections::forCurrentThread(LedgerError *error)

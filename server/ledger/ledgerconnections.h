@@ -58,7 +58,9 @@ public:
     // terminated, the network went): its prepared statements are forgotten and it is closed, so
     // the next forCurrentThread() connects again.
     void discardCurrentThread();
-    // True if libpq reports the session of db as broken (or it is closed).
+    // True if libpq reports the session of db as broken (or it is closed). An idle PostgreSQL
+    // session's pending input is read first (non-blocking), so one the server has ended since its
+    // last use counts as broken before a statement fails on it.
     static bool isBroken(const QSqlDatabase &db);
 
     QString path() const { return m_location.display(); }

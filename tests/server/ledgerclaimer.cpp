@@ -1,15 +1,17 @@
-// Child process for tst_ledger_race and tst_ledger_crash: opens a ledger (a SQLite file or a
-// postgresql:// URI) and works on one action, so tests can race real processes and kill one
-// mid-flight.
+// Child process for tst_ledger_race, tst_ledger_crash and tst_ledger_postgres: opens a ledger
+// (a file or a PostgreSQL URI) and works on one action — or on every approved one — so tests can
+// race real processes and kill one mid-flight.
 //
 //   ledger_claimer --db PATH|URI --action ID --executor NAME [--lease-ms N] [--start-file PATH]
-//                  [--mode claim|hold|retry-hold]
+//                  [--mode claim|hold|retry-hold|claim-all]
 //
 // Prints "ready" once the ledger is open, then waits for --start-file to exist (if given).
 //   claim       claim(); prints "won <seq>" or "lost <error code>"; exits 0
 //   hold        claim(); prints "claimed <seq>", then sleeps until killed
 //   retry-hold  acquireLease() + beginRetryAttempt() on a CONFIRMATION_UNKNOWN action; prints
 //               "retrying <seq>", then sleeps until killed
+//   claim-all   (no --action) claimNext() until nothing is left; prints "claimed <action> <seq>"
+//               for each, "error <code> <message>" for a refused call, then "done <count>"; exits 0
 
 #include "server/ledger/ledger.h"
 #include "tests/support/childprocess.h"
@@ -38,7 +40,7 @@ int main(int argc, char *argv[])
     const QString actionId = parser.value(QStringLiteral("action"));
     const QString executor = parser.value(QStringLiteral("executor"));
     const std::chrono::milliseconds lease(parser.value(QStringLiteral("lease-ms")).toLongLong());
-    if (actionId.isEmpty() || executor.isEmpty() || parser.value(QStringLiteral("db")).isEmpty()) {
+    if ((actionId.isEmpty() && mode != u"claim-all") || executor.isEmpty() || parser.value(QStringLiteral("db")).isEmpty()) {
         say(QStringLiteral("usage error"));
         return 2;
     }
@@ -56,6 +58,23 @@ int main(int argc, char *argv[])
     if (!cs::test::waitForStartFile(parser.value(QStringLiteral("start-file"))))
         return 4;
 
+    if (mode == u"claim-all") {
+        int count = 0;
+        for (int errors = 0; errors < 50;) {
+            const auto claimed = store.execution().claimNext(executor, lease);
+            if (!claimed.ok()) {
+                ++errors;
+                say(QStringLiteral("error ") + toWire(claimed.code()) + QLatin1Char(' ') + claimed.error().message());
+                continue;
+            }
+            if (!claimed->has_value())
+                break;
+            ++count;
+            say(QStringLiteral("claimed %1 %2").arg((*claimed)->record.id).arg((*claimed)->attempt.seq));
+        }
+        say(QStringLiteral("done %1").arg(count));
+        return 0;
+    }
     if (mode == u"claim" || mode == u"hold") {
         const auto claimed = store.execution().claim(actionId, executor, lease);
         if (!claimed.ok()) {

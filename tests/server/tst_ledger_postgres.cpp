@@ -1,0 +1,685 @@
+// Issue 13: the ledger on PostgreSQL when the database misbehaves. A private cluster
+// (tests/support/pgcluster.h) per test binary, a fresh database per test:
+//  - pg_terminate_backend of the ledger's connections, in the middle of a transaction and while
+//    several threads work: the next call reconnects; a transaction that died left nothing behind;
+//  - a restart (fast, immediate) while threads work: Unavailable while down, the same Ledger
+//    object works again after the start, nothing half-written;
+//  - a lost COMMIT through a relay that cuts the wire around it (tests/support/pgwireproxy.h):
+//    committed and read back, never arrived and retried, or unknown (Unavailable);
+//  - several processes (ledger_claimer) claiming one set of actions; a fork and a gap in the audit
+//    chain inserted by raw SQL are found by verify and by `countersignd audit verify`;
+//  - TRUNCATE of the append-only tables refused by the triggers.
+
+#include "server/ledger/auditchain.h"
+#include "server/ledger/ledger.h"
+#include "tests/server/ledgertestsupport.h"
+#include "tests/support/pgcluster.h"
+#include "tests/support/pgwireproxy.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+using namespace cs;
+using namespace cs::test;
+using namespace std::chrono_literals;
+using Code = LedgerError::Code;
+
+namespace {
+
+// Mirrors LedgerDatabase::Options::unavailableRetries (3): reconnects before a call gives up.
+constexpr int kUnavailableRetries = 3;
+
+bool isApprovable(const LedgerResult<ActionRecord> &a)
+{
+    return a.ok() && a->state == ActionState::Pending;
+}
+
+} // namespace
+
+// Worker threads that propose, approve and claim actions of their own until stopped, counting
+// the calls that succeeded per action; a call may fail only with Unavailable (the database is
+// gone) or, after a lost session, with what its retry then finds.
+struct Workload
+{
+    struct Tally
+    {
+        QHash<QString, int> succeeded; // action id -> successful writes
+        int unavailable = 0;
+        QStringList unexpected;
+    };
+
+    Ledger &ledger;
+    std::atomic<bool> stop{false};
+    std::atomic<int> operations{0};
+    std::atomic<int> unavailable{0};
+    std::vector<Tally> tallies;
+    std::vector<std::thread> threads;
+
+    Workload(Ledger &l, int threadCount) : ledger(l), tallies(size_t(threadCount))
+    {
+        for (int t = 0; t < threadCount; ++t)
+            threads.emplace_back([this, t] { run(t); });
+    }
+    ~Workload() { join(); }
+
+    void join()
+    {
+        stop = true;
+        for (std::thread &thread : threads) {
+            if (thread.joinable())
+                thread.join();
+        }
+    }
+
+    void note(Tally &tally, const QString &id, const LedgerError &error)
+    {
+        ++operations;
+        if (error.ok()) {
+            ++tally.succeeded[id];
+        } else if (error.code() == Code::Unavailable) {
+            ++tally.unavailable;
+            ++unavailable;
+        } else {
+            tally.unexpected << id + QStringLiteral(": ") + error.toString();
+        }
+    }
+
+    void run(int t)
+    {
+        Tally &tally = tallies.at(size_t(t));
+        const QString executor = QStringLiteral("worker-%1").arg(t);
+        for (int i = 0; !stop; ++i) {
+            const auto proposed = ledger.proposals().propose(sampleInput(QStringLiteral("w%1-%2").arg(t).arg(i)), agent());
+            if (!proposed.ok()) {
+                note(tally, QString(), proposed.error());
+                continue;
+            }
+            const QString id = proposed->record.id;
+            note(tally, id, {});
+            const auto approved = ledger.approvals().approve(id, approver(), QString(), proposed->record.stateVersion);
+            note(tally, id, approved.ok() ? LedgerError() : approved.error());
+            if (!approved.ok())
+                continue;
+            const auto claimed = ledger.execution().claim(id, executor, 30s);
+            note(tally, id, claimed.ok() ? LedgerError() : claimed.error());
+        }
+    }
+};
+
+class TestLedgerPostgres : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void terminatedConnectionReconnects();
+    void terminatedMidTransactionLeavesNothing();
+    void terminatedWhileThreadsWork();
+    void restartWhileThreadsWork_data();
+    void restartWhileThreadsWork();
+    void lostCommitThatCommittedIsReadBack_data();
+    void lostCommitThatCommittedIsReadBack();
+    void lostCommitThatNeverArrivedIsRetried();
+    void lostCommitUnknownIsUnavailable();
+    void processesClaimEachActionOnce();
+    void verifyFindsForkAndGap_data();
+    void verifyFindsForkAndGap();
+    void truncateIsRefused_data();
+    void truncateIsRefused();
+
+private:
+    QString freshDatabase();
+    std::unique_ptr<Ledger> openLedger(const QString &uri);
+    QStringList proposedActions(Ledger &ledger, int count, const QString &prefix);
+    QStringList approvedActions(Ledger &ledger, int count, const QString &prefix);
+    qint64 scalar(const QString &sql);
+    QString proxiedUri(const PgWireProxy &proxy) const;
+    void checkNothingHalfWritten(const Workload &workload, const QHash<QString, int> &alsoSucceeded = {});
+
+    std::unique_ptr<PgCluster> m_cluster;
+    QString m_database;
+    QString m_uri;
+    std::unique_ptr<Ledger> m_ledger;
+    int m_databases = 0;
+};
+
+void TestLedgerPostgres::initTestCase()
+{
+    m_cluster = std::make_unique<PgCluster>();
+    QVERIFY2(m_cluster->start(), qPrintable(m_cluster->errorString()));
+}
+
+void TestLedgerPostgres::init()
+{
+    if (!m_cluster->isRunning())
+        QVERIFY2(m_cluster->startAgain(), qPrintable(m_cluster->errorString())); // a failed test left it down
+    m_database = freshDatabase();
+    QVERIFY(!m_database.isEmpty());
+    m_uri = m_cluster->uri(m_database);
+    m_ledger = openLedger(m_uri);
+    QVERIFY(m_ledger);
+}
+
+void TestLedgerPostgres::cleanup()
+{
+    m_ledger.reset();
+}
+
+QString TestLedgerPostgres::freshDatabase()
+{
+    const QString name = QStringLiteral("resilience_%1").arg(++m_databases);
+    return m_cluster->createDatabase(name).isEmpty() ? QString() : name;
+}
+
+std::unique_ptr<Ledger> TestLedgerPostgres::openLedger(const QString &uri)
+{
+    auto ledger = std::make_unique<Ledger>();
+    Ledger::Options options;
+    options.recoverExpiredLeasesOnOpen = false;
+    const LedgerError opened = ledger->open(uri, options);
+    if (!opened.ok()) {
+        qWarning() << "open" << uri << opened.toString();
+        return nullptr;
+    }
+    return ledger;
+}
+
+QStringList TestLedgerPostgres::proposedActions(Ledger &ledger, int count, const QString &prefix)
+{
+    QStringList ids;
+    for (int i = 0; i < count; ++i) {
+        const auto p = ledger.proposals().propose(sampleInput(prefix + QString::number(i)), agent());
+        if (!p.ok())
+            return {};
+        ids << p->record.id;
+    }
+    return ids;
+}
+
+QStringList TestLedgerPostgres::approvedActions(Ledger &ledger, int count, const QString &prefix)
+{
+    QStringList ids;
+    for (const QString &id : proposedActions(ledger, count, prefix)) {
+        const auto action = ledger.reader().action(id);
+        if (!isApprovable(action) || !ledger.approvals().approve(id, approver(), QString(), action->stateVersion).ok())
+            return {};
+        ids << id;
+    }
+    return ids;
+}
+
+qint64 TestLedgerPostgres::scalar(const QString &sql)
+{
+    const PgCluster::PsqlResult result = m_cluster->psql(m_database, sql);
+    if (!result.ok)
+        qWarning() << sql << result.error;
+    bool number = false;
+    const qint64 value = result.output.trimmed().toLongLong(&number);
+    return result.ok && number ? value : -1;
+}
+
+QString TestLedgerPostgres::proxiedUri(const PgWireProxy &proxy) const
+{
+    return QStringLiteral("postgresql://%1@127.0.0.1:%2/%3").arg(PgCluster::superuser()).arg(proxy.port()).arg(m_database);
+}
+
+// The ledger's sessions are terminated between calls: the next call of every kind reconnects —
+// the reads that take the thread's connection directly (the queue, counts, the audit tail) as
+// well as those that go through LedgerDatabase::read and the writes.
+void TestLedgerPostgres::terminatedConnectionReconnects()
+{
+    const QStringList ids = proposedActions(*m_ledger, 2, QStringLiteral("t-"));
+    QCOMPARE(ids.size(), 2);
+    auto terminate = [&] { return m_cluster->terminateBackends(m_database, QStringLiteral("countersignd%")); };
+    QVERIFY(terminate() >= 1);
+    const auto tail = m_ledger->reader().latestAuditSeq();
+    QVERIFY2(tail.ok(), qPrintable(tail.error().toString()));
+    QCOMPARE(*tail, 2);
+    QVERIFY(terminate() >= 1);
+    const auto page = m_ledger->reader().list(ActionReader::ListQuery());
+    QVERIFY2(page.ok(), qPrintable(page.error().toString()));
+    QVERIFY(terminate() >= 1);
+    const auto counts = m_ledger->reader().counts(QString());
+    QVERIFY2(counts.ok(), qPrintable(counts.error().toString()));
+    QCOMPARE(counts->value(ActionState::Pending), 2);
+    QVERIFY(terminate() >= 1);
+    QVERIFY(m_ledger->reader().action(ids.at(0)).ok());
+    QVERIFY(terminate() >= 1);
+    const auto action = m_ledger->reader().action(ids.at(1));
+    QVERIFY(action.ok());
+    QVERIFY(terminate() >= 1);
+    QVERIFY(m_ledger->approvals().approve(ids.at(1), approver(), QString(), action->stateVersion).ok()); // a write
+    QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM approvals")), 1);
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
+}
+
+// An approval whose session is terminated while its transaction is open — after its rows were
+// written, while it waits for the audit chain's lock (held here) — leaves no approval row, no
+// audit row and no state change, however often it is retried; once the lock is free it commits
+// exactly once.
+void TestLedgerPostgres::terminatedMidTransactionLeavesNothing()
+{
+    const QStringList ids = proposedActions(*m_ledger, 1, QStringLiteral("m-"));
+    QCOMPARE(ids.size(), 1);
+    const QString id = ids.first();
+    const auto before = m_ledger->reader().action(id);
+    QVERIFY(before.ok());
+    const qint64 auditBefore = scalar(QStringLiteral("SELECT count(*) FROM audit"));
+
+    QSqlDatabase holder = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("chain-lock-holder"));
+    holder.setHostName(PgCluster::host());
+    holder.setPort(m_cluster->port());
+    holder.setUserName(PgCluster::superuser());
+    holder.setDatabaseName(m_database);
+    QVERIFY2(holder.open(), qPrintable(holder.lastError().text()));
+    auto releaseHolder = qScopeGuard([&] {
+        holder.close();
+        holder = QSqlDatabase();
+        QSqlDatabase::removeDatabase(QStringLiteral("chain-lock-holder"));
+    });
+    QSqlQuery lock(holder);
+    QVERIFY(lock.exec(QStringLiteral("SELECT pg_advisory_lock(%1)").arg(AuditChain::kChainLockKey)));
+
+    // The approval runs on a thread of its own; each try blocks on the chain lock and is
+    // terminated there — exactly when its approval row and action update are written but not committed.
+    std::atomic<bool> done{false};
+    LedgerResult<ActionRecord> result = LedgerError(Code::Storage, QStringLiteral("not run"));
+    std::thread approver([&] {
+        result = m_ledger->approvals().approve(id, cs::test::approver(), QString(), before->stateVersion);
+        done = true;
+    });
+    auto joinApprover = qScopeGuard([&] { approver.join(); });
+    int terminated = 0;
+    const QString waitingOnChain = QStringLiteral(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'countersignd%'"
+        " AND wait_event_type = 'Lock' AND wait_event = 'advisory'");
+    while (!done) {
+        QVERIFY(QTest::qWaitFor([&] { return done || scalar(waitingOnChain) == 1; }, 10000));
+        if (done)
+            break;
+        QVERIFY2(terminated <= kUnavailableRetries, "more tries than the retry bound");
+        // The approval's writes are in its open transaction: invisible to everybody else.
+        QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM approvals")), 0);
+        QVERIFY(m_cluster->terminateBackends(m_database, QStringLiteral("countersignd%")) >= 1);
+        ++terminated;
+    }
+    joinApprover.dismiss();
+    approver.join();
+    QCOMPARE(terminated, kUnavailableRetries + 1);
+    QCOMPARE(result.code(), Code::Unavailable);
+    QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM approvals")), 0);
+    QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM audit")), auditBefore);
+    const auto after = m_ledger->reader().action(id);
+    QVERIFY(after.ok());
+    QCOMPARE(after->state, ActionState::Pending);
+    QCOMPARE(after->stateVersion, before->stateVersion);
+
+    QVERIFY(lock.exec(QStringLiteral("SELECT pg_advisory_unlock(%1)").arg(AuditChain::kChainLockKey)));
+    const auto approved = m_ledger->approvals().approve(id, cs::test::approver(), QString(), before->stateVersion);
+    QVERIFY2(approved.ok(), qPrintable(approved.error().toString()));
+    QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM approvals")), 1);
+    QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM audit")), auditBefore + 1);
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
+}
+
+
+
+// Every action's audit rows are exactly the writes that reported success, and its rows agree with
+// its state: nothing half-written, nothing written twice, nothing reported that is not there.
+void TestLedgerPostgres::checkNothingHalfWritten(const Workload &workload, const QHash<QString, int> &alsoSucceeded)
+{
+    QHash<QString, int> succeeded = alsoSucceeded;
+    for (const auto &tally : workload.tallies) {
+        QVERIFY2(tally.unexpected.isEmpty(), qPrintable(tally.unexpected.join(QStringLiteral("; "))));
+        for (auto it = tally.succeeded.cbegin(); it != tally.succeeded.cend(); ++it)
+            succeeded[it.key()] += it.value();
+    }
+    const PgCluster::PsqlResult rows = m_cluster->psql(
+        m_database, QStringLiteral("SELECT a.id, (SELECT count(*) FROM audit WHERE action_id = a.id), a.state,"
+                                   " (SELECT count(*) FROM approvals WHERE action_id = a.id),"
+                                   " (SELECT count(*) FROM attempts WHERE action_id = a.id) FROM actions a"));
+    QVERIFY2(rows.ok, qPrintable(rows.error));
+    for (const QString &line : rows.output.split(u'\n', Qt::SkipEmptyParts)) {
+        const QStringList f = line.split(u'|');
+        QCOMPARE(f.size(), 5);
+        // PENDING: proposed, perhaps approved (one approval row); EXECUTING: approved and claimed.
+        const int approvals = f.at(3).toInt();
+        const int attempts = f.at(4).toInt();
+        QVERIFY2(f.at(2) == u"PENDING" || f.at(2) == u"EXECUTING", qPrintable(line));
+        QVERIFY2(approvals <= 1 && attempts == (f.at(2) == u"EXECUTING" ? 1 : 0), qPrintable(line));
+        QVERIFY2(attempts == 0 || approvals == 1, qPrintable(line));
+        QCOMPARE(f.at(1).toInt(), 1 + approvals + attempts);
+        QVERIFY2(f.at(1).toInt() == succeeded.value(f.at(0)), qPrintable(line + QStringLiteral(": %1 writes reported").arg(succeeded.value(f.at(0)))));
+        succeeded.remove(f.at(0));
+    }
+    QVERIFY2(succeeded.isEmpty(), "a write reported success but is not in the ledger");
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
+}
+
+// Four threads write while every session of the ledger is terminated again and again.
+void TestLedgerPostgres::terminatedWhileThreadsWork()
+{
+    constexpr int rounds = 12;
+    Workload workload(*m_ledger, 4);
+    int terminatedSessions = 0;
+    for (int round = 0; round < rounds; ++round) {
+        const int before = workload.operations.load();
+        QVERIFY(QTest::qWaitFor([&] { return workload.operations.load() >= before + 6; }, 20000));
+        const int n = m_cluster->terminateBackends(m_database, QStringLiteral("countersignd%"));
+        QVERIFY(n >= 0);
+        terminatedSessions += n;
+    }
+    const int before = workload.operations.load();
+    QVERIFY(QTest::qWaitFor([&] { return workload.operations.load() >= before + 12; }, 20000)); // working again
+    workload.join();
+    qInfo("%d operations, %d sessions terminated, %d calls unavailable", workload.operations.load(), terminatedSessions,
+          workload.unavailable.load());
+    QVERIFY(terminatedSessions >= rounds);
+    checkNothingHalfWritten(workload);
+}
+
+void TestLedgerPostgres::restartWhileThreadsWork_data()
+{
+    QTest::addColumn<bool>("immediate");
+    QTest::newRow("fast shutdown") << false;
+    QTest::newRow("immediate shutdown (a crash)") << true;
+}
+
+// Threads write while the server stops: while it is down every call answers Unavailable; after
+// startAgain the same Ledger object goes on, and nothing is half-written.
+void TestLedgerPostgres::restartWhileThreadsWork()
+{
+    QFETCH(bool, immediate);
+    const QStringList ids = proposedActions(*m_ledger, 1, QStringLiteral("r-"));
+    QCOMPARE(ids.size(), 1);
+    Workload workload(*m_ledger, 3);
+    QVERIFY(QTest::qWaitFor([&] { return workload.operations.load() >= 20; }, 20000));
+    QVERIFY(immediate ? m_cluster->stopImmediate() : m_cluster->stop());
+
+    // Down: reads and writes of this thread answer Unavailable (after their bounded reconnects).
+    const auto read = m_ledger->reader().action(ids.first());
+    QCOMPARE(read.code(), Code::Unavailable);
+    const auto written = m_ledger->proposals().propose(sampleInput(QStringLiteral("while-down")), agent());
+    QCOMPARE(written.code(), Code::Unavailable);
+    const int unavailableBefore = workload.unavailable.load();
+    QVERIFY(QTest::qWaitFor([&] { return workload.unavailable.load() >= unavailableBefore + 3; }, 20000));
+
+    QVERIFY2(m_cluster->startAgain(), qPrintable(m_cluster->errorString()));
+    QVERIFY(m_ledger->reader().action(ids.first()).ok());
+    QVERIFY(m_ledger->proposals().propose(sampleInput(QStringLiteral("after-restart")), agent()).ok());
+    const int before = workload.operations.load();
+    QVERIFY(QTest::qWaitFor([&] { return workload.operations.load() >= before + 12; }, 20000));
+    workload.join();
+    qInfo("%d operations, %d calls unavailable", workload.operations.load(), workload.unavailable.load());
+    QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM actions WHERE client_reference = 'while-down'")), 0);
+    // This thread's two proposals, besides the workers' writes.
+    QHash<QString, int> mine{{ids.first(), 1}};
+    const PgCluster::PsqlResult afterRestart =
+        m_cluster->psql(m_database, QStringLiteral("SELECT id FROM actions WHERE client_reference = 'after-restart'"));
+    QVERIFY(afterRestart.ok && !afterRestart.output.isEmpty());
+    mine.insert(afterRestart.output.trimmed(), 1);
+    checkNothingHalfWritten(workload, mine);
+}
+
+void TestLedgerPostgres::lostCommitThatCommittedIsReadBack_data()
+{
+    QTest::addColumn<bool>("withAudit");
+    QTest::newRow("a claim (audit rows, the chain's lock)") << true;
+    QTest::newRow("a plain write (no audit row)") << false;
+}
+
+// The server got COMMIT and committed; the answer never came back. write() asks the database on
+// a new connection (pg_xact_status) and reports success; the row is there once. A write that ran
+// again would find the action EXECUTING (IllegalTransition) or insert a second row.
+void TestLedgerPostgres::lostCommitThatCommittedIsReadBack()
+{
+    QFETCH(bool, withAudit);
+    const QStringList ids = approvedActions(*m_ledger, 1, QStringLiteral("c-"));
+    QCOMPARE(ids.size(), 1);
+    QCOMPARE(scalar(QStringLiteral("CREATE TABLE probe (n INT); SELECT 0")), 0);
+    PgWireProxy proxy(m_cluster->port());
+    QVERIFY(proxy.start());
+    auto ledger = openLedger(proxiedUri(proxy));
+    QVERIFY(ledger);
+    proxy.armCommitFault(PgWireProxy::CommitFault::AnswerLost);
+    if (withAudit) {
+        const auto claimed = ledger->execution().claim(ids.first(), QStringLiteral("exec-1"), 30s);
+        QVERIFY2(claimed.ok(), qPrintable(claimed.error().toString()));
+        QCOMPARE(claimed->attempt.seq, 1);
+    } else {
+        const LedgerError wrote = ledger->database().write("probe", [](QSqlDatabase &db, const QDateTime &) {
+            QSqlQuery q(db);
+            return q.exec(QStringLiteral("INSERT INTO probe VALUES (1)")) ? LedgerError()
+                                                                           : LedgerError(Code::Storage, q.lastError().text());
+        });
+        QVERIFY2(wrote.ok(), qPrintable(wrote.toString()));
+    }
+    QCOMPARE(proxy.faultsFired(), 1);
+    QVERIFY(proxy.connectionsAccepted() >= 2); // the status was asked on a new connection
+    if (withAudit) {
+        QCOMPARE(m_ledger->reader().attempts(ids.first())->size(), 1);
+        QCOMPARE(m_ledger->reader().action(ids.first())->state, ActionState::Executing);
+    } else {
+        QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM probe")), 1);
+    }
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
+}
+
+// COMMIT never reached the server: the transaction rolled back there, and write() runs it again
+// on a new connection — the row is there once.
+void TestLedgerPostgres::lostCommitThatNeverArrivedIsRetried()
+{
+    const QStringList ids = approvedActions(*m_ledger, 1, QStringLiteral("n-"));
+    QCOMPARE(ids.size(), 1);
+    PgWireProxy proxy(m_cluster->port());
+    QVERIFY(proxy.start());
+    auto ledger = openLedger(proxiedUri(proxy));
+    QVERIFY(ledger);
+    const qint64 auditBefore = scalar(QStringLiteral("SELECT count(*) FROM audit"));
+    proxy.armCommitFault(PgWireProxy::CommitFault::RequestLost);
+    const auto claimed = ledger->execution().claim(ids.first(), QStringLiteral("exec-1"), 30s);
+    QVERIFY2(claimed.ok(), qPrintable(claimed.error().toString()));
+    QCOMPARE(proxy.faultsFired(), 1);
+    QVERIFY(proxy.commitsSeen() >= 2); // the lost one and the retry's
+    QCOMPARE(m_ledger->reader().attempts(ids.first())->size(), 1);
+    QCOMPARE(claimed->attempt.seq, 1);
+    QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM audit")), auditBefore + 1);
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
+}
+
+// COMMIT reached the server, the answer did not come back, and the database cannot be reached
+// to ask: write() answers Unavailable — never success, never a blind retry. The claim did commit:
+// its attempt row is there (EXECUTING under the lease of a caller who was told nothing is sure;
+// the lease expires and recovery makes it CONFIRMATION_UNKNOWN, never a blind resend).
+void TestLedgerPostgres::lostCommitUnknownIsUnavailable()
+{
+    const QStringList ids = approvedActions(*m_ledger, 1, QStringLiteral("u-"));
+    QCOMPARE(ids.size(), 1);
+    PgWireProxy proxy(m_cluster->port());
+    QVERIFY(proxy.start());
+    auto ledger = openLedger(proxiedUri(proxy));
+    QVERIFY(ledger);
+    proxy.armCommitFault(PgWireProxy::CommitFault::AnswerLost, true);
+    QElapsedTimer timer;
+    timer.start();
+    const auto claimed = ledger->execution().claim(ids.first(), QStringLiteral("exec-1"), 1s);
+    QCOMPARE(claimed.code(), Code::Unavailable);
+    QVERIFY2(claimed.error().message().contains(QStringLiteral("outcome is unknown")),
+             qPrintable(claimed.error().toString()));
+    QCOMPARE(proxy.faultsFired(), 1);
+    QVERIFY(proxy.connectionsRefused() >= 1); // it did try to ask
+    qInfo("unknown after %lld ms", timer.elapsed());
+    QCOMPARE(m_ledger->reader().attempts(ids.first())->size(), 1); // it had committed
+
+    // Reachable again: the same ledger object works; recovery takes the expired lease.
+    proxy.setRefusing(false);
+    QVERIFY(ledger->reader().action(ids.first()).ok());
+    QCOMPARE(ledger->reader().action(ids.first())->state, ActionState::Executing);
+    const auto recovered = ledger->execution().recoverExpiredLeases();
+    QVERIFY(recovered.ok());
+    QCOMPARE(*recovered, 1);
+    QCOMPARE(m_ledger->reader().action(ids.first())->state, ActionState::ConfirmationUnknown);
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
+}
+
+// Invariant 8 across processes on one database: six ledger_claimer processes claim from the same
+// 120 approved actions at once until none is left; each action is claimed exactly once, and the
+// one audit chain has no fork and no gap.
+void TestLedgerPostgres::processesClaimEachActionOnce()
+{
+    constexpr int processes = 6;
+    constexpr int actions = 120;
+    const QStringList ids = approvedActions(*m_ledger, actions, QStringLiteral("p-"));
+    QCOMPARE(ids.size(), actions);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString startFile = dir.filePath(QStringLiteral("go"));
+    std::vector<std::unique_ptr<QProcess>> children;
+    for (int i = 0; i < processes; ++i) {
+        auto child = std::make_unique<QProcess>();
+        child->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        child->start(QStringLiteral(LEDGER_CLAIMER_PATH),
+                     {QStringLiteral("--db"), m_uri, QStringLiteral("--executor"), QStringLiteral("proc-%1").arg(i),
+                      QStringLiteral("--mode"), QStringLiteral("claim-all"), QStringLiteral("--start-file"), startFile});
+        QVERIFY(child->waitForStarted(5000));
+        children.push_back(std::move(child));
+    }
+    for (auto &child : children) {
+        while (!child->canReadLine())
+            QVERIFY2(child->waitForReadyRead(10000), "child never became ready");
+        QCOMPARE(child->readLine().trimmed(), QByteArray("ready"));
+    }
+    {
+        QFile go(startFile);
+        QVERIFY(go.open(QIODevice::WriteOnly));
+    }
+    QHash<QString, QString> claimedBy;
+    int busiest = 0;
+    for (int i = 0; i < processes; ++i) {
+        QProcess &child = *children.at(size_t(i));
+        QVERIFY(child.waitForFinished(60000));
+        QCOMPARE(child.exitCode(), 0);
+        const QStringList lines = QString::fromUtf8(child.readAll()).split(u'\n', Qt::SkipEmptyParts);
+        QVERIFY(!lines.isEmpty());
+        QVERIFY2(lines.last().startsWith(QStringLiteral("done ")), qPrintable(lines.last()));
+        int mine = 0;
+        for (const QString &line : lines) {
+            QVERIFY2(!line.startsWith(QStringLiteral("error ")), qPrintable(line));
+            if (!line.startsWith(QStringLiteral("claimed ")))
+                continue;
+            const QString id = line.section(u' ', 1, 1);
+            QVERIFY2(!claimedBy.contains(id), qPrintable(id + QStringLiteral(" claimed twice")));
+            claimedBy.insert(id, QStringLiteral("proc-%1").arg(i));
+            ++mine;
+        }
+        busiest = std::max(busiest, mine);
+    }
+    qInfo("%lld actions claimed by %d processes, the busiest claimed %d", qlonglong(claimedBy.size()), processes, busiest);
+    QCOMPARE(claimedBy.size(), actions);
+    QVERIFY(busiest < actions); // they really ran side by side
+    for (const QString &id : ids) {
+        const auto attempts = m_ledger->reader().attempts(id);
+        QCOMPARE(attempts->size(), 1);
+        QCOMPARE(attempts->first().executor, claimedBy.value(id));
+    }
+    // One chain: seqs 1..N without a hole, each prev_hash the hash of the row before.
+    QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM audit")), scalar(QStringLiteral("SELECT max(seq) FROM audit")));
+    QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM audit a JOIN audit b ON b.seq = a.seq + 1"
+                                   " WHERE b.prev_hash <> a.hash")), 0);
+    QCOMPARE(scalar(QStringLiteral("SELECT count(*) - count(DISTINCT prev_hash) FROM audit")), 0);
+    const auto verified = m_ledger->reader().verifyAudit();
+    QVERIFY(verified->ok);
+    QCOMPARE(verified->rowsChecked, scalar(QStringLiteral("SELECT count(*) FROM audit")));
+}
+
+void TestLedgerPostgres::verifyFindsForkAndGap_data()
+{
+    QTest::addColumn<QString>("damage");
+    QTest::newRow("fork: the next seq repeats the last row's prev_hash") << "fork";
+    QTest::newRow("gap: a row after a missing seq") << "gap";
+}
+
+// Raw INSERTs (the triggers refuse UPDATE and DELETE, not INSERT) of a row that forks the chain
+// or leaves a hole: verify names the row, and `countersignd audit verify` fails.
+void TestLedgerPostgres::verifyFindsForkAndGap()
+{
+    QFETCH(QString, damage);
+    QCOMPARE(approvedActions(*m_ledger, 2, QStringLiteral("v-")).size(), 2);
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
+    const qint64 last = scalar(QStringLiteral("SELECT max(seq) FROM audit"));
+    QVERIFY(last > 1);
+    const qint64 seq = damage == u"fork" ? last + 1 : last + 2;
+    // fork: a second successor of row last-1 (same prev_hash as row last); gap: a successor of
+    // row last that skips a seq. The copied columns are a real row's.
+    const QString prev = damage == u"fork" ? QStringLiteral("(SELECT prev_hash FROM audit WHERE seq = %1)").arg(last)
+                                           : QStringLiteral("(SELECT hash FROM audit WHERE seq = %1)").arg(last);
+    const PgCluster::PsqlResult inserted = m_cluster->psql(
+        m_database, QStringLiteral("INSERT INTO audit (seq, action_id, at, actor, event, reason, before_json, after_json,"
+                                   " prev_hash, hash) SELECT %1, action_id, at, actor, event, reason, before_json,"
+                                   " after_json, %2, hash FROM audit WHERE seq = %3")
+                        .arg(seq).arg(prev).arg(last));
+    QVERIFY2(inserted.ok, qPrintable(inserted.error));
+    const auto verified = m_ledger->reader().verifyAudit();
+    QVERIFY(verified.ok());
+    QVERIFY(!verified->ok);
+    QCOMPARE(verified->firstBrokenSeq, seq);
+    QVERIFY2(verified->reason.contains(damage == u"fork" ? QStringLiteral("prev_hash") : QStringLiteral("missing")),
+             qPrintable(verified->reason));
+
+    QProcess verify;
+    verify.setProcessChannelMode(QProcess::MergedChannels);
+    verify.start(QStringLiteral(COUNTERSIGND_BIN), {QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--db"), m_uri});
+    QVERIFY(verify.waitForFinished(30000));
+    const QString output = QString::fromUtf8(verify.readAll());
+    QVERIFY2(verify.exitCode() != 0, qPrintable(output));
+    QVERIFY2(output.contains(QString::number(seq)), qPrintable(output));
+}
+
+void TestLedgerPostgres::truncateIsRefused_data()
+{
+    QTest::addColumn<QString>("statement");
+    for (const char *table : {"approvals", "reconciliations", "audit", "conflicts", "attempts"})
+        QTest::newRow(table) << QStringLiteral("TRUNCATE %1").arg(QLatin1String(table));
+    // lookups is referenced by reconciliations: a plain TRUNCATE is refused by the foreign key
+    // before any trigger runs; CASCADE gets past that and meets the triggers.
+    QTest::newRow("lookups, cascading") << QStringLiteral("TRUNCATE lookups CASCADE");
+    QTest::newRow("actions, cascading") << QStringLiteral("TRUNCATE actions CASCADE");
+    QTest::newRow("audit, restarting identities") << QStringLiteral("TRUNCATE TABLE ONLY audit RESTART IDENTITY");
+    QTest::newRow("two tables at once") << QStringLiteral("TRUNCATE attempts, approvals");
+}
+
+// Invariant 9 and the append-only tables against TRUNCATE, which fires no row trigger: the
+// statement triggers refuse it, and every row is still there.
+void TestLedgerPostgres::truncateIsRefused()
+{
+    QFETCH(QString, statement);
+    const QStringList ids = approvedActions(*m_ledger, 1, QStringLiteral("x-"));
+    QCOMPARE(ids.size(), 1);
+    QVERIFY(m_ledger->execution().claim(ids.first(), QStringLiteral("exec-1"), 30s).ok());
+    const QString counts = QStringLiteral(
+        "SELECT (SELECT count(*) FROM actions) || ' ' || (SELECT count(*) FROM approvals) || ' ' ||"
+        " (SELECT count(*) FROM attempts) || ' ' || (SELECT count(*) FROM audit)");
+    const QString before = m_cluster->psql(m_database, counts).output;
+    const PgCluster::PsqlResult truncated = m_cluster->psql(m_database, statement);
+    QVERIFY2(!truncated.ok, qPrintable(statement + QStringLiteral(" was allowed")));
+    QVERIFY2(truncated.error.contains(QStringLiteral("countersign:")), qPrintable(truncated.error));
+    QCOMPARE(m_cluster->psql(m_database, counts).output, before);
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
+}
+
+QTEST_GUILESS_MAIN(TestLedgerPostgres)
+#include "tst_ledger_postgres.moc"
