@@ -92,7 +92,10 @@ public:
         m_mailboxes = mailboxes;
         m_stop = false;
         m_claiming = true;
-        m_thread = QThread::create([this] { loop(); });
+        m_thread = QThread::create([this] {
+            loop();
+            m_ledger.releaseThread();
+        });
         m_thread->setObjectName(QStringLiteral("cs-exec-commit"));
         m_thread->start();
     }
@@ -195,8 +198,11 @@ private:
             qCWarning(lcExecutor) << "group commit of" << finishes.size() << "finishes and" << claims.size()
                                   << "claims failed:" << outcome.error().toString();
             for (PendingFinish &f : finishes) {
+                // Unavailable too: a finish whose COMMIT did commit after all is refused on its
+                // retry (the attempt is finished), so trying again only ever records once.
                 if (++f.tries < FinishCommitTries
-                    && (outcome.code() == Code::Busy || outcome.code() == Code::Storage)) {
+                    && (outcome.code() == Code::Busy || outcome.code() == Code::Storage
+                        || outcome.code() == Code::Unavailable)) {
                     std::lock_guard lock(m_mutex);
                     m_finishes.push_back(std::move(f)); // once more, in the next batch
                 } else {
@@ -330,7 +336,10 @@ bool Executor::start(QString *error)
     }
     m_committer->start(m_workerIds, &m_mailboxes);
     for (int i = 0; i < m_config.workers; ++i) {
-        QThread *thread = QThread::create([this, i] { workerLoop(i); });
+        QThread *thread = QThread::create([this, i] {
+            workerLoop(i);
+            m_ledger.releaseThread(); // before the thread's own end: the ledger may go right after stop()
+        });
         thread->setObjectName(QStringLiteral("cs-exec-%1").arg(i + 1));
         m_threads << thread;
     }

@@ -299,6 +299,11 @@ LedgerError finishAttemptIn(QSqlDatabase &db, const QDateTime &now, const Execut
 
 } // namespace
 
+void ExecutionStore::releaseThread()
+{
+    m_db.releaseCurrentThread();
+}
+
 bool ExecutionStore::isOpen() const
 {
     return m_db.isOpen();

@@ -82,6 +82,10 @@ public:
     explicit ExecutionStore(LedgerDatabase &database) : m_db(database) {}
 
     bool isOpen() const;
+    // Closes the calling thread's session and forgets its prepared statements. A thread that used
+    // the ledger calls it before it ends, when the ledger may be destroyed right after the thread
+    // is joined: otherwise the thread's statements outlive their driver (QPSQL crashes then).
+    void releaseThread();
     // "Now" as the ledger stamps it: key windows are measured with it so they agree with attempt
     // start times.
     QDateTime currentTime() const;

@@ -294,11 +294,15 @@ LedgerError LedgerDatabase::resolveLostCommit(const char *operation, const QStri
                     qCWarning(lcLedger) << operation << "lost the answer to COMMIT; it committed";
                     return {};
                 }
-                if (status == u"aborted" || status.isEmpty()) {
+                if (status == u"aborted") {
                     qCWarning(lcLedger) << operation << "lost the answer to COMMIT; it did not commit: retrying";
                     *retry = true;
                     return LedgerError(Code::Unavailable, QStringLiteral("the commit was lost"));
                 }
+                // "in progress" (the old session has not noticed yet): ask again. NULL ("too old
+                // to know") cannot happen for a transaction of a moment ago; it is not taken as
+                // "did not commit" either: asked again until the deadline, then Unavailable.
+
             }
         }
         if (!error.ok())
@@ -337,6 +341,12 @@ LedgerError LedgerDatabase::query(const QString &sql, const QVariantList &values
         }
         return e;
     });
+}
+
+void LedgerDatabase::releaseCurrentThread()
+{
+    if (m_connections)
+        m_connections->discardCurrentThread();
 }
 
 QSqlDatabase LedgerDatabase::connection(LedgerError *error) const

@@ -94,6 +94,9 @@ public:
     // A read of every row of sql (bound to values), each handed to onRow in the order the SQL gives.
     LedgerError query(const QString &sql, const QVariantList &values,
                       const std::function<void(const sql::Statement &row)> &onRow) const;
+    // Forgets the calling thread's prepared statements and closes its session (ExecutionStore::
+    // releaseThread). The next call on this thread opens a new one.
+    void releaseCurrentThread();
     // The calling thread's connection, for reads that manage their own statements.
     QSqlDatabase connection(LedgerError *error) const;
 

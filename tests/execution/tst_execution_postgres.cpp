@@ -83,11 +83,6 @@ private:
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<Paysim> m_sim;
     std::unique_ptr<Ledger> m_ledger; // the test's own handle, straight to the database
-    // The in-process executors' ledgers, kept to the end: an executor's threads are joined by
-    // stop(), but their thread-local statement caches (QSqlQuery on the ledger's connections) go
-    // only after that, when the threads exit; a ledger destroyed first leaves them with a deleted
-    // QPSQL driver, and ~QSqlQuery crashes (see the report on issue 13).
-    std::vector<std::unique_ptr<Ledger>> m_executorLedgers;
     QString m_database;
     QString m_charge;
     QString m_keyFile;
@@ -106,7 +101,6 @@ void TestExecutionPostgres::initTestCase()
 void TestExecutionPostgres::cleanupTestCase()
 {
     qInstallMessageHandler(g_previousHandler); // before the statics it writes to go
-    m_executorLedgers.clear();
     m_cluster.reset();
 }
 
@@ -221,8 +215,11 @@ void TestExecutionPostgres::claimWhoseCommitAnswerWasLostIsSentOnce()
 
     PgWireProxy proxy(m_cluster->port());
     QVERIFY(proxy.start());
-    m_executorLedgers.push_back(openLedger(proxiedUri(proxy)));
-    Ledger *ledger = m_executorLedgers.back().get();
+    // The executor's own ledger goes right after the executor (declared after it): its threads
+    // release their sessions and statements before they end (ExecutionStore::releaseThread), or
+    // their thread-local QSqlQuery objects would outlive the QPSQL driver and crash.
+    const std::unique_ptr<Ledger> executorLedger = openLedger(proxiedUri(proxy));
+    Ledger *ledger = executorLedger.get();
     QVERIFY(ledger);
     proxy.armCommitFault(PgWireProxy::CommitFault::AnswerLost, false, "INSERT INTO attempts");
     StripeClient provider(providerConfig(m_sim->url()));
@@ -254,8 +251,11 @@ void TestExecutionPostgres::claimWhoseCommitIsUnknownIsNotSent()
 
     PgWireProxy proxy(m_cluster->port());
     QVERIFY(proxy.start());
-    m_executorLedgers.push_back(openLedger(proxiedUri(proxy)));
-    Ledger *ledger = m_executorLedgers.back().get();
+    // The executor's own ledger goes right after the executor (declared after it): its threads
+    // release their sessions and statements before they end (ExecutionStore::releaseThread), or
+    // their thread-local QSqlQuery objects would outlive the QPSQL driver and crash.
+    const std::unique_ptr<Ledger> executorLedger = openLedger(proxiedUri(proxy));
+    Ledger *ledger = executorLedger.get();
     QVERIFY(ledger);
     proxy.armCommitFault(PgWireProxy::CommitFault::AnswerLost, true, "INSERT INTO attempts");
     StripeClient provider(providerConfig(m_sim->url()));
