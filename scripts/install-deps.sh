@@ -19,6 +19,8 @@ packages=(
   # pgcluster.h, scripts/pg-cluster.sh), pg_trgm (contrib) for the text search. No system cluster
   # is created or started: see createcluster.conf below.
   libpq-dev postgresql postgresql-contrib
+  # scripts/deployment-demo.sh (ctest deployment_demo) talks to the API with curl and jq.
+  curl jq
   # GUI tests and screenshots without a display.
   xvfb xauth x11-apps imagemagick fonts-dejavu-core
   # TLS: Qt's OpenSSL backend at run time, and the throwaway CA and certificates that

@@ -8,6 +8,7 @@
 #include <QSqlDriver>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QThreadStorage>
 #include <QUrl>
 #include <QUrlQuery>
 
@@ -53,7 +54,11 @@ void releaseName(const QString &name)
 }
 
 // Removes this thread's connections when the thread exits, so short-lived worker threads do not
-// accumulate open SQLite handles.
+// accumulate open SQLite handles — their prepared statements first, while the connection is
+// still open (a QPSQL statement outliving its connection's driver crashes when it goes).
+// QThreadStorage, not thread_local: a QThread destroys it before wait() returns, whereas C++
+// thread_local destructors run after, racing the waiter — which may destroy the store (and its
+// connections) meanwhile.
 struct ThreadConnections
 {
     quint64 serial = g_nextThreadSerial.fetch_add(1);
@@ -61,15 +66,19 @@ struct ThreadConnections
 
     ~ThreadConnections()
     {
-        for (const QString &name : std::as_const(names))
+        for (const QString &name : std::as_const(names)) {
+            sql::forgetStatements(name);
             releaseName(name);
+        }
     }
 };
 
 ThreadConnections &threadConnections()
 {
-    thread_local ThreadConnections connections;
-    return connections;
+    static QThreadStorage<ThreadConnections *> storage;
+    if (!storage.hasLocalData())
+        storage.setLocalData(new ThreadConnections);
+    return *storage.localData();
 }
 
 bool runPragma(QSqlDatabase &db, const QString &pragma, QString *result, LedgerError *error)

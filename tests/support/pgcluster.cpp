@@ -289,6 +289,9 @@ bool PgCluster::initDataDir()
     // committed survives stopImmediate() — what the crash and restart tests rely on.
     if (m_durability == Durability::Fast)
         settings << QStringLiteral("fsync = off") << QStringLiteral("full_page_writes = off");
+    // For looking into a run: e.g. COUNTERSIGN_PG_SETTINGS="log_min_duration_statement = 0".
+    const QString extra = qEnvironmentVariable("COUNTERSIGN_PG_SETTINGS");
+    settings += extra.split(QLatin1Char(';'), Qt::SkipEmptyParts);
     // Appending and truncating keep the files' owner (the server user).
     QFile conf(dataDir() + QLatin1String("/postgresql.conf"));
     if (!conf.open(QIODevice::Append | QIODevice::Text))
@@ -436,9 +439,12 @@ PgCluster::PsqlResult PgCluster::psql(const QString &database, const QString &sq
     return result;
 }
 
-QString PgCluster::createDatabase(const QString &name)
+QString PgCluster::createDatabase(const QString &name, const QString &templateName)
 {
-    const PsqlResult result = psql(QStringLiteral("postgres"), QStringLiteral("CREATE DATABASE %1;").arg(sqlIdentifier(name)));
+    QString sql = QStringLiteral("CREATE DATABASE %1").arg(sqlIdentifier(name));
+    if (!templateName.isEmpty())
+        sql += QStringLiteral(" TEMPLATE %1 STRATEGY = FILE_COPY").arg(sqlIdentifier(templateName));
+    const PsqlResult result = psql(QStringLiteral("postgres"), sql + QLatin1Char(';'));
     if (!result.ok) {
         m_error = QStringLiteral("CREATE DATABASE %1 failed: %2").arg(name, result.error);
         return QString();

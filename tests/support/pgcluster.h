@@ -9,7 +9,8 @@
 // The superuser is `countersign`, trusted on 127.0.0.1 and the socket; every other role
 // authenticates with its password (scram-sha-256), so createRole() makes password tests real.
 // The server binaries come from COUNTERSIGN_PG_BINDIR, else the newest /usr/lib/postgresql/*/bin,
-// else PATH. Setting COUNTERSIGN_PG_KEEP=1 keeps the folder (data and log) after the test.
+// else PATH. Setting COUNTERSIGN_PG_KEEP=1 keeps the folder (data and log) after the test;
+// COUNTERSIGN_PG_SETTINGS="name = value;…" adds server settings (log_min_duration_statement = 0).
 //
 // Not thread-safe: use one object from one thread (the tests' main thread). shared() is the one
 // cluster of a test binary, started on first use, stopped when the application ends.
@@ -62,8 +63,9 @@ public:
     bool restart(); // stop (fast) + startAgain
     bool isRunning() const { return m_running; }
 
-    // "CREATE DATABASE name" owned by the superuser → its libpq URI, or an empty string.
-    QString createDatabase(const QString &name);
+    // "CREATE DATABASE name" owned by the superuser → its libpq URI, or an empty string. With a
+    // template: a file copy of that database (which nobody may be connected to).
+    QString createDatabase(const QString &name, const QString &templateName = QString());
     // A login role with a password (scram-sha-256 on 127.0.0.1).
     bool createRole(const QString &name, const QString &password);
     // postgresql://countersign@127.0.0.1:PORT/DBNAME (or with another user).
