@@ -1,4 +1,4 @@
-// Child process for tst_ledger_race, tst_ledger_crash and tst_ledger_postgres: opens a ledger
+// Child process for tst_ledger_race, tst_ledger_crash and tst_ledger_pgfaults: opens a ledger
 // (a file or a PostgreSQL URI) and works on one action — or on every approved one — so tests can
 // race real processes and kill one mid-flight.
 //

@@ -682,4 +682,4 @@ void TestLedgerPostgres::truncateIsRefused()
 }
 
 QTEST_GUILESS_MAIN(TestLedgerPostgres)
-#include "tst_ledger_postgres.moc"
+#include "tst_ledger_pgfaults.moc"
