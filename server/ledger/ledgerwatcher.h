@@ -28,8 +28,9 @@ class LedgerDatabase;
 // backoff (resubscribeMinMs doubling to resubscribeMaxMs), then emits changed() once for what
 // it may have missed meanwhile. A loss and a return are logged as warnings (countersign.ledger).
 // The listening session's application_name is the ledger's with "-listen" appended.
-// Notifications need a direct session with PostgreSQL: PgBouncer in transaction (or statement)
-// pooling mode does not deliver them (the poll still does).
+// Notifications need a direct session with PostgreSQL: through PgBouncer in transaction (or
+// statement) pooling mode LISTEN seems to work but nothing is delivered — then only the safety
+// poll brings other instances' changes.
 //
 // Receivers must connect with Qt::QueuedConnection: changed() is emitted on whichever thread
 // committed, which may be the receiver's own, inside LedgerDatabase::write. Create and destroy
