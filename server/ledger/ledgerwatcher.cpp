@@ -6,6 +6,7 @@
 #include "server/ledger/ledgerlog.h"
 
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QMutex>
 #include <QMutexLocker>
 #include <QSqlDatabase>
@@ -15,6 +16,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <future>
 
 namespace cs {
 
@@ -31,8 +33,9 @@ struct LedgerWatcher::ObserverTarget
 class LedgerWatcher::Listener : public QObject
 {
 public:
-    explicit Listener(LedgerWatcher *watcher)
-        : m_watcher(watcher), m_options(watcher->m_options), m_poll(this), m_health(this), m_resubscribe(this)
+    Listener(LedgerWatcher *watcher, QEventLoop *loop)
+        : m_watcher(watcher), m_loop(loop), m_options(watcher->m_options), m_poll(this), m_health(this),
+          m_resubscribe(this)
     {
         m_resubscribe.setSingleShot(true);
         connect(&m_poll, &QTimer::timeout, this, [this] { emit m_watcher->changed(); });
@@ -51,6 +54,8 @@ public:
             subscribe();
         }
     }
+
+    void quit() { m_loop->quit(); }
 
     void stop()
     {
@@ -150,6 +155,7 @@ private:
     }
 
     LedgerWatcher *m_watcher;
+    QEventLoop *m_loop;
     const Options m_options;
     QTimer m_poll;
     QTimer m_health;
@@ -164,7 +170,6 @@ private:
 LedgerWatcher::LedgerWatcher(LedgerDatabase *database, Options options, QObject *parent)
     : QObject(parent), m_database(database), m_options(options)
 {
-    m_thread.setObjectName(QStringLiteral("ledger-watcher"));
 }
 
 LedgerWatcher::~LedgerWatcher()
@@ -176,24 +181,17 @@ LedgerWatcher::~LedgerWatcher()
         }
         m_database->removeCommitObserver(m_observerId);
     }
-    if (m_listener) {
+    if (m_thread.joinable()) {
         Listener *listener = m_listener;
-        QMetaObject::invokeMethod(
-            listener,
-            [listener] {
-                listener->stop();
-                delete listener;
-            },
-            Qt::BlockingQueuedConnection);
+        QMetaObject::invokeMethod(listener, [listener] { listener->quit(); }, Qt::QueuedConnection);
+        m_thread.join();
         m_listener = nullptr;
     }
-    m_thread.quit();
-    m_thread.wait();
 }
 
 void LedgerWatcher::start()
 {
-    if (m_listener)
+    if (m_thread.joinable())
         return;
     if (m_options.localCommits) {
         m_observerTarget = std::make_shared<ObserverTarget>();
@@ -205,10 +203,17 @@ void LedgerWatcher::start()
                 emit target->watcher->changed();
         });
     }
-    m_listener = new Listener(this);
-    m_listener->moveToThread(&m_thread);
-    m_thread.start();
-    QMetaObject::invokeMethod(m_listener, [listener = m_listener] { listener->begin(); }, Qt::QueuedConnection);
+    std::promise<Listener *> ready;
+    std::future<Listener *> listener = ready.get_future();
+    m_thread = std::thread([this, &ready] {
+        QEventLoop loop; // Qt adopts the thread: timers, socket notifiers and queued calls work
+        Listener self(this, &loop);
+        ready.set_value(&self);
+        self.begin();
+        loop.exec();
+        self.stop();
+    });
+    m_listener = listener.get();
 }
 
 void LedgerWatcher::setSubscribed(bool subscribed, qint64 pid)

@@ -1,10 +1,10 @@
 #pragma once
 
 #include <QObject>
-#include <QThread>
 
 #include <atomic>
 #include <memory>
+#include <thread>
 
 namespace cs {
 
@@ -76,7 +76,9 @@ private:
 
     LedgerDatabase *m_database;
     const Options m_options;
-    QThread m_thread;
+    // A std::thread, not a QThread: join() returns only after the thread's thread_local
+    // destructors (its ledger connection) ran, so the database may be destroyed right after.
+    std::thread m_thread;
     Listener *m_listener = nullptr; // lives on m_thread
     std::shared_ptr<ObserverTarget> m_observerTarget;
     int m_observerId = 0;

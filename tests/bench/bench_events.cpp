@@ -30,13 +30,15 @@
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTextStream>
-#include <QThread>
 #include <QTimer>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <memory>
+#include <thread>
 
 using namespace std::chrono_literals;
 
@@ -49,46 +51,46 @@ double nowMs()
     return double(g_clock.nsecsElapsed()) / 1e6;
 }
 
-// B's ApiServer, created, run and destroyed on a thread of its own.
+// B's ApiServer, created, run and destroyed on a thread of its own: a std::thread, whose join()
+// returns only after its thread_local ledger connection is gone (QThread::wait() may return
+// before), so the ledger can be closed right after.
 class ServerThread
 {
 public:
     ServerThread(cs::Ledger *ledger, const cs::LedgerWatcher::Options &changes)
     {
-        m_context->moveToThread(&m_thread);
-        QObject::connect(&m_thread, &QThread::finished, m_context, &QObject::deleteLater);
-        m_thread.start();
-        QMetaObject::invokeMethod(
-            m_context,
-            [this, ledger, changes] {
-                cs::ApiServer::Options options;
-                options.events.changes = changes;
-                m_api = std::make_unique<cs::ApiServer>(ledger, nullptr, options);
-                QString error;
-                if (!m_api->listen(QHostAddress::LocalHost, 0, &error))
-                    qFatal("cannot listen: %s", qPrintable(error));
-                m_url = m_api->baseUrl();
-                static int serial = 0; // one user per server: the ledger may be the last case's
-                const auto token = m_api->users()->addUser(QStringLiteral("ana-%1").arg(++serial), cs::Role::Approver);
-                if (!token.ok())
-                    qFatal("cannot add a user: %s", qPrintable(token.error().toString()));
-                m_token = *token;
-            },
-            Qt::BlockingQueuedConnection);
+        std::promise<void> ready;
+        m_thread = std::thread([this, ledger, changes, &ready] {
+            QEventLoop loop;
+            cs::ApiServer::Options options;
+            options.events.changes = changes;
+            auto api = std::make_unique<cs::ApiServer>(ledger, nullptr, options);
+            QString error;
+            if (!api->listen(QHostAddress::LocalHost, 0, &error))
+                qFatal("cannot listen: %s", qPrintable(error));
+            m_url = api->baseUrl();
+            static std::atomic<int> serial = 0; // one user per server: the ledger may be the last case's
+            const auto token = api->users()->addUser(QStringLiteral("ana-%1").arg(++serial), cs::Role::Approver);
+            if (!token.ok())
+                qFatal("cannot add a user: %s", qPrintable(token.error().toString()));
+            m_token = *token;
+            m_loop = &loop;
+            ready.set_value();
+            loop.exec();
+        });
+        ready.get_future().wait();
     }
     ~ServerThread()
     {
-        QMetaObject::invokeMethod(m_context, [this] { m_api.reset(); }, Qt::BlockingQueuedConnection);
-        m_thread.quit();
-        m_thread.wait();
+        QMetaObject::invokeMethod(m_loop, [loop = m_loop] { loop->quit(); }, Qt::QueuedConnection);
+        m_thread.join();
     }
     QUrl url() const { return m_url; }
     QString token() const { return m_token; }
 
 private:
-    QThread m_thread;
-    QObject *m_context = new QObject; // lives on m_thread, deleted when it finishes
-    std::unique_ptr<cs::ApiServer> m_api;
+    std::thread m_thread;
+    QEventLoop *m_loop = nullptr;
     QUrl m_url;
     QString m_token;
 };
