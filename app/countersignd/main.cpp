@@ -521,7 +521,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     options.service.keyWindow = std::chrono::milliseconds(qint64(windowHours * 3600 * 1000));
     options.service.keyWindowSafetyMargin = std::chrono::minutes(marginMinutes);
     options.events.heartbeatMs = heartbeatMs;
-    options.events.pollIntervalMs = pollMs;
+    options.events.changes.pollMs = pollMs;
     options.authThrottle.maxFailures = failureLimit;
     options.maxBodyBytes = bodyLimit;
     options.connections = limits;

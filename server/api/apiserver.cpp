@@ -58,7 +58,7 @@ ApiServer::ApiServer(Ledger *ledger, ProviderClient *provider, Options options, 
     m_service = std::make_unique<ActionService>(
         ActionService::Stores{&ledger->proposals(), &ledger->approvals(), &ledger->evidence(), m_reader}, m_provider,
         m_options.service);
-    m_events = new EventStream(m_reader, m_options.events, this);
+    m_events = new EventStream(m_reader, &ledger->database(), m_options.events, this);
     m_services.actions = m_service.get();
     m_services.reader = m_reader;
     m_services.events = m_events;

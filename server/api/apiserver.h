@@ -81,6 +81,7 @@ public:
 
     UserStore *users() const { return m_users.get(); }
     ActionService *service() const { return m_service.get(); }
+    const EventStream *events() const { return m_events; }
 
 signals:
     void drained();

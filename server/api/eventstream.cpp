@@ -2,7 +2,6 @@
 
 #include "server/api/apilog.h"
 #include "server/ledger/actionreader.h"
-#include "server/ledger/actionreader.h"
 
 #include "models/actionchange.h"
 
@@ -14,11 +13,17 @@
 
 namespace cs {
 
-EventStream::EventStream(const ActionReader *reader, Options options, QObject *parent)
-    : QObject(parent), m_reader(reader), m_options(options)
+EventStream::EventStream(const ActionReader *reader, LedgerDatabase *database, Options options, QObject *parent)
+    : QObject(parent), m_reader(reader), m_options(options),
+      m_watcher(new LedgerWatcher(database, m_options.changes, this))
 {
-    m_timer.setInterval(m_options.pollIntervalMs);
-    connect(&m_timer, &QTimer::timeout, this, &EventStream::poll);
+    // Queued: a local commit emits on the committing thread, possibly this one inside its write.
+    connect(m_watcher, &LedgerWatcher::changed, this, &EventStream::wake, Qt::QueuedConnection);
+    m_watcher->start();
+    // A quarter of the silence allowed: a heartbeat goes out at most 1.25 heartbeatMs after the
+    // last write.
+    m_heartbeat.setInterval(std::max(10, m_options.heartbeatMs / 4));
+    connect(&m_heartbeat, &QTimer::timeout, this, &EventStream::heartbeat);
 }
 
 EventStream::~EventStream()
@@ -80,10 +85,25 @@ bool EventStream::open(QTcpSocket *socket, const User &user, std::optional<qint6
     m_clients.append(client);
     writeChunk(m_clients.last(), first);
     qCDebug(lcApi) << "event stream opened for" << user.name << "from seq" << client.cursor;
-    if (!m_timer.isActive())
-        m_timer.start();
-    QTimer::singleShot(0, this, &EventStream::poll); // the backlog at once
+    if (!m_heartbeat.isActive())
+        m_heartbeat.start();
+    wake(); // the backlog at once
     return true;
+}
+
+// Every wake queued while one is pending is served by the same read.
+void EventStream::wake()
+{
+    if (m_pollQueued || m_clients.isEmpty())
+        return;
+    m_pollQueued = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_pollQueued = false;
+            poll();
+        },
+        Qt::QueuedConnection);
 }
 
 void EventStream::dropDeadClients()
@@ -100,7 +120,7 @@ void EventStream::poll()
     m_polling = true;
     dropDeadClients();
     if (m_clients.isEmpty()) {
-        m_timer.stop();
+        m_heartbeat.stop();
         m_polling = false;
         return;
     }
@@ -109,6 +129,7 @@ void EventStream::poll()
         from = std::min(from, client.cursor);
 
     const auto events = m_reader->auditLog(from, m_options.batch);
+    bool more = false; // a full batch: read on at once rather than at the next wake
     if (!events.ok()) {
         qCWarning(lcApi) << "event stream cannot read the audit log:" << events.error().toString();
     } else if (!events->isEmpty()) {
@@ -130,6 +151,7 @@ void EventStream::poll()
             qCWarning(lcApi) << "event stream cannot read actions:" << summaries.error().toString();
         } else {
             const qint64 lastSeq = events->constLast().seq;
+            more = events->size() >= m_options.batch;
             for (Client &client : m_clients) {
                 QByteArray out;
                 for (const AuditEvent &event : *events) {
@@ -153,12 +175,21 @@ void EventStream::poll()
             }
         }
     }
+    dropDeadClients();
+    m_polling = false;
+    if (more)
+        wake();
+}
+
+void EventStream::heartbeat()
+{
     for (Client &client : m_clients) {
         if (client.sinceWrite.isValid() && client.sinceWrite.elapsed() >= m_options.heartbeatMs)
             writeChunk(client, ": heartbeat\n\n");
     }
     dropDeadClients();
-    m_polling = false;
+    if (m_clients.isEmpty())
+        m_heartbeat.stop();
 }
 
 void EventStream::closeAll()
@@ -172,7 +203,7 @@ void EventStream::closeAll()
         }
     }
     m_clients.clear();
-    m_timer.stop();
+    m_heartbeat.stop();
 }
 
 } // namespace cs
