@@ -340,7 +340,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     const QCommandLineOption heartbeat(QStringLiteral("sse-heartbeat-ms"),
                                        QStringLiteral("Silence before an event-stream heartbeat (tests shorten it)."),
                                        QStringLiteral("ms"), QStringLiteral("15000"));
-    const QCommandLineOption poll(QStringLiteral("sse-poll-ms"), QStringLiteral("How often the audit log is polled for events."),
+    const QCommandLineOption poll(QStringLiteral("sse-poll-ms"), QStringLiteral("How often the audit log is polled for events while no change notification can reach this process (PostgreSQL: LISTEN lost); commits of this process wake the event stream at once."),
                                   QStringLiteral("ms"), QStringLiteral("150"));
     const QCommandLineOption webhookSecretFile(QStringLiteral("webhook-secret-file"),
                                                QStringLiteral("File holding the webhook signing secret (whsec_…)."),
