@@ -9,18 +9,25 @@
 //   first page   process start → the first queue page painted
 //   search       the search submitted → its first page painted (one matching action, old:
 //                the worst case for the backend's substring search)
-//   sorted       a click on the Amount header (the queue, unsearched) → the backend's first
-//                page in that order painted
+//   sorted       a click on a sorting header (the queue, unsearched: Amount, Attempts, Last
+//                event descending, then Age oldest first, each from the previous order) → the
+//                backend's first page in that order painted
 //   peak RSS     VmHWM of the console process
 // and the ratios large/small against the goal (≤ 1.5× the times, ≤ +50 MB of memory).
 // Not a test: it never fails on figures. docs/PERFORMANCE.md records them.
 //
-// Usage: bench_console [--actions N] [--queue N] [--runs N] [--keep DIR [--reuse]]
+// With --engine postgres (or both, one table per engine) the same two ledgers are PostgreSQL
+// databases of a private cluster (PgCluster, full durability), written with COPY through the
+// real schema (its triggers, indexes and counts), and countersignd serves their URIs.
+//
+// Usage: bench_console [--actions N] [--queue N] [--runs N] [--keep DIR [--reuse]] [--engine E]
 
 #include "client/apiclient.h"
 #include "client/eventstreamclient.h"
 #include "models/actionqueuemodel.h"
+#include "tests/bench/benchpg.h"
 #include "tests/bench/benchstats.h"
+#include "tests/support/pgcluster.h"
 #include "ui/consolesettings.h"
 #include "ui/mainwindow.h"
 #include "ui/queueview.h"
@@ -34,6 +41,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTextStream>
@@ -43,6 +51,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 #ifndef COUNTERSIGND_BIN
@@ -131,6 +140,49 @@ int runChild(QApplication &app, const QString &backend, const QString &token, co
     viewport->installEventFilter(&probe);
     bool searching = false;
     qint64 searchStart = 0;
+    // Every order the queue's headers ask the backend for, one click after the other (each from
+    // the previous one's painted page): key, descending, the result's name.
+    struct SortClick
+    {
+        cs::ActionQuery::SortKey key;
+        bool descending;
+        const char *name;
+    };
+    static const SortClick sorts[] = {
+        { cs::ActionQuery::SortKey::Amount, true, "sorted_amount_ms" },
+        { cs::ActionQuery::SortKey::AttemptCount, true, "sorted_attempts_ms" },
+        { cs::ActionQuery::SortKey::LastEventAt, true, "sorted_last_event_ms" },
+        { cs::ActionQuery::SortKey::CreatedAt, false, "sorted_age_ms" },
+    };
+    // The backend's answer to each click, parsed into the model (before layout and paint).
+    QString pendingAnswer;
+    QObject::connect(model, &cs::ActionQueueModel::pageLoaded, &app, [&] {
+        if (!pendingAnswer.isEmpty()) {
+            result.insert(pendingAnswer, double(nowUs() - searchStart) / 1000.0);
+            pendingAnswer.clear();
+        }
+    });
+    std::function<void(size_t)> sortNext = [&](size_t index) {
+        if (index == std::size(sorts)) {
+            result.insert(QStringLiteral("peak_rss_kb"), peakRssKb());
+            out() << QJsonDocument(result).toJson(QJsonDocument::Compact) << Qt::endl;
+            app.exit(0);
+            return;
+        }
+        const SortClick click = sorts[index];
+        probe.armed = [&, click] {
+            return !model->isLoading() && model->query().sort == click.key && model->query().descending == click.descending
+                && model->rowCount() > 0;
+        };
+        probe.painted = [&, click, index] {
+            result.insert(QLatin1String(click.name), double(nowUs() - searchStart) / 1000.0);
+            QTimer::singleShot(200, &app, [&, index] { sortNext(index + 1); });
+        };
+        searchStart = nowUs();
+        pendingAnswer = QString::fromLatin1(click.name).replace(QLatin1String("_ms"), QLatin1String("_answer_ms"));
+        window.queueView()->setSort(click.key, click.descending);
+        viewport->update();
+    };
     probe.armed = [&] { return !model->isLoading() && model->rowCount() > 0; };
     probe.painted = [&] {
         result.insert(QStringLiteral("first_page_ms"), double(nowUs() - parentStartUs) / 1000.0);
@@ -146,23 +198,7 @@ int runChild(QApplication &app, const QString &backend, const QString &token, co
                 // sorted first page (largest first), measured from the click to its paint.
                 QTimer::singleShot(200, &app, [&] {
                     probe.armed = [&] { return !model->isLoading() && model->query().search.isEmpty(); };
-                    probe.painted = [&] {
-                        QTimer::singleShot(200, &app, [&] {
-                            probe.armed = [&] {
-                                return !model->isLoading() && model->query().sort == cs::ActionQuery::SortKey::Amount;
-                            };
-                            probe.painted = [&] {
-                                result.insert(QStringLiteral("sorted_ms"), double(nowUs() - searchStart) / 1000.0);
-                                result.insert(QStringLiteral("sorted_rows"), model->rowCount());
-                                result.insert(QStringLiteral("peak_rss_kb"), peakRssKb());
-                                out() << QJsonDocument(result).toJson(QJsonDocument::Compact) << Qt::endl;
-                                app.exit(0);
-                            };
-                            searchStart = nowUs();
-                            window.queueView()->setSort(cs::ActionQuery::SortKey::Amount, true);
-                            viewport->update();
-                        });
-                    };
+                    probe.painted = [&] { QTimer::singleShot(200, &app, [&] { sortNext(0); }); };
                     window.queueView()->apply(cs::QueueView::Filter::Queue, QString());
                     viewport->update();
                 });
@@ -190,10 +226,12 @@ int runChild(QApplication &app, const QString &backend, const QString &token, co
 
 struct Ledger
 {
+    QString engine; // sqlite or postgres
     QString name;
     qint64 actions = 0;
     qint64 queue = 0;
-    QString path;
+    QString path;   // the SQLite file or the PostgreSQL URI
+    QString log;    // countersignd's standard error
     QString token;
     QString search;
     std::unique_ptr<QProcess> server;
@@ -225,17 +263,60 @@ qint64 existingActions(const QString &path)
     return n;
 }
 
-// reuse: keep a ledger file from an earlier --keep run when it holds the same number of actions
-// (writing 10^6 actions with their search index takes about 90 s).
-bool buildLedger(Ledger &ledger, const QString &dir, bool reuse)
+// One generated action: the same rows on both engines. Oldest first, one a second-ish, ending at
+// `end`: the newest are on the first page; every `every`-th action is in the queue.
+struct BenchRow
 {
-    ledger.path = dir + QStringLiteral("/") + ledger.name + QStringLiteral(".db");
-    const bool reused = reuse && existingActions(ledger.path) == ledger.actions;
-    if (!reused) {
-        for (const char *suffix : { "", "-wal", "-shm" })
-            QFile::remove(ledger.path + QLatin1String(suffix));
+    QByteArray id, charge, order, agent, reference, payload, fingerprint, key;
+    qint64 amount = 0;
+    qint64 created = 0;
+    const char *state = "COMPLETED";
+    const char *reason = "";
+    bool approved = false;
+};
+
+BenchRow benchRow(const Ledger &ledger, qint64 n, qint64 end)
+{
+    static const char *const agents[] = { "returns-agent", "billing-agent", "support-agent", "chargeback-agent", "retention-agent" };
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+    const qint64 step = ledger.actions > 1000 ? 30'000 : 60'000;
+    const qint64 every = ledger.queue > 0 ? std::max<qint64>(1, ledger.actions / ledger.queue) : ledger.actions + 1;
+    BenchRow r;
+    r.id = "act_";
+    quint64 x = quint64(n) * 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 24; ++i) {
+        r.id += alphabet[x & 31];
+        x = (x >> 5) | (quint64(n + i) << 59);
     }
-    // countersignd creates the schema (all migrations) and the console's user.
+    if (n % every == 0)
+        r.state = n % (every * 10) == 0 ? "REQUIRES_REVIEW" : (n % (every * 7) == 0 ? "CONFIRMATION_UNKNOWN" : "PENDING");
+    else if (n % 13 == 0)
+        r.state = "REJECTED";
+    r.order = orderOf(n).toLatin1();
+    r.charge = "ch_bench" + QByteArray::number(n);
+    r.agent = agents[n % 5];
+    r.reference = r.order + "-refund";
+    r.amount = 500 + (n * 7919) % 50000;
+    r.payload = R"({"amount":)" + QByteArray::number(r.amount) + R"(,"business_reference":")" + r.order
+        + R"(","currency":"usd","kind":"refund","reason":"requested_by_customer","target":{"charge":")" + r.charge + R"("}})";
+    r.fingerprint = QCryptographicHash::hash(r.id, QCryptographicHash::Sha256).toHex();
+    r.approved = qstrcmp(r.state, "PENDING") != 0;
+    r.key = r.approved ? "csk_" + r.id.mid(4) + "_v1_bench" : QByteArray();
+    r.created = end - (ledger.actions - n) * step;
+    r.reason = qstrcmp(r.state, "REQUIRES_REVIEW") == 0 ? "key window passed" : "";
+    return r;
+}
+
+// The actions' columns that the generator fills, in this order (the rest are NULL).
+const char *const kInsertColumns =
+    "id, kind, target_type, target_id, business_reference, amount, currency, reason, provider,"
+    " provider_account, requested_by, client_reference, parent_id, proposed_payload, request_fingerprint,"
+    " idempotency_key, approval_version, state, state_version, review_reason, review_requested, lease_owner,"
+    " lease_expires_at, created_at, updated_at, last_event_at";
+
+// countersignd creates the schema (all migrations) and the console's user; its token → ledger.token.
+bool addUser(Ledger &ledger)
+{
     QProcess add;
     const QString user = QStringLiteral("bench-approver-%1").arg(nowMs());
     add.start(QStringLiteral(COUNTERSIGND_BIN), { QStringLiteral("user"), QStringLiteral("add"), user,
@@ -245,13 +326,11 @@ bool buildLedger(Ledger &ledger, const QString &dir, bool reuse)
         return false;
     }
     ledger.token = QString::fromUtf8(add.readAllStandardOutput()).trimmed().split(QLatin1Char(' ')).last();
-    if (reused) {
-        out() << "  " << ledger.name << ": reusing " << ledger.path << " (" << ledger.actions << " actions)" << Qt::endl;
-        return true;
-    }
+    return true;
+}
 
-    QElapsedTimer timer;
-    timer.start();
+bool writeSqlite(Ledger &ledger)
+{
     sqlite3 *db = nullptr;
     if (sqlite3_open(QFile::encodeName(ledger.path).constData(), &db) != SQLITE_OK)
         return false;
@@ -260,62 +339,30 @@ bool buildLedger(Ledger &ledger, const QString &dir, bool reuse)
     if (!check(sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr), db, "begin"))
         return false;
     sqlite3_stmt *insert = nullptr;
-    const char *sql =
-        "INSERT INTO actions (id, kind, target_type, target_id, business_reference, amount, currency, reason, provider,"
-        " provider_account, requested_by, client_reference, parent_id, proposed_payload, request_fingerprint,"
-        " idempotency_key, approval_version, state, state_version, review_reason, review_requested, lease_owner,"
-        " lease_expires_at, created_at, updated_at, last_event_at)"
-        " VALUES (?1, 'refund', 'charge', ?2, ?3, ?4, 'usd', 'requested_by_customer', 'paysim', '', ?5, ?6, NULL, ?7, ?8,"
-        " ?9, ?10, ?11, ?12, ?13, ?14, NULL, NULL, ?15, ?15, ?15)";
-    if (!check(sqlite3_prepare_v2(db, sql, -1, &insert, nullptr), db, "prepare"))
+    const QByteArray sql = QByteArrayLiteral("INSERT INTO actions (") + kInsertColumns
+        + ") VALUES (?1, 'refund', 'charge', ?2, ?3, ?4, 'usd', 'requested_by_customer', 'paysim', '', ?5, ?6, NULL, ?7, ?8,"
+          " ?9, ?10, ?11, ?12, ?13, ?14, NULL, NULL, ?15, ?15, ?15)";
+    if (!check(sqlite3_prepare_v2(db, sql.constData(), -1, &insert, nullptr), db, "prepare"))
         return false;
-    static const char *const agents[] = { "returns-agent", "billing-agent", "support-agent", "chargeback-agent", "retention-agent" };
-    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
-    // Oldest first, one a second-ish, ending now: the newest are on the first page.
     const qint64 end = nowMs();
-    const qint64 step = ledger.actions > 1000 ? 30'000 : 60'000;
-    const qint64 every = ledger.queue > 0 ? std::max<qint64>(1, ledger.actions / ledger.queue) : ledger.actions + 1;
     for (qint64 n = 1; n <= ledger.actions; ++n) {
-        QByteArray id = "act_";
-        quint64 x = quint64(n) * 0x9E3779B97F4A7C15ull;
-        for (int i = 0; i < 24; ++i) {
-            id += alphabet[x & 31];
-            x = (x >> 5) | (quint64(n + i) << 59);
-        }
-        const bool inQueue = n % every == 0;
-        const char *state = "COMPLETED";
-        if (inQueue)
-            state = n % (every * 10) == 0 ? "REQUIRES_REVIEW" : (n % (every * 7) == 0 ? "CONFIRMATION_UNKNOWN" : "PENDING");
-        else if (n % 13 == 0)
-            state = "REJECTED";
-        const QByteArray order = orderOf(n).toLatin1();
-        const QByteArray charge = "ch_bench" + QByteArray::number(n);
-        const QByteArray agent = agents[n % 5];
-        const QByteArray reference = order + "-refund";
-        const qint64 amount = 500 + (n * 7919) % 50000;
-        const QByteArray payload = R"({"amount":)" + QByteArray::number(amount) + R"(,"business_reference":")" + order
-            + R"(","currency":"usd","kind":"refund","reason":"requested_by_customer","target":{"charge":")" + charge + R"("}})";
-        const QByteArray fingerprint = QCryptographicHash::hash(id, QCryptographicHash::Sha256).toHex();
-        const bool approved = qstrcmp(state, "PENDING") != 0;
-        const QByteArray key = approved ? "csk_" + id.mid(4) + "_v1_bench" : QByteArray();
-        const qint64 created = end - (ledger.actions - n) * step;
+        const BenchRow r = benchRow(ledger, n, end);
         sqlite3_reset(insert);
-        sqlite3_bind_text(insert, 1, id.constData(), int(id.size()), SQLITE_TRANSIENT);
-        sqlite3_bind_text(insert, 2, charge.constData(), int(charge.size()), SQLITE_TRANSIENT);
-        sqlite3_bind_text(insert, 3, order.constData(), int(order.size()), SQLITE_TRANSIENT);
-        sqlite3_bind_int64(insert, 4, amount);
-        sqlite3_bind_text(insert, 5, agent.constData(), int(agent.size()), SQLITE_TRANSIENT);
-        sqlite3_bind_text(insert, 6, reference.constData(), int(reference.size()), SQLITE_TRANSIENT);
-        sqlite3_bind_text(insert, 7, payload.constData(), int(payload.size()), SQLITE_TRANSIENT);
-        sqlite3_bind_text(insert, 8, fingerprint.constData(), int(fingerprint.size()), SQLITE_TRANSIENT);
-        sqlite3_bind_text(insert, 9, key.constData(), int(key.size()), SQLITE_TRANSIENT);
-        sqlite3_bind_int(insert, 10, approved ? 1 : 0);
-        sqlite3_bind_text(insert, 11, state, -1, SQLITE_STATIC);
-        sqlite3_bind_int(insert, 12, approved ? 4 : 1);
-        const char *reason = qstrcmp(state, "REQUIRES_REVIEW") == 0 ? "key window passed" : "";
-        sqlite3_bind_text(insert, 13, reason, -1, SQLITE_STATIC);
-        sqlite3_bind_int(insert, 14, reason[0] ? 1 : 0);
-        sqlite3_bind_int64(insert, 15, created);
+        sqlite3_bind_text(insert, 1, r.id.constData(), int(r.id.size()), SQLITE_TRANSIENT);
+        sqlite3_bind_text(insert, 2, r.charge.constData(), int(r.charge.size()), SQLITE_TRANSIENT);
+        sqlite3_bind_text(insert, 3, r.order.constData(), int(r.order.size()), SQLITE_TRANSIENT);
+        sqlite3_bind_int64(insert, 4, r.amount);
+        sqlite3_bind_text(insert, 5, r.agent.constData(), int(r.agent.size()), SQLITE_TRANSIENT);
+        sqlite3_bind_text(insert, 6, r.reference.constData(), int(r.reference.size()), SQLITE_TRANSIENT);
+        sqlite3_bind_text(insert, 7, r.payload.constData(), int(r.payload.size()), SQLITE_TRANSIENT);
+        sqlite3_bind_text(insert, 8, r.fingerprint.constData(), int(r.fingerprint.size()), SQLITE_TRANSIENT);
+        sqlite3_bind_text(insert, 9, r.key.constData(), int(r.key.size()), SQLITE_TRANSIENT);
+        sqlite3_bind_int(insert, 10, r.approved ? 1 : 0);
+        sqlite3_bind_text(insert, 11, r.state, -1, SQLITE_STATIC);
+        sqlite3_bind_int(insert, 12, r.approved ? 4 : 1);
+        sqlite3_bind_text(insert, 13, r.reason, -1, SQLITE_STATIC);
+        sqlite3_bind_int(insert, 14, r.reason[0] ? 1 : 0);
+        sqlite3_bind_int64(insert, 15, r.created);
         if (!check(sqlite3_step(insert), db, "insert"))
             return false;
     }
@@ -324,6 +371,110 @@ bool buildLedger(Ledger &ledger, const QString &dir, bool reuse)
         return false;
     sqlite3_exec(db, "ANALYZE", nullptr, nullptr, nullptr);
     sqlite3_close(db);
+    return true;
+}
+
+// The same rows through COPY into the real schema, loaded the way a bulk load is done: the
+// table's secondary indexes (pg_trgm GIN included) are dropped first and created again after the
+// COPY from their own definitions (pg_indexes), and the count trigger is disabled while the rows
+// go in and the counts are then computed from the rows exactly as migration 4 fills them for an
+// existing ledger. The result is the schema of the migrations, indexes, triggers and exact counts
+// included (written row by row through the triggers, 10^6 actions took over half an hour here).
+// Then VACUUM ANALYZE, as autovacuum would.
+bool writePostgres(Ledger &ledger)
+{
+    cs::bench::PgSession s(ledger.path);
+    if (!s.ok() || !s.exec("SET synchronous_commit = off") || !s.exec("SET maintenance_work_mem = '512MB'")) {
+        QTextStream(stderr) << "bench_console: " << s.error() << Qt::endl;
+        return false;
+    }
+    PGresult *defs = PQexec(s.raw(), "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
+                                     " AND tablename = 'actions' AND indexname::regclass NOT IN"
+                                     " (SELECT conindid FROM pg_constraint WHERE conrelid = 'actions'::regclass)");
+    QList<QByteArray> names, definitions;
+    for (int i = 0; PQresultStatus(defs) == PGRES_TUPLES_OK && i < PQntuples(defs); ++i) {
+        names << QByteArray(PQgetvalue(defs, i, 0));
+        definitions << QByteArray(PQgetvalue(defs, i, 1));
+    }
+    PQclear(defs);
+    if (names.isEmpty() || !s.exec("BEGIN") || !s.exec("ALTER TABLE actions DISABLE TRIGGER actions_counts_insert"))
+        return false;
+    for (const QByteArray &name : std::as_const(names)) {
+        if (!s.exec(QByteArray("DROP INDEX " + name).constData()))
+            return false;
+    }
+    const qint64 end = nowMs();
+    const QByteArray copy = QByteArrayLiteral("COPY actions (") + kInsertColumns + ") FROM STDIN";
+    if (!s.exec(copy.constData()))
+        return false;
+    QByteArray chunk;
+    for (qint64 n = 1; n <= ledger.actions; ++n) {
+        const BenchRow r = benchRow(ledger, n, end);
+        const QByteArray created = QByteArray::number(r.created);
+        const QList<QByteArray> fields = { r.id, "refund", "charge", r.charge, r.order, QByteArray::number(r.amount), "usd",
+                                           "requested_by_customer", "paysim", "", r.agent, r.reference, "\\N", r.payload,
+                                           r.fingerprint, r.key, r.approved ? "1" : "0", r.state, r.approved ? "4" : "1",
+                                           r.reason, r.reason[0] ? "1" : "0", "\\N", "\\N", created, created, created };
+        chunk += fields.join('\t') + '\n';
+        if (chunk.size() > (1 << 20) || n == ledger.actions) {
+            if (PQputCopyData(s.raw(), chunk.constData(), int(chunk.size())) != 1)
+                return false;
+            chunk.clear();
+        }
+    }
+    if (PQputCopyEnd(s.raw(), nullptr) != 1)
+        return false;
+    PGresult *result = PQgetResult(s.raw());
+    const bool copied = PQresultStatus(result) == PGRES_COMMAND_OK;
+    if (!copied)
+        QTextStream(stderr) << "bench_console: COPY: " << PQresultErrorMessage(result) << Qt::endl;
+    PQclear(result);
+    while ((result = PQgetResult(s.raw())))
+        PQclear(result);
+    if (!copied)
+        return false;
+    for (const QByteArray &definition : std::as_const(definitions)) {
+        if (!s.exec(definition.constData()))
+            return false;
+    }
+    return s.exec("INSERT INTO action_state_counts (state, n) SELECT state, COUNT(*) FROM actions GROUP BY state"
+                  " ON CONFLICT (state) DO UPDATE SET n = EXCLUDED.n")
+        && s.exec("INSERT INTO action_requester_state_counts (requested_by, state, n)"
+                  " SELECT requested_by, state, COUNT(*) FROM actions GROUP BY requested_by, state"
+                  " ON CONFLICT (requested_by, state) DO UPDATE SET n = EXCLUDED.n")
+        && s.exec("ALTER TABLE actions ENABLE TRIGGER actions_counts_insert") && s.exec("COMMIT") && s.exec("VACUUM ANALYZE");
+}
+
+// reuse: keep a SQLite ledger file from an earlier --keep run when it holds the same number of
+// actions (writing 10^6 actions with their search index takes about 90 s).
+bool buildLedger(Ledger &ledger, const QString &dir, bool reuse, cs::test::PgCluster *cluster)
+{
+    const bool postgres = cluster != nullptr;
+    bool reused = false;
+    if (postgres) {
+        ledger.path = cluster->createDatabase(ledger.name);
+        ledger.log = dir + QStringLiteral("/pg-") + ledger.name + QStringLiteral(".log");
+        if (ledger.path.isEmpty())
+            return false;
+    } else {
+        ledger.path = dir + QStringLiteral("/") + ledger.name + QStringLiteral(".db");
+        ledger.log = ledger.path + QStringLiteral(".log");
+        reused = reuse && existingActions(ledger.path) == ledger.actions;
+        if (!reused) {
+            for (const char *suffix : { "", "-wal", "-shm" })
+                QFile::remove(ledger.path + QLatin1String(suffix));
+        }
+    }
+    if (!addUser(ledger))
+        return false;
+    if (reused) {
+        out() << "  " << ledger.name << ": reusing " << ledger.path << " (" << ledger.actions << " actions)" << Qt::endl;
+        return true;
+    }
+    QElapsedTimer timer;
+    timer.start();
+    if (!(postgres ? writePostgres(ledger) : writeSqlite(ledger)))
+        return false;
     out() << "  " << ledger.name << ": " << ledger.actions << " actions (" << ledger.queue << " in the queue) written in "
           << timer.elapsed() << " ms" << Qt::endl;
     return true;
@@ -332,7 +483,7 @@ bool buildLedger(Ledger &ledger, const QString &dir, bool reuse)
 bool startServer(Ledger &ledger)
 {
     ledger.server = std::make_unique<QProcess>();
-    ledger.server->setStandardErrorFile(ledger.path + QStringLiteral(".log"));
+    ledger.server->setStandardErrorFile(ledger.log);
     ledger.server->start(QStringLiteral(COUNTERSIGND_BIN),
                          { QStringLiteral("serve"), QStringLiteral("--db"), ledger.path, QStringLiteral("--listen"),
                            QStringLiteral("127.0.0.1:0"), QStringLiteral("--no-executor") });
@@ -393,75 +544,132 @@ int main(int argc, char *argv[])
     const QCommandLineOption keep(QStringLiteral("keep"), QStringLiteral("Build the ledgers in DIR and keep them."), QStringLiteral("DIR"));
     const QCommandLineOption reuse(QStringLiteral("reuse"),
                                    QStringLiteral("With --keep: reuse ledgers of the same size left there by an earlier run."));
-    parser.addOptions({ actions, queue, runs, keep, reuse });
+    const QCommandLineOption smallSize(QStringLiteral("small"),
+                                       QStringLiteral("Actions in the small ledger, all in the queue (default 10: the goals' baseline)."),
+                                       QStringLiteral("N"), QStringLiteral("10"));
+    const QCommandLineOption engine(QStringLiteral("engine"), QStringLiteral("sqlite, postgres or both (one table each)."),
+                                    QStringLiteral("engine"), QStringLiteral("sqlite"));
+    parser.addOptions({ actions, queue, runs, keep, reuse, smallSize, engine });
     parser.process(app);
+
+    const QString engineChoice = parser.value(engine);
+    if (engineChoice != u"sqlite" && engineChoice != u"postgres" && engineChoice != u"both") {
+        QTextStream(stderr) << "bench_console: --engine is sqlite, postgres or both" << Qt::endl;
+        return 2;
+    }
+    QStringList engines;
+    if (engineChoice != u"postgres")
+        engines << QStringLiteral("sqlite");
+    if (engineChoice != u"sqlite")
+        engines << QStringLiteral("postgres");
 
     QTemporaryDir temp;
     const QString dir = parser.isSet(keep) ? QDir(parser.value(keep)).absolutePath() : temp.path();
     QDir().mkpath(dir);
-    Ledger small;
-    small.name = QStringLiteral("small");
-    small.actions = 10;
-    small.queue = 10;
-    Ledger large;
-    large.name = QStringLiteral("large");
-    large.actions = parser.value(actions).toLongLong();
-    large.queue = parser.value(queue).toLongLong();
+    // PostgreSQL: a private cluster with full durability (fsync on) for both of its ledgers.
+    std::unique_ptr<cs::test::PgCluster> cluster;
+    if (engines.contains(u"postgres")) {
+        cluster = std::make_unique<cs::test::PgCluster>(cs::test::PgCluster::Durability::Full);
+        if (!cluster->start()) {
+            QTextStream(stderr) << "bench_console: cannot start PostgreSQL: " << cluster->errorString() << Qt::endl;
+            return 1;
+        }
+    }
+    // Per engine, the small and the large ledger ([0], [1]).
+    std::vector<std::array<Ledger, 2>> ledgers(size_t(engines.size()));
+    const qint64 largeActions = parser.value(actions).toLongLong();
+    const qint64 largeQueue = parser.value(queue).toLongLong();
+    const qint64 smallActions = std::max<qint64>(5, parser.value(smallSize).toLongLong());
     // One matching action, from the middle of the ledger's life (in the queue): the backend's
     // substring search has to walk back that far.
-    small.search = orderOf(5);
-    const qint64 every = std::max<qint64>(1, large.actions / std::max<qint64>(1, large.queue));
-    large.search = orderOf((large.actions / 2 / every) * every);
-
+    const qint64 every = std::max<qint64>(1, largeActions / std::max<qint64>(1, largeQueue));
     out() << "bench_console: building the ledgers in " << dir << Qt::endl;
-    for (Ledger *l : { &small, &large }) {
-        if (!buildLedger(*l, dir, parser.isSet(reuse)) || !startServer(*l)) {
-            QTextStream(stderr) << "bench_console: could not prepare the " << l->name << " ledger" << Qt::endl;
-            return 1;
+    for (int e = 0; e < engines.size(); ++e) {
+        for (int i = 0; i < 2; ++i) {
+            Ledger &l = ledgers[size_t(e)][size_t(i)];
+            l.engine = engines.at(e);
+            l.name = i == 0 ? QStringLiteral("small") : QStringLiteral("large");
+            l.actions = i == 0 ? smallActions : largeActions;
+            l.queue = i == 0 ? smallActions : largeQueue;
+            l.search = i == 0 ? orderOf(5) : orderOf((largeActions / 2 / every) * every);
+            if (!buildLedger(l, dir, parser.isSet(reuse), l.engine == u"postgres" ? cluster.get() : nullptr) || !startServer(l)) {
+                QTextStream(stderr) << "bench_console: could not prepare the " << l.engine << " " << l.name << " ledger" << Qt::endl;
+                return 1;
+            }
         }
     }
 
     const int n = qMax(1, parser.value(runs).toInt());
-    QList<double> first[2], search[2], sorted[2], rss[2];
     const QString self = QCoreApplication::applicationFilePath();
-    runConsole(small, self); // warm the file cache and the fonts once
-    runConsole(large, self);
+    struct Figures
+    {
+        QList<double> first, search, rss;
+        QMap<QString, QList<double>> sorted; // by the child's result name
+    };
+    std::vector<std::array<Figures, 2>> figures(size_t(engines.size()));
+    for (auto &pair : ledgers) { // warm the file cache and the fonts once
+        runConsole(pair[0], self);
+        runConsole(pair[1], self);
+    }
     for (int run = 0; run < n; ++run) {
-        for (int i = 0; i < 2; ++i) {
-            const Ledger &l = i == 0 ? small : large;
-            const QJsonObject r = runConsole(l, self);
-            if (r.isEmpty())
-                return 1;
-            first[i] << r.value(QLatin1String("first_page_ms")).toDouble();
-            search[i] << r.value(QLatin1String("search_ms")).toDouble();
-            sorted[i] << r.value(QLatin1String("sorted_ms")).toDouble();
-            rss[i] << r.value(QLatin1String("peak_rss_kb")).toDouble() / 1024.0;
-            out() << "  run " << run + 1 << " " << l.name << ": " << QJsonDocument(r).toJson(QJsonDocument::Compact) << Qt::endl;
+        for (size_t e = 0; e < ledgers.size(); ++e) {
+            for (size_t i = 0; i < 2; ++i) {
+                const Ledger &l = ledgers[e][i];
+                const QJsonObject r = runConsole(l, self);
+                if (r.isEmpty())
+                    return 1;
+                Figures &f = figures[e][i];
+                f.first << r.value(QLatin1String("first_page_ms")).toDouble();
+                f.search << r.value(QLatin1String("search_ms")).toDouble();
+                for (auto it = r.constBegin(); it != r.constEnd(); ++it) {
+                    if (it.key().startsWith(QLatin1String("sorted_")))
+                        f.sorted[it.key()] << it.value().toDouble();
+                }
+                f.rss << r.value(QLatin1String("peak_rss_kb")).toDouble() / 1024.0;
+                out() << "  run " << run + 1 << " " << l.engine << " " << l.name << ": "
+                      << QJsonDocument(r).toJson(QJsonDocument::Compact) << Qt::endl;
+            }
         }
     }
-    for (Ledger *l : { &small, &large }) {
-        l->server->terminate();
-        l->server->waitForFinished(10000);
+    for (auto &pair : ledgers) {
+        for (Ledger &l : pair) {
+            l.server->terminate();
+            l.server->waitForFinished(10000);
+        }
     }
 
-    const double f0 = median(first[0]), f1 = median(first[1]);
-    const double s0 = median(search[0]), s1 = median(search[1]);
-    const double o0 = median(sorted[0]), o1 = median(sorted[1]);
-    const double m0 = median(rss[0]), m1 = median(rss[1]);
-    out() << Qt::endl << QStringLiteral("%1 %2 %3 %4").arg(QStringLiteral("median of ") + QString::number(n) + QStringLiteral(" runs"), -22)
-                             .arg(QStringLiteral("10 actions"), 14).arg(QStringLiteral("%1 actions").arg(large.actions), 18).arg(QStringLiteral("ratio / delta"), 16)
-          << Qt::endl;
-    out() << QStringLiteral("%1 %2 %3 %4").arg(QStringLiteral("first page painted"), -22).arg(QStringLiteral("%1 ms").arg(f0, 0, 'f', 0), 14)
-                 .arg(QStringLiteral("%1 ms").arg(f1, 0, 'f', 0), 18).arg(QStringLiteral("%1x (goal <= 1.5x)").arg(f1 / f0, 0, 'f', 2), 16)
-          << Qt::endl;
-    out() << QStringLiteral("%1 %2 %3 %4").arg(QStringLiteral("search first page"), -22).arg(QStringLiteral("%1 ms").arg(s0, 0, 'f', 1), 14)
-                 .arg(QStringLiteral("%1 ms").arg(s1, 0, 'f', 1), 18).arg(QStringLiteral("%1x (goal <= 1.5x)").arg(s1 / s0, 0, 'f', 2), 16)
-          << Qt::endl;
-    out() << QStringLiteral("%1 %2 %3 %4").arg(QStringLiteral("sorted by amount"), -22).arg(QStringLiteral("%1 ms").arg(o0, 0, 'f', 1), 14)
-                 .arg(QStringLiteral("%1 ms").arg(o1, 0, 'f', 1), 18).arg(QStringLiteral("%1x (no goal)").arg(o1 / o0, 0, 'f', 2), 16)
-          << Qt::endl;
-    out() << QStringLiteral("%1 %2 %3 %4").arg(QStringLiteral("peak RSS"), -22).arg(QStringLiteral("%1 MB").arg(m0, 0, 'f', 1), 14)
-                 .arg(QStringLiteral("%1 MB").arg(m1, 0, 'f', 1), 18).arg(QStringLiteral("+%1 MB (goal <= +50)").arg(m1 - m0, 0, 'f', 1), 16)
-          << Qt::endl;
+    const auto row = [](const QString &what, double small, double large, int decimals, const QString &unit, const QString &goal) {
+        const bool memory = unit == u"MB";
+        const QString compared = memory ? QStringLiteral("+%1 MB").arg(large - small, 0, 'f', 1)
+                                        : QStringLiteral("%1x").arg(large / small, 0, 'f', 2);
+        return QStringLiteral("%1 %2 %3 %4 %5").arg(what, -22).arg(QStringLiteral("%1 %2").arg(small, 0, 'f', decimals).arg(unit), 14)
+            .arg(QStringLiteral("%1 %2").arg(large, 0, 'f', decimals).arg(unit), 18).arg(compared, 9).arg(goal);
+    };
+    for (size_t e = 0; e < ledgers.size(); ++e) {
+        const auto &f = figures[e];
+        out() << Qt::endl << QStringLiteral("%1 %2 %3 %4").arg(engines.at(int(e)) + QStringLiteral(", median of ") + QString::number(n)
+                                                                 + QStringLiteral(" runs"), -22)
+                                 .arg(QStringLiteral("%1 actions").arg(smallActions), 14).arg(QStringLiteral("%1 actions").arg(largeActions), 18)
+                                 .arg(QStringLiteral("ratio / delta"), 16)
+              << Qt::endl;
+        out() << row(QStringLiteral("first page painted"), median(f[0].first), median(f[1].first), 0, QStringLiteral("ms"),
+                     QStringLiteral("(goal <= 1.5x)")) << Qt::endl;
+        out() << row(QStringLiteral("search first page"), median(f[0].search), median(f[1].search), 1, QStringLiteral("ms"),
+                     QStringLiteral("(goal <= 1.5x)")) << Qt::endl;
+        for (const auto &[key, label] : { std::pair{ "sorted_amount_ms", "sorted by amount" },
+                                          std::pair{ "sorted_attempts_ms", "sorted by attempts" },
+                                          std::pair{ "sorted_last_event_ms", "sorted by last event" },
+                                          std::pair{ "sorted_age_ms", "sorted by age (oldest)" } }) {
+            out() << row(QLatin1String(label), median(f[0].sorted.value(QLatin1String(key))),
+                         median(f[1].sorted.value(QLatin1String(key))), 1, QStringLiteral("ms"), QStringLiteral("(goal <= 1.5x)"))
+                  << Qt::endl;
+            const QString answer = QString::fromLatin1(key).replace(QLatin1String("_ms"), QLatin1String("_answer_ms"));
+            out() << row(QStringLiteral("  of which the answer"), median(f[0].sorted.value(answer)), median(f[1].sorted.value(answer)), 1,
+                         QStringLiteral("ms"), QString())
+                  << Qt::endl;
+        }
+        out() << row(QStringLiteral("peak RSS"), median(f[0].rss), median(f[1].rss), 1, QStringLiteral("MB"),
+                     QStringLiteral("(goal <= +50)")) << Qt::endl;
+    }
     return 0;
 }

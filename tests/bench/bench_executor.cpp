@@ -12,6 +12,8 @@
 #include "server/ledger/ids.h"
 #include "server/ledger/ledger.h"
 #include "server/stripeclient.h"
+#include "tests/bench/benchfill.h"
+#include "tests/bench/benchpaysim.h"
 #include "tests/bench/benchstats.h"
 
 #include <QCommandLineParser>
@@ -43,80 +45,15 @@
 #include <unistd.h>
 
 using namespace cs;
-using cs::bench::median;
+using namespace cs::bench;
 
 namespace {
-
-void out(const QString &line)
-{
-    std::fputs(qPrintable(line + QLatin1Char('\n')), stdout);
-    std::fflush(stdout);
-}
-
-// Blocking admin calls to paysim from the main thread.
-class Admin
-{
-public:
-    explicit Admin(QUrl base) : m_base(std::move(base)) {}
-    QJsonObject call(const QByteArray &verb, const QString &path, const QJsonObject &body = {})
-    {
-        QUrl url = m_base;
-        url.setPath(path);
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-        QNetworkReply *reply = m_network.sendCustomRequest(request, verb,
-                                                           body.isEmpty() ? QByteArray()
-                                                                          : QJsonDocument(body).toJson(QJsonDocument::Compact));
-        QEventLoop loop;
-        QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-        loop.exec();
-        const QJsonObject json = QJsonDocument::fromJson(reply->readAll()).object();
-        reply->deleteLater();
-        return json;
-    }
-    QString freshCharge()
-    {
-        call("POST", QStringLiteral("/_sim/reset"));
-        const QJsonObject created = call("POST", QStringLiteral("/_sim/charges"),
-                                         QJsonObject{{QStringLiteral("amounts"), QJsonArray{qint64(900000000000)}}});
-        return created.value(QStringLiteral("data")).toArray().at(0).toObject().value(QStringLiteral("id")).toString();
-    }
-    // Refunds per countersign_action_id (or per idempotency key when there is no action id).
-    QHash<QString, int> groundTruth(int *total)
-    {
-        const QJsonArray rows = call("GET", QStringLiteral("/_sim/refunds")).value(QStringLiteral("data")).toArray();
-        QHash<QString, int> perAction;
-        for (const QJsonValue &row : rows)
-            ++perAction[row.toObject().value(QStringLiteral("metadata")).toObject()
-                            .value(QStringLiteral("countersign_action_id")).toString()];
-        *total = int(rows.size());
-        return perAction;
-    }
-
-private:
-    QUrl m_base;
-    QNetworkAccessManager m_network;
-};
-
-// CPU seconds used so far by this process, and by the paysim process.
-double selfCpu()
-{
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
 
 qint64 g_paysimPid = 0;
 
 double paysimCpu()
 {
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(g_paysimPid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return 0;
-    const QByteArray line = stat.readAll();
-    const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
-    // fields[11], [12]: utime, stime in clock ticks (fields 14 and 15 of the full line)
-    return fields.size() > 12 ? double(fields.at(11).toLongLong() + fields.at(12).toLongLong()) / double(sysconf(_SC_CLK_TCK)) : 0;
+    return processCpu(g_paysimPid);
 }
 
 // CPU seconds of this process's threads, summed by thread name ("cs-exec-commit", "cs-exec-1", ...).
@@ -171,7 +108,7 @@ struct Round
     bool countersignOk = false;
 };
 
-double bare(Admin &admin, StripeClientConfig providerConfig, int n, int concurrency, bool *ok)
+double bare(PaysimAdmin &admin, StripeClientConfig providerConfig, int n, int concurrency, bool *ok)
 {
     const QString charge = admin.freshCharge();
     StripeClient client(providerConfig);
@@ -206,7 +143,7 @@ double bare(Admin &admin, StripeClientConfig providerConfig, int n, int concurre
     return n / seconds;
 }
 
-double countersign(Admin &admin, const StripeClientConfig &providerConfig, int n, int concurrency, bool *ok,
+double countersign(PaysimAdmin &admin, const StripeClientConfig &providerConfig, int n, int concurrency, bool *ok,
                    Executor::Stats *stats)
 {
     const QString charge = admin.freshCharge();
@@ -216,22 +153,10 @@ double countersign(Admin &admin, const StripeClientConfig &providerConfig, int n
         *ok = false;
         return 0;
     }
-    QStringList ids;
-    for (int i = 0; i < n; ++i) {
-        ProposalStore::ProposalInput input;
-        input.targetId = charge;
-        input.amount = 1 + i % 100;
-        input.currency = QStringLiteral("usd");
-        input.clientReference = QStringLiteral("bench-%1").arg(i);
-        input.provider = QStringLiteral("paysim");
-        const auto proposed = ledger.proposals().propose(input, QStringLiteral("agent"));
-        const auto approved = ledger.approvals().approve(proposed->record.id, QStringLiteral("approver"), QString(),
-                                             proposed->record.stateVersion);
-        if (!approved.ok()) {
-            *ok = false;
-            return 0;
-        }
-        ids << approved->id;
+    const QStringList ids = proposeApproved(ledger, charge, n, QStringLiteral("bench"));
+    if (ids.size() != n) {
+        *ok = false;
+        return 0;
     }
     StripeClient client(providerConfig);
     ExecutionConfig config;
@@ -302,7 +227,7 @@ int main(int argc, char *argv[])
     }
     const QUrl base(QString::fromLatin1(paysim.readLine().trimmed()));
     g_paysimPid = paysim.processId();
-    Admin admin(base);
+    PaysimAdmin admin(base);
 
     StripeClientConfig providerConfig;
     providerConfig.baseUrl = base;
