@@ -60,11 +60,11 @@ QStringList trigramsOf(const QString &text)
     return trigrams;
 }
 
-QString trigramMatchExpression(const QString &text, const TrigramSample &sample)
+QStringList uncommonRuns(const QString &text, const TrigramSample &sample)
 {
     const QList<uint> codePoints = text.toLower().toUcs4();
     const QStringList trigrams = trigramsOf(text);
-    QStringList parts;
+    QStringList runs;
     qsizetype runStart = -1; // first trigram of the current run of uncommon ones
     for (qsizetype i = 0; i <= trigrams.size(); ++i) {
         const bool keep = i < trigrams.size() && !sample.isCommon(trigrams.at(i));
@@ -72,12 +72,20 @@ QString trigramMatchExpression(const QString &text, const TrigramSample &sample)
             runStart = i;
         if (!keep && runStart >= 0) {
             // Trigrams runStart..i-1 cover code points runStart..i+1.
-            parts << ftsString(fromUcs4(codePoints, runStart, i - runStart + 2));
+            runs << fromUcs4(codePoints, runStart, i - runStart + 2);
             runStart = -1;
         }
     }
-    if (parts.isEmpty())
-        return ftsString(text.toLower());
+    if (runs.isEmpty())
+        runs << text.toLower();
+    return runs;
+}
+
+QString trigramMatchExpression(const QString &text, const TrigramSample &sample)
+{
+    QStringList parts;
+    for (const QString &run : uncommonRuns(text, sample))
+        parts << ftsString(run);
     return parts.join(QStringLiteral(" AND "));
 }
 

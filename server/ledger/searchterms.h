@@ -14,9 +14,10 @@ namespace cs {
 // nearly every row ("ord", "rd-" and "d-0" when every order reference reads "ord-0…", "act" in
 // every action id) narrows nothing but costs the most to read. TrigramSample estimates how common
 // each trigram is from a sample of recent actions; trigramMatchExpression() leaves the common ones
-// out. The candidates are then a superset of the rows that contain the whole text, so the caller
-// must still apply the exact condition (ActionReader applies the LIKE predicate to every
-// candidate): the expression decides only how fast the answer comes, never what it is.
+// out (on PostgreSQL the pg_trgm indexes are asked for uncommonRuns() alike). The candidates are
+// then a superset of the rows that contain the whole text, so the caller must still apply the
+// exact condition (ActionReader applies the LIKE predicate to every candidate): the expression
+// decides only how fast the answer comes, never what it is.
 class TrigramSample
 {
 public:
@@ -39,6 +40,10 @@ private:
 
 // The text's trigrams, lower case, in order (code points, so a character outside the BMP is one).
 QStringList trigramsOf(const QString &text);
+
+// The maximal runs of the lower-cased text (three code points or more) none of whose trigrams is
+// common, in order — or the whole lower-cased text when every trigram is common.
+QStringList uncommonRuns(const QString &text, const TrigramSample &sample);
 
 // The FTS5 MATCH expression for a search of `text` (three code points or more): the maximal runs
 // of the lower-cased text none of whose trigrams is common, each as an FTS5 string, joined by
