@@ -20,6 +20,7 @@
 #include "server/api/userstore.h"
 #include "server/ledger/ledger.h"
 #include "server/ledger/ledgercopy.h"
+#include "server/ledger/migrations.h"
 
 #include "tests/server/ledgertestsupport.h"
 #include "tests/support/pgcluster.h"
@@ -414,7 +415,7 @@ void TestLedgerCopy::failedCopyLeavesTargetEmpty()
             QCOMPARE(count(name, table), qint64(0));
     }
     // What the empty ledger had: the versions of its migrations.
-    QCOMPARE(count(name, QStringLiteral("schema_version")), qint64(6));
+    QCOMPARE(count(name, QStringLiteral("schema_version")), qint64(Migrations::latestVersion()));
 
     // Once the table takes rows again, the same empty ledger is a target.
     QVERIFY(m_cluster->psql(name, QStringLiteral("DROP TRIGGER no_lookups ON lookups")).ok);
@@ -486,7 +487,7 @@ void TestLedgerCopy::cli()
     QVERIFY2(users.out.contains(QLatin1String("agent-7 agent disabled")), qPrintable(users.out));
     const Run migrated = countersignd({QStringLiteral("migrate"), QStringLiteral("--db"), uri});
     QVERIFY2(migrated.exitCode == 0, qPrintable(migrated.err));
-    QVERIFY2(migrated.out.contains(QLatin1String("at schema version 6")), qPrintable(migrated.out));
+    QVERIFY2(migrated.out.contains(QStringLiteral("at schema version %1").arg(Migrations::latestVersion())), qPrintable(migrated.out));
 
     const Run again = countersignd({QStringLiteral("migrate"), QStringLiteral("--from"), m_source, QStringLiteral("--to"), uri});
     QCOMPARE(again.exitCode, 1);
