@@ -364,7 +364,11 @@ Phase executors(Context &c, int instances)
         child->waitForBytesWritten(5000);
     }
     for (auto &child : children) {
-        stopped = child->waitForFinished(60000) && child->exitCode() == 0 && stopped;
+        const bool finished = child->waitForFinished(60000);
+        if (!finished || child->exitCode() != 0)
+            out(QStringLiteral("         an instance %1 (exit code %2)")
+                    .arg(finished ? QStringLiteral("failed") : QStringLiteral("did not stop in 60 s")).arg(child->exitCode()));
+        stopped = finished && child->exitCode() == 0 && stopped;
         const QList<QByteArray> lines = child->readAllStandardOutput().trimmed().split('\n');
         const QList<QByteArray> f = lines.last().split(' ');
         if (f.size() == 6 && f.at(0) == "stats") {
@@ -372,10 +376,21 @@ Phase executors(Context &c, int instances)
             commits += f.at(4).toLongLong();
             instanceCpu += f.at(5).toDouble();
         } else {
+            out(QStringLiteral("         an instance ended with: ") + QString::fromUtf8(lines.last()));
             stopped = false;
         }
     }
-    p.ok = ready && stopped && allCompleted(poll, c.n) && claimed == c.n && groundTruthExact(*c.admin, c.n, ids);
+    const qint64 completed = poll.scalar("SELECT COUNT(*) FROM actions WHERE state = 'COMPLETED'");
+    int refunds = 0;
+    const QHash<QString, int> perAction = c.admin->groundTruth(&refunds);
+    int once = 0;
+    for (const QString &id : std::as_const(ids))
+        once += perAction.value(id) == 1 ? 1 : 0;
+    p.ok = ready && stopped && completed == c.n && claimed == c.n && refunds == c.n && once == c.n;
+    if (!p.ok) // which check failed, with its figures
+        out(QStringLiteral("         CHECK: instances ready %1, stopped cleanly %2; COMPLETED %3 of %4; claims %5;"
+                           " paysim refunds %6, actions with exactly one %7")
+                .arg(ready).arg(stopped).arg(completed).arg(c.n).arg(claimed).arg(refunds).arg(once));
     p.detail = QStringLiteral("%1 ledger commits (%2 actions each); CPU per action: instances %3 ms + PostgreSQL %4 ms +"
                               " paysim %5 ms")
                    .arg(commits).arg(commits ? double(c.n) * 2 / double(commits) : 0, 0, 'f', 1)
