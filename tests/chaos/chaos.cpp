@@ -184,6 +184,8 @@ int main(int argc, char *argv[])
         sum.dbRestarts += r.dbRestarts;
         sum.unavailableAnswers += r.unavailableAnswers;
         sum.recoveries += r.recoveries;
+        sum.internalErrors += r.internalErrors;
+        sum.lostCommits += r.lostCommits;
     }
 
     QStringList fired;
@@ -221,9 +223,12 @@ int main(int argc, char *argv[])
                 .arg(sum.refusalsAfterStop)
                 .arg(sum.terminations)
             + QStringLiteral(" (connections ended: %1); database restarts=%2").arg(sum.backendsTerminated).arg(sum.dbRestarts)
-            + QStringLiteral(" (503 answers while down: %1; instances answering again without a restart: %2)")
+            + QStringLiteral(" (503 answers while down: %1; instances answering again without a restart: %2); "
+                             "API answers 5xx other than 503: %3; COMMITs whose answer was lost: %4")
                   .arg(sum.unavailableAnswers)
-                  .arg(sum.recoveries));
+                  .arg(sum.recoveries)
+                  .arg(sum.internalErrors)
+                  .arg(sum.lostCommits));
     if (options.viaApi)
         out(QStringLiteral("  via-api: countersignd serve processes as %6; clock jumps skipped=%1 (not possible: system clock); "
                            "proposals resent=%2 (replayed=%3) approvals resent=%4 approvals deferred to a start=%5")

@@ -165,6 +165,7 @@ private:
     void terminateBackends(const Step &step);
     bool restartDatabase(const Step &step);
     HttpReply probe(int index);
+    void internalError(const QUrl &url, const HttpReply &reply);
     void checkFencing(const QHash<QString, QJsonArray> &refundsByAction, const QHash<QString, int> &postsByKey);
     void checkAuditRows();
     void dropDatabase();
@@ -220,6 +221,7 @@ private:
     bool m_paused[PostgresInstances] = {false, false, false};
     QList<Stopped> m_stops;
     QList<InstanceLog> m_logs;
+    QSet<QString> m_internalErrorReported;
 };
 
 QUrl ChaosRun::simUrl(const QString &path) const
@@ -634,8 +636,11 @@ HttpReply ChaosRun::apiPost(const QString &path, const QJsonObject &body, const 
     for (int attempt = 0; attempt < 20; ++attempt) {
         if (!anyAvailable())
             break;
-        reply = m_http.send("POST", apiUrl(path), QJsonDocument(body).toJson(QJsonDocument::Compact), "application/json",
+        const QUrl url = apiUrl(path);
+        reply = m_http.send("POST", url, QJsonDocument(body).toJson(QJsonDocument::Compact), "application/json",
                             key, token, ifMatch);
+        if (m_options.postgres && reply.status >= 500 && reply.status != 503)
+            internalError(url, reply);
         const bool inFlight = reply.status == 409
             && reply.json.value(QStringLiteral("code")).toString() == u"idempotency_key_in_flight";
         if (reply.status != 0 && !inFlight && reply.status < 500)
@@ -915,6 +920,24 @@ void ChaosRun::terminateBackends(const Step &step)
             .arg(m_paused[i] ? QStringLiteral(" (stopped)") : QString()));
 }
 
+void ChaosRun::internalError(const QUrl &url, const HttpReply &reply)
+{
+    // --postgres: an instance that cannot reach its database must say 503 (Unavailable), and one
+    // that can must not fail; a 500 is neither (the client resends, and the run goes on).
+    ++m_result.internalErrors;
+    int index = 0;
+    for (int i = 0; i < instanceCount(); ++i)
+        index = m_serverUrl[i].port() == url.port() ? i : index;
+    const QString instance = executorName(index) + QString::number(m_generation[index]);
+    if (m_internalErrorReported.contains(instance))
+        return;
+    m_internalErrorReported.insert(instance);
+    violation(6, QStringLiteral("%1 answered POST %2 with %3 (first of this instance; a client resends): %4")
+                     .arg(instance, url.path())
+                     .arg(reply.status)
+                     .arg(excerpt(reply.body)));
+}
+
 HttpReply ChaosRun::probe(int index)
 {
     QUrl url = m_serverUrl[index];
@@ -1002,6 +1025,7 @@ void ChaosRun::checkFencing(const QHash<QString, QJsonArray> &refundsByAction, c
         if (!file.open(QIODevice::ReadOnly))
             continue;
         const QString text = QString::fromUtf8(file.readAll());
+        m_result.lostCommits += static_cast<int>(text.count(QLatin1String("lost the answer to COMMIT")));
         for (auto it = refusal.globalMatch(text); it.hasNext();) {
             const QRegularExpressionMatch m = it.next();
             const QString why = m.captured(3);

@@ -69,6 +69,8 @@ struct RunResult
     int dbRestarts = 0;
     int unavailableAnswers = 0;  // 503 answers to the probes while the database was down
     int recoveries = 0;          // instances that answered again after a restart without being restarted
+    int internalErrors = 0;      // API answers 5xx other than 503 (each one a violation of invariant 6)
+    int lostCommits = 0;         // "lost the answer to COMMIT" in the instances' logs (read back, pg_xact_status)
     QMap<QString, int> finalStates;
     int reviewsByRule[5] = {0, 0, 0, 0, 0}; // W, M, S, F, A (see docs/CHAOS.md)
 };
