@@ -1,7 +1,7 @@
 // chaos: a randomized, seeded fault-schedule harness, replayable from its seed. See docs/CHAOS.md.
 //
 //   chaos --seed N [--actions 20] [--steps 24] [--settle-ms 20000] [--verbose]
-//         [--self-test-duplicate] [--require-coverage] [--via-api]
+//         [--self-test-duplicate] [--require-coverage] [--via-api] [--postgres] [--print-schedule]
 //
 // --seed takes one seed, a list (1,5,9) or a range (1-50). Exit 0 only if every run holds every
 // invariant (1 violated, 2 usage, 3 the harness could not run).
@@ -73,6 +73,13 @@ int main(int argc, char *argv[])
         QStringLiteral("via-api"),
         QStringLiteral("Run `countersignd serve` processes instead of executor_child, propose and approve over its REST "
                        "API (some requests resent with the same Idempotency-Key); clock jumps are skipped."));
+    const QCommandLineOption postgresOption(
+        QStringLiteral("postgres"),
+        QStringLiteral("Three `countersignd serve` instances on one PostgreSQL database (a private cluster, a fresh "
+                       "database per seed; implies --via-api); kill -9, SIGSTOP past the lease, pg_terminate_backend and "
+                       "database restarts join paysim's faults."));
+    const QCommandLineOption printOption(QStringLiteral("print-schedule"),
+                                         QStringLiteral("Print each seed's planned actions and schedule, run nothing."));
     const QCommandLineOption paysimOption(QStringLiteral("paysim"), QStringLiteral("paysim binary."), QStringLiteral("path"),
                                           QStringLiteral(PAYSIM_BIN));
     const QCommandLineOption childOption(QStringLiteral("child"), QStringLiteral("executor_child binary (tests/execution)."), QStringLiteral("path"),
@@ -80,7 +87,7 @@ int main(int argc, char *argv[])
     const QCommandLineOption countersigndOption(QStringLiteral("countersignd"), QStringLiteral("countersignd binary."),
                                                 QStringLiteral("path"), QStringLiteral(COUNTERSIGND_BIN));
     parser.addOptions({seedOption, actionsOption, stepsOption, settleOption, verboseOption, selfTestOption, coverageOption,
-                       viaApiOption, paysimOption, childOption, countersigndOption});
+                       viaApiOption, postgresOption, printOption, paysimOption, childOption, countersigndOption});
     parser.process(app);
 
     QList<quint32> seeds;
@@ -94,13 +101,25 @@ int main(int argc, char *argv[])
     options.settleMs = parser.value(settleOption).toInt();
     options.verbose = parser.isSet(verboseOption);
     options.selfTestDuplicate = parser.isSet(selfTestOption);
-    options.viaApi = parser.isSet(viaApiOption);
+    options.postgres = parser.isSet(postgresOption);
+    options.viaApi = parser.isSet(viaApiOption) || options.postgres; // PostgreSQL runs through the API
     options.paysimBin = parser.value(paysimOption);
     options.childBin = parser.value(childOption);
     options.countersigndBin = parser.value(countersigndOption);
     if (options.actions < 1 || options.actions > 500 || options.steps < 1 || options.steps > 1000 || options.settleMs < 1000) {
         out(QStringLiteral("--actions 1..500, --steps 1..1000, --settle-ms >= 1000"));
         return 2;
+    }
+
+    if (parser.isSet(printOption)) {
+        for (const quint32 seed : std::as_const(seeds)) {
+            const Schedule schedule = options.postgres ? generatePostgresSchedule(seed, options.actions, options.steps)
+                                                       : generateSchedule(seed, options.actions, options.steps);
+            out(QStringLiteral("seed %1:").arg(seed));
+            for (int i = 0; i < schedule.steps.size(); ++i)
+                out(QStringLiteral("  %1 %2").arg(i + 1, 2).arg(schedule.steps.at(i).describe()));
+        }
+        return 0;
     }
 
     QElapsedTimer total;
@@ -116,6 +135,8 @@ int main(int argc, char *argv[])
             replay += QStringLiteral(" --settle-ms %1").arg(options.settleMs);
         if (options.selfTestDuplicate)
             replay += QStringLiteral(" --self-test-duplicate");
+        if (options.postgres)
+            replay += QStringLiteral(" --postgres");
         if (options.viaApi)
             replay += QStringLiteral(" --via-api");
         switch (r.verdict) {
@@ -152,6 +173,19 @@ int main(int argc, char *argv[])
         sum.deferredApprovals += r.deferredApprovals;
         for (int i = 0; i < 5; ++i)
             sum.reviewsByRule[i] += r.reviewsByRule[i];
+        sum.stops += r.stops;
+        sum.stopsHoldingLease += r.stopsHoldingLease;
+        sum.fencedActions += r.fencedActions;
+        sum.leaseRefusals += r.leaseRefusals;
+        sum.finishedRefusals += r.finishedRefusals;
+        sum.refusalsAfterStop += r.refusalsAfterStop;
+        sum.terminations += r.terminations;
+        sum.backendsTerminated += r.backendsTerminated;
+        sum.dbRestarts += r.dbRestarts;
+        sum.unavailableAnswers += r.unavailableAnswers;
+        sum.recoveries += r.recoveries;
+        sum.internalErrors += r.internalErrors;
+        sum.lostCommits += r.lostCommits;
     }
 
     QStringList fired;
@@ -175,14 +209,35 @@ int main(int argc, char *argv[])
             .arg(sum.killsWithWorkInFlight)
             .arg(sum.raceSteps)
             .arg(sum.clockJumps));
+    if (options.postgres)
+        out(QStringLiteral("  postgres: three instances A/B/C on one database; SIGSTOP past the %1 ms lease=%2 (holding a "
+                           "lease: %3; actions fenced: %4); late writes refused=%5 (lease lost \"nothing recorded\" %6, attempt "
+                           "already finished %7; by stopped instances: %8); pg_terminate_backend=%9")
+                .arg(PostgresLeaseMs)
+                .arg(sum.stops)
+                .arg(sum.stopsHoldingLease)
+                .arg(sum.fencedActions)
+                .arg(sum.leaseRefusals + sum.finishedRefusals)
+                .arg(sum.leaseRefusals)
+                .arg(sum.finishedRefusals)
+                .arg(sum.refusalsAfterStop)
+                .arg(sum.terminations)
+            + QStringLiteral(" (connections ended: %1); database restarts=%2").arg(sum.backendsTerminated).arg(sum.dbRestarts)
+            + QStringLiteral(" (503 answers while down: %1; instances answering again without a restart: %2); "
+                             "API answers 5xx other than 503: %3; COMMITs whose answer was lost: %4")
+                  .arg(sum.unavailableAnswers)
+                  .arg(sum.recoveries)
+                  .arg(sum.internalErrors)
+                  .arg(sum.lostCommits));
     if (options.viaApi)
-        out(QStringLiteral("  via-api: countersignd serve processes as A/B; clock jumps skipped=%1 (not possible: system clock); "
+        out(QStringLiteral("  via-api: countersignd serve processes as %6; clock jumps skipped=%1 (not possible: system clock); "
                            "proposals resent=%2 (replayed=%3) approvals resent=%4 approvals deferred to a start=%5")
                 .arg(sum.skippedClockJumps)
                 .arg(sum.resentProposals)
                 .arg(sum.replayedProposals)
                 .arg(sum.resentApprovals)
-                .arg(sum.deferredApprovals));
+                .arg(sum.deferredApprovals)
+                .arg(options.postgres ? QStringLiteral("A/B/C") : QStringLiteral("A/B")));
     out(QStringLiteral("  final states: %1; reviews by rule W=%2 M=%3 S=%4 F=%5 A=%6")
             .arg(states.join(QLatin1Char(' ')))
             .arg(sum.reviewsByRule[0])
@@ -201,8 +256,19 @@ int main(int argc, char *argv[])
         int busyKills = 0;
         int jumps = 0;
         bool secondExecutor = false;
+        QMap<QString, int> scheduledPostgres; // postgresFaultKinds() -> steps (kill -9 and SIGSTOP: the "once busy" ones)
         for (const quint32 seed : std::as_const(seeds)) {
-            for (const Step &step : generateSchedule(seed, options.actions, options.steps).steps) {
+            const Schedule schedule = options.postgres ? generatePostgresSchedule(seed, options.actions, options.steps)
+                                                       : generateSchedule(seed, options.actions, options.steps);
+            for (const Step &step : schedule.steps) {
+                if (step.kind == Step::Kind::Kill && step.whenBusy)
+                    ++scheduledPostgres[postgresFaultKinds().at(0)];
+                if (step.kind == Step::Kind::Stop && step.whenBusy)
+                    ++scheduledPostgres[postgresFaultKinds().at(1)];
+                if (step.kind == Step::Kind::Terminate)
+                    ++scheduledPostgres[postgresFaultKinds().at(2)];
+                if (step.kind == Step::Kind::DbRestart)
+                    ++scheduledPostgres[postgresFaultKinds().at(3)];
                 if (step.kind == Step::Kind::Fault)
                     scheduledKinds.insert(step.rule.value(QLatin1String("fault")).toString());
                 busyKills += step.kind == Step::Kind::Kill && step.whenBusy ? 1 : 0;
@@ -223,8 +289,29 @@ int main(int argc, char *argv[])
         const bool clockOk = options.viaApi ? sum.resentProposals > 0 : jumps > 0;
         if (options.viaApi)
             out(QStringLiteral("coverage (--via-api): proposals resent %1 (need 1; clock jumps not required)").arg(sum.resentProposals));
-        coverageOk = unscheduled.isEmpty() && busyKills >= 3 && clockOk && secondExecutor && firedTotal > 0
-            && sum.killsWithWorkInFlight >= 1;
+        coverageOk = unscheduled.isEmpty() && busyKills >= (options.postgres ? 1 : 3) && clockOk && secondExecutor
+            && firedTotal > 0 && sum.killsWithWorkInFlight >= 1;
+        if (options.postgres) {
+            // Each new kind scheduled at least once (by the seeds alone), and of what timing decides,
+            // that a SIGSTOP caught an instance holding a lease and that a stopped instance's late
+            // write was refused: the fencing case happened, and held.
+            QStringList postgresMissing;
+            QStringList postgresScheduled;
+            for (const QString &kind : postgresFaultKinds()) {
+                postgresScheduled << QStringLiteral("%1=%2").arg(kind).arg(scheduledPostgres.value(kind));
+                if (scheduledPostgres.value(kind) == 0)
+                    postgresMissing << kind;
+            }
+            const bool fencingSeen = sum.stopsHoldingLease >= 1 && sum.refusalsAfterStop >= 1;
+            out(QStringLiteral("coverage (--postgres): scheduled %1 (kill -9 and SIGSTOP counted when aimed at work in flight); "
+                               "SIGSTOPs that caught a lease %2, late writes refused after SIGCONT %3 (need 1 each)")
+                    .arg(postgresScheduled.join(QLatin1Char(' ')))
+                    .arg(sum.stopsHoldingLease)
+                    .arg(sum.refusalsAfterStop));
+            if (!postgresMissing.isEmpty())
+                out(QStringLiteral("coverage: NOT MET (--postgres): never scheduled: [%1]").arg(postgresMissing.join(QStringLiteral(", "))));
+            coverageOk = coverageOk && postgresMissing.isEmpty() && fencingSeen;
+        }
         out(coverageOk ? QStringLiteral("coverage: ok (scheduled: every fault kind, %1 kills with work in flight, %2 clock "
                                         "jumps, two executors; fired: %3 faults; kills that hit work in flight: %4; "
                                         "kinds that never met a request: [%5])")

@@ -2,6 +2,8 @@
 
 #include "server/ledger/ledger.h"
 
+#include "tests/support/pgcluster.h"
+
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -14,6 +16,7 @@
 #include <QNetworkReply>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTextStream>
 #include <QTimer>
@@ -22,6 +25,8 @@
 #include <cstdio>
 #include <memory>
 #include <utility>
+
+#include <signal.h>
 
 namespace cs::chaos {
 
@@ -103,12 +108,36 @@ struct Jump
     qint64 boundaryLedgerMs = 0; // attempts stamped before this started before the jump
 };
 
+// --postgres: one instance's SIGSTOP, and the leases it held then (action id -> worker id).
+struct Stopped
+{
+    QString instance;   // "B2": name and generation
+    qint64 auditSeqAtStop = 0;
+    QHash<QString, QString> held;
+    int holdMs = 0;
+};
+
+// One countersignd's stderr file (--postgres: kept, searched for the ledger's lease refusals).
+struct InstanceLog
+{
+    QString instance; // "A1"
+    QString path;
+    bool stopped = false; // SIGSTOPped at some point
+};
+
+// The runs of one chaos process share one private cluster; each run gets its own database.
+test::PgCluster &cluster()
+{
+    return test::PgCluster::shared();
+}
+
 class ChaosRun
 {
 public:
     explicit ChaosRun(const RunOptions &options)
         : m_options(options),
-          m_schedule(generateSchedule(options.seed, options.actions, options.steps)),
+          m_schedule(options.postgres ? generatePostgresSchedule(options.seed, options.actions, options.steps)
+                                      : generateSchedule(options.seed, options.actions, options.steps)),
           m_apiRandom(options.seed ^ 0x5eedA91u)
     {
     }
@@ -121,6 +150,24 @@ private:
     bool startPaysim();
     bool startExecutor(int index);
     void killExecutor(int index, bool whenBusy);
+    int instanceCount() const { return m_options.postgres ? PostgresInstances : 2; }
+    bool available(int index) const { return runningProcess(index) && !m_paused[index]; }
+    bool anyAvailable() const;
+    // --postgres.
+    bool openLedger();
+    bool setUpDatabase();
+    QString instanceUri(int index) const;
+    QHash<QString, QString> heldLeases(int index); // EXECUTING actions whose lease index's workers hold
+    void stopInstance(const Step &step);
+    void resumeInstance(int index, int generation);
+    bool waitUntilResumed(int boundMs);
+    void terminateBackends(const Step &step);
+    bool restartDatabase(const Step &step);
+    HttpReply probe(int index);
+    void internalError(const QUrl &url, const HttpReply &reply);
+    void checkFencing(const QHash<QString, QJsonArray> &refundsByAction, const QHash<QString, int> &postsByKey);
+    void checkAuditRows();
+    void dropDatabase();
     void stopExecutors();
     void shutdown();
     bool approve(int first, int count);
@@ -151,9 +198,9 @@ private:
     QList<Jump> m_jumps;
     Http m_http;
     std::unique_ptr<QProcess> m_paysim;
-    std::unique_ptr<QProcess> m_executors[2];
-    QByteArray m_executorOutput[2];
-    int m_generation[2] = {0, 0};
+    std::unique_ptr<QProcess> m_executors[PostgresInstances];
+    QByteArray m_executorOutput[PostgresInstances];
+    int m_generation[PostgresInstances] = {0, 0, 0};
     QUrl m_baseUrl;
     QStringList m_chargeIds;        // by charge index
     QStringList m_paymentIntentIds; // by charge index
@@ -164,10 +211,16 @@ private:
     QRandomGenerator m_apiRandom;
     QString m_executionConfigFile;
     QByteArray m_agentToken, m_approverToken;
-    QUrl m_serverUrl[2];
+    QUrl m_serverUrl[PostgresInstances];
     QList<int> m_deferred;     // planned actions whose approve step found no countersignd up
     QList<int> m_resendLater;  // planned actions whose proposal is resent once more before the settle
-    bool m_exitReported[2] = {false, false};
+    bool m_exitReported[PostgresInstances] = {false, false, false};
+    // --postgres.
+    QString m_dbName;
+    bool m_paused[PostgresInstances] = {false, false, false};
+    QList<Stopped> m_stops;
+    QList<InstanceLog> m_logs;
+    QSet<QString> m_internalErrorReported;
 };
 
 QUrl ChaosRun::simUrl(const QString &path) const
@@ -215,6 +268,31 @@ bool ChaosRun::startPaysim()
     return true;
 }
 
+bool ChaosRun::openLedger()
+{
+    // The harness's own ledger handle, for its reads (and, without --via-api, its proposals).
+    m_ledger = std::make_unique<Ledger>();
+    Ledger::Options options;
+    if (!m_options.postgres) {
+        const QString clockPath = m_clockFile;
+        options.clock = [clockPath] {
+            qint64 offset = 0;
+            QFile file(clockPath);
+            if (file.open(QIODevice::ReadOnly))
+                offset = file.readAll().trimmed().toLongLong();
+            return QDateTime::currentDateTimeUtc().addMSecs(offset);
+        };
+    } // --postgres: no clock jumps; the ledger stamps the database's clock
+    options.recoverExpiredLeasesOnOpen = false; // only the executors recover
+    const LedgerError opened = m_ledger->open(
+        m_options.postgres ? m_dbPath + QStringLiteral("?application_name=chaos-harness") : m_dbPath, options);
+    if (!opened.ok()) {
+        out(QStringLiteral("cannot open the ledger: %1").arg(opened.toString()));
+        return false;
+    }
+    return true;
+}
+
 bool ChaosRun::setUp()
 {
     if (!m_dir.isValid()) {
@@ -251,22 +329,10 @@ bool ChaosRun::setUp()
         m_paymentIntentIds << c.toObject().value(QStringLiteral("payment_intent")).toString();
     }
 
-    m_ledger = std::make_unique<Ledger>();
-    Ledger::Options options;
-    const QString clockPath = m_clockFile;
-    options.clock = [clockPath] {
-        qint64 offset = 0;
-        QFile file(clockPath);
-        if (file.open(QIODevice::ReadOnly))
-            offset = file.readAll().trimmed().toLongLong();
-        return QDateTime::currentDateTimeUtc().addMSecs(offset);
-    };
-    options.recoverExpiredLeasesOnOpen = false; // only the executors recover
-    const LedgerError opened = m_ledger->open(m_dbPath, options);
-    if (!opened.ok()) {
-        out(QStringLiteral("cannot open the ledger: %1").arg(opened.toString()));
+    if (m_options.postgres && !setUpDatabase())
         return false;
-    }
+    if (!openLedger())
+        return false;
     for (int i = 0; i < m_schedule.actions.size(); ++i)
         m_actionIds << QString();
     if (m_options.viaApi) {
@@ -275,9 +341,11 @@ bool ChaosRun::setUp()
         // lease here: 1.5 s covers paysim's longest delay (1.2 s), and the lease is the
         // validated minimum 2 x 1.5 s + 1 s, after which a restarted process recovers the action.
         m_executionConfigFile = m_dir.filePath(QStringLiteral("execution.json"));
+        // --postgres: executor_child's 300 ms and 1.6 s (the validated minimum for 300 ms), so that
+        // a SIGSTOP of a few seconds outlasts the lease; paysim's delays past 300 ms are timeouts.
         const QJsonObject config{{QStringLiteral("workers"), 2},
-                                 {QStringLiteral("request_timeout_ms"), 1500},
-                                 {QStringLiteral("lease_duration_ms"), 4000},
+                                 {QStringLiteral("request_timeout_ms"), m_options.postgres ? PostgresRequestTimeoutMs : 1500},
+                                 {QStringLiteral("lease_duration_ms"), m_options.postgres ? PostgresLeaseMs : 4000},
                                  {QStringLiteral("idle_poll_ms"), 10},
                                  {QStringLiteral("recovery_sweep_ms"), 100},
                                  {QStringLiteral("backoff_base_ms"), 50},
@@ -329,8 +397,16 @@ bool ChaosRun::startExecutor(int index)
         return true;
     auto process = std::make_unique<QProcess>();
     process->setProcessChannelMode(m_options.verbose ? QProcess::ForwardedErrorChannel : QProcess::SeparateChannels);
-    if (!m_options.verbose)
+    if (m_options.postgres) {
+        // Kept in a file (never a pipe a blocked harness could fill): the lease refusals are
+        // searched for there after the run.
+        const QString instance = executorName(index) + QString::number(m_generation[index] + 1);
+        m_logs << InstanceLog{instance, m_dir.filePath(QStringLiteral("countersignd-%1.log").arg(instance)), false};
+        process->setProcessChannelMode(QProcess::SeparateChannels);
+        process->setStandardErrorFile(m_logs.last().path);
+    } else if (!m_options.verbose) {
         process->setStandardErrorFile(QProcess::nullDevice());
+    }
     m_executorOutput[index].clear();
     QProcess *raw = process.get();
     QObject::connect(raw, &QProcess::readyReadStandardOutput, raw, [this, raw, index] {
@@ -346,7 +422,8 @@ bool ChaosRun::startExecutor(int index)
         // countersignd serve: API + executor + reconciler; recovers expired leases on start and
         // prints its URL as its first line once it listens.
         process->start(m_options.countersigndBin,
-                       {QStringLiteral("serve"), QStringLiteral("--db"), m_dbPath, QStringLiteral("--listen"),
+                       {QStringLiteral("serve"), QStringLiteral("--db"), m_options.postgres ? instanceUri(index) : m_dbPath,
+                        QStringLiteral("--listen"),
                         QStringLiteral("127.0.0.1:0"), QStringLiteral("--provider"), QStringLiteral("paysim"),
                         QStringLiteral("--provider-url"), m_baseUrl.toString(), QStringLiteral("--provider-key-file"),
                         m_keyFile, QStringLiteral("--execution-config"), m_executionConfigFile});
@@ -417,8 +494,9 @@ void ChaosRun::killExecutor(int index, bool whenBusy)
     }
     if (countState(ActionState::Executing) > 0)
         ++m_result.killsWithWorkInFlight;
-    process->kill(); // SIGKILL: no stop, no rollback
+    process->kill(); // SIGKILL: no stop, no rollback (a SIGSTOPped process dies as well)
     process->waitForFinished(5000);
+    m_paused[index] = false;
     m_exitReported[index] = true; // ours
     ++m_result.kills;
 }
@@ -427,7 +505,7 @@ void ChaosRun::stopExecutors()
 {
     if (m_options.viaApi) {
         // SIGTERM drains countersignd: the executor records what is in flight, then exit 0.
-        for (int i = 0; i < 2; ++i) {
+        for (int i = 0; i < instanceCount(); ++i) {
             QProcess *process = m_executors[i].get();
             if (!runningProcess(i))
                 continue;
@@ -441,9 +519,11 @@ void ChaosRun::stopExecutors()
                 process->kill();
                 process->waitForFinished(5000);
             } else if (process->exitStatus() != QProcess::NormalExit || process->exitCode() != 0) {
-                violation(0, QStringLiteral("countersignd %1 exited with %2 after SIGTERM")
+                violation(0, QStringLiteral("countersignd %1 exited with %2 after SIGTERM%3")
                                  .arg(executorName(i))
-                                 .arg(process->exitCode()));
+                                 .arg(process->exitCode())
+                                 .arg(process->exitStatus() == QProcess::CrashExit ? QStringLiteral(" (crashed: signal)")
+                                                                                   : QString()));
             }
         }
         return;
@@ -491,7 +571,7 @@ bool ChaosRun::approve(int first, int count)
 {
     if (m_options.viaApi) {
         for (int i = first; i < first + count; ++i) {
-            if (!runningProcess(0) && !runningProcess(1)) {
+            if (!anyAvailable()) {
                 m_deferred << i; // no API up: the next start (or the settle) does it
                 ++m_result.deferredApprovals;
                 continue;
@@ -530,8 +610,16 @@ bool ChaosRun::approve(int first, int count)
 QUrl ChaosRun::apiUrl(const QString &path)
 {
     int index = runningProcess(0) ? 0 : 1;
-    if (runningProcess(0) && runningProcess(1))
+    if (m_options.postgres) {
+        QList<int> up; // running and not SIGSTOPped
+        for (int i = 0; i < instanceCount(); ++i) {
+            if (available(i))
+                up << i;
+        }
+        index = up.isEmpty() ? 0 : up.at(up.size() > 1 ? static_cast<int>(m_apiRandom.bounded(static_cast<quint32>(up.size()))) : 0);
+    } else if (runningProcess(0) && runningProcess(1)) {
         index = static_cast<int>(m_apiRandom.bounded(2)); // proposals and approvals land on either process
+    }
     QUrl url = m_serverUrl[index];
     url.setPath(path);
     return url;
@@ -545,10 +633,13 @@ HttpReply ChaosRun::apiPost(const QString &path, const QJsonObject &body, const 
     // 409 idempotency_key_in_flight and 5xx (Retry-After is short; 100 ms is enough here).
     HttpReply reply;
     for (int attempt = 0; attempt < 20; ++attempt) {
-        if (!runningProcess(0) && !runningProcess(1))
+        if (!anyAvailable())
             break;
-        reply = m_http.send("POST", apiUrl(path), QJsonDocument(body).toJson(QJsonDocument::Compact), "application/json",
+        const QUrl url = apiUrl(path);
+        reply = m_http.send("POST", url, QJsonDocument(body).toJson(QJsonDocument::Compact), "application/json",
                             key, token, ifMatch);
+        if (m_options.postgres && reply.status >= 500 && reply.status != 503)
+            internalError(url, reply);
         const bool inFlight = reply.status == 409
             && reply.json.value(QStringLiteral("code")).toString() == u"idempotency_key_in_flight";
         if (reply.status != 0 && !inFlight && reply.status < 500)
@@ -631,8 +722,9 @@ void ChaosRun::proposeAgain(int i, const char *when)
     if (again.replayed)
         ++m_result.replayedProposals;
     if ((again.status != 201 && again.status != 200) || id != m_actionIds.at(i))
-        violation(5, QStringLiteral("#%1 %2: its proposal resent (%3) with the same Idempotency-Key answered %4 with action %5")
-                         .arg(i + 1).arg(m_actionIds.at(i), QString::fromLatin1(when)).arg(again.status).arg(id));
+        violation(5, QStringLiteral("#%1 %2: its proposal resent (%3) with the same Idempotency-Key answered %4 with action %5 %6")
+                         .arg(i + 1).arg(m_actionIds.at(i), QString::fromLatin1(when)).arg(again.status).arg(id)
+                         .arg(id.isEmpty() ? excerpt(again.body + again.error.toUtf8()) : QString()));
     else if (!again.replayed && m_options.verbose)
         out(QStringLiteral("  note: resent proposal #%1 answered %2 without Idempotent-Replayed").arg(i + 1).arg(again.status));
 }
@@ -669,10 +761,373 @@ bool ChaosRun::clockJump(qint64 advanceMs)
     return true;
 }
 
+bool ChaosRun::anyAvailable() const
+{
+    for (int i = 0; i < instanceCount(); ++i) {
+        if (available(i))
+            return true;
+    }
+    return false;
+}
+
+bool ChaosRun::setUpDatabase()
+{
+    // One private cluster per chaos process (started on first use, stopped at exit), a fresh
+    // database per run. A run that ended while the database was down leaves it stopped.
+    test::PgCluster &pg = cluster();
+    if (!pg.isRunning() && (pg.port() == 0 || !pg.startAgain())) {
+        out(QStringLiteral("no private PostgreSQL cluster: %1").arg(pg.errorString()));
+        return false;
+    }
+    static int serial = 0;
+    m_dbName = QStringLiteral("chaos_%1_%2").arg(m_options.seed).arg(++serial);
+    m_dbPath = pg.createDatabase(m_dbName);
+    if (m_dbPath.isEmpty()) {
+        out(QStringLiteral("cannot create database %1: %2").arg(m_dbName, pg.errorString()));
+        return false;
+    }
+    return true;
+}
+
+QString ChaosRun::instanceUri(int index) const
+{
+    // Its own application_name, so that pg_terminate_backend can aim at one instance.
+    return m_dbPath + QStringLiteral("?application_name=chaos-") + executorName(index);
+}
+
+void ChaosRun::dropDatabase()
+{
+    const auto dropped = cluster().psql(QStringLiteral("postgres"),
+                                        QStringLiteral("DROP DATABASE IF EXISTS %1 WITH (FORCE);").arg(m_dbName));
+    if (!dropped.ok)
+        out(QStringLiteral("note: could not drop database %1: %2").arg(m_dbName, dropped.error));
+}
+
+QHash<QString, QString> ChaosRun::heldLeases(int index)
+{
+    // Worker ids are "<instance name>-w<n>@host:pid#serial"; countersignd names itself
+    // "countersignd-<pid>".
+    QHash<QString, QString> held;
+    if (!m_executors[index])
+        return held;
+    const QString prefix = QStringLiteral("countersignd-%1-").arg(m_executors[index]->processId());
+    ActionReader::ListQuery query;
+    query.states = {ActionState::Executing};
+    query.limit = 200;
+    const auto page = m_ledger->reader().list(query);
+    if (!page.ok())
+        return held;
+    for (const ActionReader::Summary &row : page->rows) {
+        const auto info = m_ledger->reader().executionInfo(row.record.id);
+        if (info.ok() && info->leaseOwner.startsWith(prefix) && info->record.state == ActionState::Executing)
+            held.insert(row.record.id, info->leaseOwner);
+    }
+    return held;
+}
+
+void ChaosRun::stopInstance(const Step &step)
+{
+    int i = step.executor;
+    if (step.whenBusy) {
+        // Aim at the fencing case: an instance that holds the lease of an action it is executing
+        // (the scheduled one if it does, else whichever does first), <= 1 s.
+        QElapsedTimer clock;
+        clock.start();
+        bool found = false;
+        while (!found && clock.elapsed() < 1000) {
+            for (int k = 0; k < instanceCount() && !found; ++k) {
+                const int candidate = (step.executor + k) % instanceCount();
+                if (available(candidate) && !heldLeases(candidate).isEmpty()) {
+                    i = candidate;
+                    found = true;
+                }
+            }
+            if (!found)
+                sleepMs(2);
+        }
+    }
+    if (!available(i)) {
+        out(QStringLiteral("  (SIGSTOP %1 skipped: not running, or already stopped)").arg(executorName(i)));
+        return;
+    }
+    const auto seq = m_ledger->reader().latestAuditSeq();
+    ::kill(static_cast<pid_t>(m_executors[i]->processId()), SIGSTOP);
+    m_paused[i] = true;
+    // What it held is whatever it held at the SIGSTOP: read after it.
+    const QHash<QString, QString> atStop = heldLeases(i);
+    const QString instance = executorName(i) + QString::number(m_generation[i]);
+    for (InstanceLog &log : m_logs) {
+        if (log.instance == instance)
+            log.stopped = true;
+    }
+    m_stops << Stopped{instance, seq.ok() ? seq.value() : 0, atStop, step.holdMs};
+    ++m_result.stops;
+    if (!atStop.isEmpty())
+        ++m_result.stopsHoldingLease;
+    QStringList ids = atStop.keys();
+    ids.sort();
+    out(QStringLiteral("  SIGSTOP %1 for %2 ms, holding the lease of [%3]").arg(instance).arg(step.holdMs).arg(ids.join(QLatin1Char(','))));
+    const int generation = m_generation[i];
+    QTimer::singleShot(step.holdMs, [this, i, generation] { resumeInstance(i, generation); });
+}
+
+void ChaosRun::resumeInstance(int index, int generation)
+{
+    // Runs from whatever event loop the harness is in: only the signal, nothing that waits.
+    if (!m_paused[index] || m_generation[index] != generation || !runningProcess(index))
+        return;
+    ::kill(static_cast<pid_t>(m_executors[index]->processId()), SIGCONT);
+    m_paused[index] = false;
+}
+
+bool ChaosRun::waitUntilResumed(int boundMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    auto anyPaused = [this] {
+        for (int i = 0; i < instanceCount(); ++i) {
+            if (m_paused[i] && runningProcess(i))
+                return true;
+        }
+        return false;
+    };
+    while (anyPaused() && clock.elapsed() < boundMs)
+        sleepMs(20);
+    return !anyPaused();
+}
+
+void ChaosRun::terminateBackends(const Step &step)
+{
+    const int i = step.executor;
+    if (!runningProcess(i)) {
+        out(QStringLiteral("  (pg_terminate_backend of %1 skipped: not running)").arg(executorName(i)));
+        return;
+    }
+    if (step.whenBusy) {
+        QElapsedTimer clock;
+        clock.start();
+        while (countState(ActionState::Executing) == 0 && clock.elapsed() < 400)
+            sleepMs(1);
+    }
+    const int ended = cluster().terminateBackends(m_dbName, QStringLiteral("chaos-") + executorName(i));
+    ++m_result.terminations;
+    if (ended > 0)
+        m_result.backendsTerminated += ended;
+    out(QStringLiteral("  pg_terminate_backend: %1 connection(s) of %2%3")
+            .arg(ended)
+            .arg(executorName(i) + QString::number(m_generation[i]))
+            .arg(m_paused[i] ? QStringLiteral(" (stopped)") : QString()));
+}
+
+void ChaosRun::internalError(const QUrl &url, const HttpReply &reply)
+{
+    // --postgres: an instance that cannot reach its database must say 503 (Unavailable), and one
+    // that can must not fail; a 500 is neither (the client resends, and the run goes on).
+    ++m_result.internalErrors;
+    int index = 0;
+    for (int i = 0; i < instanceCount(); ++i)
+        index = m_serverUrl[i].port() == url.port() ? i : index;
+    const QString instance = executorName(index) + QString::number(m_generation[index]);
+    if (m_internalErrorReported.contains(instance))
+        return;
+    m_internalErrorReported.insert(instance);
+    violation(6, QStringLiteral("%1 answered POST %2 with %3 (first of this instance; a client resends): %4")
+                     .arg(instance, url.path())
+                     .arg(reply.status)
+                     .arg(excerpt(reply.body)));
+}
+
+HttpReply ChaosRun::probe(int index)
+{
+    QUrl url = m_serverUrl[index];
+    url.setPath(QStringLiteral("/api/v1/actions"));
+    url.setQuery(QStringLiteral("limit=1"));
+    return m_http.send("GET", url, {}, "application/json", {}, m_approverToken);
+}
+
+bool ChaosRun::restartDatabase(const Step &step)
+{
+    test::PgCluster &pg = cluster();
+    const bool stopped = step.immediate ? pg.stopImmediate() : pg.stop();
+    if (!stopped) {
+        out(QStringLiteral("cannot stop the database: %1").arg(pg.errorString()));
+        return false;
+    }
+    ++m_result.dbRestarts;
+    QElapsedTimer down;
+    down.start();
+    // While it is down the API must say 503 (Unavailable), never 500 or an answer from nowhere.
+    QStringList said;
+    for (int i = 0; i < instanceCount(); ++i) {
+        if (!available(i))
+            continue;
+        const HttpReply reply = probe(i);
+        said << QStringLiteral("%1=%2").arg(executorName(i)).arg(reply.status);
+        if (reply.status == 503) {
+            ++m_result.unavailableAnswers;
+        } else {
+            violation(6, QStringLiteral("while the database was down, %1 answered GET /api/v1/actions with %2 (expected 503): %3")
+                             .arg(executorName(i) + QString::number(m_generation[i]))
+                             .arg(reply.status)
+                             .arg(excerpt(reply.body + reply.error.toUtf8())));
+        }
+    }
+    sleepMs(static_cast<int>(std::max<qint64>(0, step.holdMs - down.elapsed())));
+    if (!pg.startAgain()) {
+        out(QStringLiteral("cannot start the database again: %1").arg(pg.errorString()));
+        return false;
+    }
+    const qint64 downMs = down.elapsed();
+    // The harness reads through a ledger of its own: a fresh one, so that what it reads after the
+    // restart never depends on how that handle survived it (the instances' handles are under test).
+    if (!openLedger())
+        return false;
+    // And every instance answers again, by itself: none is restarted for it.
+    QElapsedTimer clock;
+    clock.start();
+    QStringList recovered;
+    for (int i = 0; i < instanceCount(); ++i) {
+        if (!available(i))
+            continue; // a stopped one is checked by the rest of the run (and the settle)
+        HttpReply reply = probe(i);
+        while (reply.status != 200 && clock.elapsed() < 15000 && runningProcess(i)) {
+            sleepMs(50);
+            reply = probe(i);
+        }
+        if (reply.status == 200) {
+            ++m_result.recoveries;
+            recovered << QStringLiteral("%1 in %2 ms").arg(executorName(i)).arg(clock.elapsed());
+        } else {
+            violation(6, QStringLiteral("%1 did not answer 200 within 15 s of the database restart without being restarted "
+                                        "(last answer %2: %3)")
+                             .arg(executorName(i) + QString::number(m_generation[i]))
+                             .arg(reply.status)
+                             .arg(excerpt(reply.body + reply.error.toUtf8())));
+        }
+    }
+    out(QStringLiteral("  database down %1 ms (%2); while down: [%3]; answering again: [%4]")
+            .arg(downMs)
+            .arg(step.immediate ? QStringLiteral("immediate") : QStringLiteral("fast"))
+            .arg(said.join(QLatin1Char(' ')), recovered.join(QStringLiteral(", "))));
+    return true;
+}
+
+void ChaosRun::checkFencing(const QHash<QString, QJsonArray> &refundsByAction, const QHash<QString, int> &postsByKey)
+{
+    // The ledger's refusals, from the instances' logs: the executor says which worker, which
+    // action and why (Qt quotes both).
+    static const QRegularExpression refusal(
+        QStringLiteral("\"([^\"]+)\" (?:could not record attempt \\d+ of|lost the lease on|not sending) \"(act_[A-Za-z0-9]+)\"([^\n]*)"));
+    QHash<QString, QStringList> refusedBy; // action -> worker ids refused
+    for (const InstanceLog &log : std::as_const(m_logs)) {
+        QFile file(log.path);
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        const QString text = QString::fromUtf8(file.readAll());
+        m_result.lostCommits += static_cast<int>(text.count(QLatin1String("lost the answer to COMMIT")));
+        for (auto it = refusal.globalMatch(text); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            const QString why = m.captured(3);
+            const bool lease = why.contains(QLatin1String("no longer holds the lease"));
+            const bool finished = why.contains(QLatin1String("is already finished"));
+            if (!lease && !finished)
+                continue; // e.g. the database was down: not a refusal
+            ++(lease ? m_result.leaseRefusals : m_result.finishedRefusals);
+            if (log.stopped)
+                ++m_result.refusalsAfterStop;
+            refusedBy[m.captured(2)] << m.captured(1);
+        }
+    }
+    // Every action a stopped instance held: after another owner took it over, the stopped
+    // worker wrote nothing for it until it got a new lease of its own (a claim, or a reconciler
+    // round: the ledger grants those only when no one else holds a live lease), and it was
+    // refunded at most once.
+    for (const Stopped &stop : std::as_const(m_stops)) {
+        for (auto it = stop.held.cbegin(); it != stop.held.cend(); ++it) {
+            const QString &actionId = it.key();
+            const QString &worker = it.value();
+            ++m_result.fencedActions;
+            const auto audit = m_ledger->reader().audit(actionId);
+            const auto action = m_ledger->reader().action(actionId);
+            if (!audit.ok() || !action.ok()) {
+                violation(0, QStringLiteral("%1 unreadable from the ledger").arg(actionId));
+                continue;
+            }
+            QString takenOverBy;
+            QString lateWrite;
+            bool reclaimed = false;
+            for (const AuditEvent &e : audit.value()) {
+                if (e.seq <= stop.auditSeqAtStop)
+                    continue;
+                if (e.actor != worker) {
+                    if (takenOverBy.isEmpty())
+                        takenOverBy = QStringLiteral("%1 %2 (seq %3)").arg(e.actor, e.event).arg(e.seq);
+                    continue;
+                }
+                if (takenOverBy.isEmpty() || reclaimed)
+                    continue;
+                if (e.event == u"claimed" || e.event == u"lease_acquired")
+                    reclaimed = true; // a fresh lease of its own (a claim, a reconciler round): legitimate
+                else if (lateWrite.isEmpty())
+                    lateWrite = QStringLiteral("%1 at seq %2").arg(e.event).arg(e.seq);
+            }
+            const int refunds = static_cast<int>(refundsByAction.value(actionId).size());
+            const int posts = postsByKey.value(action->idempotencyKey);
+            const bool refused = refusedBy.value(actionId).contains(worker);
+            if (!lateWrite.isEmpty())
+                violation(7, QStringLiteral("%1, stopped past its lease, recorded %2 for %3 after %4 had taken it over")
+                                 .arg(worker, lateWrite, actionId, takenOverBy));
+            // Invariant 1 counts the refunds of every action; said here again for the fenced ones.
+            const int index = static_cast<int>(m_actionIds.indexOf(actionId));
+            out(QStringLiteral("  fencing: %1 stopped %2 ms holding #%3 %4: %5; then %6; %7 provider refund(s), %8 POST(s) under its key, %9")
+                    .arg(stop.instance)
+                    .arg(stop.holdMs)
+                    .arg(index + 1)
+                    .arg(actionId)
+                    .arg(refused ? QStringLiteral("its late write refused")
+                                 : QStringLiteral("no late write of it refused in the log"))
+                    .arg(takenOverBy.isEmpty() ? QStringLiteral("nobody else wrote it") : QStringLiteral("taken over by ") + takenOverBy)
+                    .arg(refunds)
+                    .arg(posts)
+                    .arg(toWire(action->state)));
+        }
+    }
+}
+
+void ChaosRun::checkAuditRows()
+{
+    // The harness's own look at the chain, in SQL beside `countersignd audit verify`: seqs 1..N
+    // without a gap, the first row on 64 zeros, every row on the hash of the one before, and no
+    // two rows on the same predecessor (a fork).
+    const auto result = cluster().psql(
+        m_dbName,
+        QStringLiteral("SELECT count(*), coalesce(min(seq), 0), coalesce(max(seq), 0), count(DISTINCT prev_hash),"
+                       " (SELECT count(*) FROM audit a JOIN audit b ON b.seq = a.seq + 1 WHERE b.prev_hash <> a.hash),"
+                       " (SELECT count(*) FROM audit WHERE seq = 1 AND prev_hash = repeat('0', 64))"
+                       " FROM audit;"));
+    const QStringList f = result.output.trimmed().split(QLatin1Char('|'));
+    if (!result.ok || f.size() != 6) {
+        violation(4, QStringLiteral("the audit table could not be read with psql: %1 %2").arg(result.output, result.error));
+        return;
+    }
+    const qint64 rows = f.at(0).toLongLong();
+    const qint64 first = f.at(1).toLongLong();
+    const qint64 last = f.at(2).toLongLong();
+    const qint64 predecessors = f.at(3).toLongLong();
+    const qint64 brokenLinks = f.at(4).toLongLong();
+    const qint64 genesis = f.at(5).toLongLong();
+    if (rows == 0 || first != 1 || last != rows || predecessors != rows || brokenLinks != 0 || genesis != 1)
+        violation(4, QStringLiteral("audit rows (psql): %1 rows, seq %2..%3, %4 distinct prev_hash, %5 broken links, "
+                                    "first row on zeros: %6")
+                         .arg(rows).arg(first).arg(last).arg(predecessors).arg(brokenLinks).arg(genesis));
+    else
+        out(QStringLiteral("audit (psql): %1 rows, seq 1..%1 without a gap, each on the hash of the one before, no fork").arg(rows));
+}
+
 void ChaosRun::checkNoUnexpectedExit()
 {
     // A countersignd that the harness did not kill must still be serving.
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < instanceCount(); ++i) {
         if (m_executors[i] && !runningProcess(i) && !m_exitReported[i]) {
             m_exitReported[i] = true;
             violation(0, QStringLiteral("countersignd %1 exited on its own (%2, exit %3): %4")
@@ -697,8 +1152,14 @@ bool ChaosRun::settle()
         out(QStringLiteral("paysim did not clear faults: %1").arg(cleared.status));
         return false;
     }
-    const bool anyRunning = (m_executors[0] && m_executors[0]->state() == QProcess::Running)
-        || (m_executors[1] && m_executors[1]->state() == QProcess::Running);
+    // --postgres: every SIGSTOP runs its course (past the lease) before the settle counts.
+    if (m_options.postgres && !waitUntilResumed(PostgresLeaseMs + 5000)) {
+        out(QStringLiteral("an instance was not resumed (SIGCONT) in time"));
+        return false;
+    }
+    bool anyRunning = false;
+    for (int i = 0; i < instanceCount(); ++i)
+        anyRunning = anyRunning || runningProcess(i);
     if (!anyRunning && !startExecutor(0))
         return false;
     if (m_options.viaApi) {
@@ -796,6 +1257,7 @@ void ChaosRun::check()
     QHash<QString, QStringList> faultsByKey; // POST faults applied to requests under a key
     bool lookupFaults = false;
     QSet<QString> postedKeys;
+    QHash<QString, int> postsByKey;
     const QJsonArray log = logReply.json.value(QStringLiteral("data")).toArray();
     for (const QJsonValue &v : log) {
         const QJsonObject r = v.toObject();
@@ -806,6 +1268,7 @@ void ChaosRun::check()
         if (r.value(QStringLiteral("method")).toString() == u"POST"
             && r.value(QStringLiteral("path")).toString() == u"/v1/refunds") {
             postedKeys.insert(key);
+            ++postsByKey[key];
             if (!fault.isEmpty())
                 faultsByKey[key] << fault;
         } else if (r.value(QStringLiteral("method")).toString() == u"GET" && !fault.isEmpty()) {
@@ -966,6 +1429,10 @@ void ChaosRun::check()
                     .arg(m_result.resentApprovals).arg(m_result.deferredApprovals));
     }
 
+    // 7 (--postgres). Fencing: what each SIGSTOPped instance held, after SIGCONT.
+    if (m_options.postgres)
+        checkFencing(refundsByAction, postsByKey);
+
     // 4. The audit chain verifies, through the real command.
     QProcess verify;
     verify.setProcessChannelMode(QProcess::MergedChannels);
@@ -976,6 +1443,8 @@ void ChaosRun::check()
         violation(4, QStringLiteral("countersignd audit verify: exit %1: %2").arg(verify.exitCode()).arg(said));
     else
         out(QStringLiteral("audit: %1").arg(said));
+    if (m_options.postgres)
+        checkAuditRows();
 }
 
 RunResult ChaosRun::run()
@@ -986,8 +1455,11 @@ RunResult ChaosRun::run()
             .arg(m_options.seed)
             .arg(m_options.actions)
             .arg(m_options.steps)
-            .arg(m_options.viaApi ? QStringLiteral(" via-api (executors A/B are `countersignd serve` processes; clock jumps skipped)")
-                                  : QString()));
+            .arg(m_options.postgres
+                     ? QStringLiteral(" postgres (instances A/B/C are `countersignd serve` processes on one PostgreSQL database)")
+                     : m_options.viaApi
+                     ? QStringLiteral(" via-api (executors A/B are `countersignd serve` processes; clock jumps skipped)")
+                     : QString()));
     QStringList plan;
     for (int i = 0; i < m_schedule.actions.size(); ++i) {
         const PlannedAction &a = m_schedule.actions.at(i);
@@ -1011,9 +1483,10 @@ RunResult ChaosRun::run()
     }
     for (const Step &step : std::as_const(m_schedule.steps)) {
         sleepMs(step.waitMs);
-        const bool bothUp = m_executors[0] && m_executors[0]->state() == QProcess::Running && m_executors[1]
-            && m_executors[1]->state() == QProcess::Running;
-        if (bothUp)
+        int up = 0;
+        for (int i = 0; i < instanceCount(); ++i)
+            up += runningProcess(i) ? 1 : 0;
+        if (up >= 2)
             ++m_result.raceSteps;
         bool ok = true;
         switch (step.kind) {
@@ -1049,7 +1522,19 @@ RunResult ChaosRun::run()
             break;
         case Step::Kind::Pause:
             break;
+        case Step::Kind::Stop:
+            stopInstance(step);
+            break;
+        case Step::Kind::Terminate:
+            terminateBackends(step);
+            break;
+        case Step::Kind::DbRestart:
+            ok = restartDatabase(step);
+            break;
         }
+        // --postgres: approvals deferred while every instance was down or stopped, as soon as one answers.
+        if (ok && m_options.postgres && !m_deferred.isEmpty() && anyAvailable())
+            flushDeferredApprovals();
         if (!ok) {
             m_result.verdict = RunResult::Verdict::Broken;
             return m_result;
@@ -1066,9 +1551,23 @@ RunResult ChaosRun::run()
     stopExecutors();
     if (m_options.selfTestDuplicate)
         sendSelfTestDuplicate();
+    if (m_options.postgres && !openLedger()) { // (a fresh handle for the checks, as after a restart)
+        m_result.verdict = RunResult::Verdict::Broken;
+        return m_result;
+    }
     check();
     m_result.seconds = total.elapsed() / 1000.0;
     m_result.verdict = m_result.violations.isEmpty() ? RunResult::Verdict::Pass : RunResult::Verdict::Fail;
+    if (m_options.postgres) {
+        if (m_result.verdict == RunResult::Verdict::Pass) {
+            dropDatabase();
+        } else {
+            // The evidence stays: the instances' logs here, the database on the cluster (until the
+            // chaos process ends, or for good with COUNTERSIGN_PG_KEEP=1).
+            m_dir.setAutoRemove(false);
+            out(QStringLiteral("kept: instance logs in %1, database %2 (%3)").arg(m_dir.path(), m_dbName, m_dbPath));
+        }
+    }
     return m_result;
 }
 

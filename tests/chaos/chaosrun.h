@@ -25,6 +25,11 @@ struct RunOptions
     // API) instead of executor_child processes; proposals and approvals over HTTP by an agent and
     // an approver user; clock jumps skipped (countersignd runs on the system clock).
     bool viaApi = false;
+    // PostgreSQL (implies viaApi): a fresh database per seed on the process's private cluster
+    // (cs::test::PgCluster), three `countersignd serve` instances A, B, C on it, the schedule of
+    // generatePostgresSchedule (kill -9, SIGSTOP past the lease, pg_terminate_backend, database
+    // restarts besides paysim's faults).
+    bool postgres = false;
     QString paysimBin;
     QString childBin;
     QString countersigndBin;
@@ -49,6 +54,23 @@ struct RunResult
     int replayedProposals = 0; // of those, answered with Idempotent-Replayed: true
     int resentApprovals = 0;
     int deferredApprovals = 0; // an approve step while no countersignd was up: done at the next start
+    // --postgres only.
+    int stops = 0;               // SIGSTOP past the lease (then SIGCONT)
+    int stopsHoldingLease = 0;   // ... while the instance held the lease of an EXECUTING action
+    int fencedActions = 0;       // actions whose lease a stopped instance held: checked after SIGCONT
+    // Late writes the ledger refused, from the instances' logs (an executor's "could not record
+    // attempt", "lost the lease on", "not sending"): its lease was gone ("no longer holds the lease
+    // ...; nothing recorded") or the attempt was already finished by the one who rescued it.
+    int leaseRefusals = 0;
+    int finishedRefusals = 0;
+    int refusalsAfterStop = 0; // ... of both, by an instance that had been SIGSTOPped
+    int terminations = 0;        // pg_terminate_backend steps
+    int backendsTerminated = 0;  // connections they ended
+    int dbRestarts = 0;
+    int unavailableAnswers = 0;  // 503 answers to the probes while the database was down
+    int recoveries = 0;          // instances that answered again after a restart without being restarted
+    int internalErrors = 0;      // API answers 5xx other than 503 (each one a violation of invariant 6)
+    int lostCommits = 0;         // "lost the answer to COMMIT" in the instances' logs (read back, pg_xact_status)
     QMap<QString, int> finalStates;
     int reviewsByRule[5] = {0, 0, 0, 0, 0}; // W, M, S, F, A (see docs/CHAOS.md)
 };

@@ -64,6 +64,42 @@ QJsonObject faultRule(QRandomGenerator &random)
     return rule;
 }
 
+// An approve step for the next 1-4 planned actions.
+void approveNext(QRandomGenerator &random, Step &step, int *approved, int actionCount)
+{
+    step.kind = Step::Kind::Approve;
+    step.first = *approved;
+    step.count = std::min(between(random, 1, 4), actionCount - *approved);
+    *approved += step.count;
+}
+
+// The planned actions and their charges: the first draws of every schedule, the same in every mode.
+void planActions(QRandomGenerator &random, Schedule &schedule, int actionCount)
+{
+    for (int i = 0; i < actionCount; ++i) {
+        PlannedAction a;
+        a.amount = between(random, 100, 5000);
+        a.viaPaymentIntent = chance(random, 25);
+        PlannedAction *previous = i > 0 ? &schedule.actions.last() : nullptr;
+        if (previous && !previous->overRefund && !previous->sharedCharge && chance(random, 10)) {
+            // The charge holds the previous action's amount and at most 99 more (refunds are >= 100):
+            // only one of the two can be paid. Exactly full: the second is refused with the
+            // ambiguous charge_already_refunded; not quite: with amount_too_large.
+            a.sharedCharge = previous->sharedCharge = true;
+            a.charge = previous->charge;
+            schedule.chargeAmounts[a.charge] = previous->amount + (chance(random, 50) ? 0 : between(random, 1, 99));
+        } else {
+            a.overRefund = chance(random, 8);
+            a.charge = static_cast<int>(schedule.chargeAmounts.size());
+            // Otherwise room for a second refund of the same amount, so that a duplicate would really
+            // be created (and counted) instead of being refused as amount_too_large.
+            schedule.chargeAmounts << (a.overRefund ? a.amount - between(random, 1, static_cast<int>(a.amount / 2))
+                                                    : 2 * a.amount + 100);
+        }
+        schedule.actions << a;
+    }
+}
+
 } // namespace
 
 QStringList injectedFaultKinds()
@@ -76,9 +112,15 @@ QStringList injectedFaultKinds()
             QStringLiteral("forced_error")};
 }
 
+QStringList postgresFaultKinds()
+{
+    return {QStringLiteral("kill -9"), QStringLiteral("SIGSTOP past the lease"), QStringLiteral("pg_terminate_backend"),
+            QStringLiteral("database restart")};
+}
+
 QString executorName(int index)
 {
-    return index == 0 ? QStringLiteral("A") : QStringLiteral("B");
+    return QString(QChar(u'A' + index));
 }
 
 QString Step::describe() const
@@ -107,6 +149,21 @@ QString Step::describe() const
     case Kind::Pause:
         what = QStringLiteral("pause");
         break;
+    case Kind::Stop:
+        what = QStringLiteral("SIGSTOP   %1 for %2 ms (lease %3 ms), then SIGCONT%4")
+                   .arg(executorName(executor))
+                   .arg(holdMs)
+                   .arg(PostgresLeaseMs)
+                   .arg(whenBusy ? QStringLiteral(", once it holds the lease of an EXECUTING action (<= 1 s)") : QString());
+        break;
+    case Kind::Terminate:
+        what = QStringLiteral("pg_terminate_backend of %1's connections%2")
+                   .arg(executorName(executor), whenBusy ? QStringLiteral(" once an action is EXECUTING (<= 400 ms)") : QString());
+        break;
+    case Kind::DbRestart:
+        what = immediate ? QStringLiteral("database  stop -m immediate, down %1 ms, start again").arg(holdMs)
+                         : QStringLiteral("database  stop -m fast, down %1 ms, start again").arg(holdMs);
+        break;
     }
     return QStringLiteral("+%1ms ").arg(waitMs, 4) + what;
 }
@@ -116,28 +173,7 @@ Schedule generateSchedule(quint32 seed, int actionCount, int stepCount)
     QRandomGenerator random(seed);
     Schedule schedule;
     schedule.seed = seed;
-    for (int i = 0; i < actionCount; ++i) {
-        PlannedAction a;
-        a.amount = between(random, 100, 5000);
-        a.viaPaymentIntent = chance(random, 25);
-        PlannedAction *previous = i > 0 ? &schedule.actions.last() : nullptr;
-        if (previous && !previous->overRefund && !previous->sharedCharge && chance(random, 10)) {
-            // The charge holds the previous action's amount and at most 99 more (refunds are >= 100):
-            // only one of the two can be paid. Exactly full: the second is refused with the
-            // ambiguous charge_already_refunded; not quite: with amount_too_large.
-            a.sharedCharge = previous->sharedCharge = true;
-            a.charge = previous->charge;
-            schedule.chargeAmounts[a.charge] = previous->amount + (chance(random, 50) ? 0 : between(random, 1, 99));
-        } else {
-            a.overRefund = chance(random, 8);
-            a.charge = static_cast<int>(schedule.chargeAmounts.size());
-            // Otherwise room for a second refund of the same amount, so that a duplicate would really
-            // be created (and counted) instead of being refused as amount_too_large.
-            schedule.chargeAmounts << (a.overRefund ? a.amount - between(random, 1, static_cast<int>(a.amount / 2))
-                                                    : 2 * a.amount + 100);
-        }
-        schedule.actions << a;
-    }
+    planActions(random, schedule, actionCount);
 
     bool running[2] = {false, false};
     int approved = 0;
@@ -159,10 +195,7 @@ Schedule generateSchedule(quint32 seed, int actionCount, int stepCount)
         step.waitMs = between(random, 0, 160);
         const int roll = between(random, 0, 99);
         if (roll < 22 && approved < actionCount) {
-            step.kind = Step::Kind::Approve;
-            step.first = approved;
-            step.count = std::min(between(random, 1, 4), actionCount - approved);
-            approved += step.count;
+            approveNext(random, step, &approved, actionCount);
         } else if (roll < 58) {
             step.kind = Step::Kind::Fault;
             step.rule = faultRule(random);
@@ -208,6 +241,116 @@ Schedule generateSchedule(quint32 seed, int actionCount, int stepCount)
     }
     if (approved < actionCount)
         add(Step{Step::Kind::Approve, between(random, 0, 100), 0, approved, actionCount - approved, {}, 0, false});
+    return schedule;
+}
+
+Schedule generatePostgresSchedule(quint32 seed, int actionCount, int stepCount)
+{
+    QRandomGenerator random(seed);
+    Schedule schedule;
+    schedule.seed = seed;
+    planActions(random, schedule, actionCount);
+
+    bool running[PostgresInstances] = {true, true, true};
+    int approved = 0;
+    int restarts = 0;
+    for (int i = 0; i < PostgresInstances; ++i)
+        schedule.steps << Step{Step::Kind::Start, 0, i, 0, 0, {}, 0, false};
+    auto pick = [&](bool wantRunning) { // a random instance that is (not) running; -1 if none
+        QList<int> candidates;
+        for (int i = 0; i < PostgresInstances; ++i) {
+            if (running[i] == wantRunning)
+                candidates << i;
+        }
+        return candidates.isEmpty() ? -1 : candidates.at(between(random, 0, static_cast<int>(candidates.size()) - 1));
+    };
+    // New work right before a step aimed at requests in flight.
+    auto workBefore = [&](Step &step) {
+        if (approved >= actionCount || !chance(random, 60))
+            return;
+        Step work;
+        work.kind = Step::Kind::Approve;
+        work.waitMs = step.waitMs;
+        work.first = approved;
+        work.count = std::min(between(random, 1, 3), actionCount - approved);
+        approved += work.count;
+        schedule.steps << work;
+        step.waitMs = between(random, 0, 20);
+    };
+
+    while (schedule.steps.size() < stepCount) {
+        Step step;
+        step.waitMs = between(random, 0, 160);
+        const int roll = between(random, 0, 99);
+        if (roll < 22 && approved < actionCount) {
+            approveNext(random, step, &approved, actionCount);
+        } else if (roll < 50) {
+            step.kind = Step::Kind::Fault;
+            step.rule = faultRule(random);
+        } else if (roll < 60) {
+            step.executor = pick(true);
+            if (step.executor < 0)
+                continue;
+            step.kind = Step::Kind::Kill;
+            step.whenBusy = chance(random, 60);
+            if (step.whenBusy)
+                workBefore(step);
+            running[step.executor] = false;
+        } else if (roll < 70) {
+            step.executor = pick(false);
+            if (step.executor < 0)
+                continue;
+            step.kind = Step::Kind::Start;
+            running[step.executor] = true;
+        } else if (roll < 80) {
+            step.executor = pick(true);
+            if (step.executor < 0)
+                continue;
+            step.kind = Step::Kind::Stop;
+            step.whenBusy = chance(random, 70);
+            if (step.whenBusy && chance(random, 70)) {
+                // Answers that take a while (committed at paysim, then 150-280 ms, within the 300 ms
+                // client deadline), so that the SIGSTOP finds a request in flight: the fencing case.
+                Step slow;
+                slow.kind = Step::Kind::Fault;
+                slow.waitMs = step.waitMs;
+                slow.rule = QJsonObject{{QStringLiteral("method"), QStringLiteral("POST")},
+                                        {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
+                                        {QStringLiteral("fault"), QStringLiteral("delay_after_commit")},
+                                        {QStringLiteral("nth"), 1},
+                                        {QStringLiteral("times"), between(random, 1, 3)},
+                                        {QStringLiteral("delay_ms"), between(random, 150, ClientTimeoutMs - 20)}};
+                schedule.steps << slow;
+                step.waitMs = 0;
+            }
+            if (step.whenBusy)
+                workBefore(step);
+            // Past the lease, so that another instance rescues what it held, and sometimes past
+            // several reconciler rounds too.
+            step.holdMs = PostgresLeaseMs + between(random, 400, 2000);
+        } else if (roll < 87) {
+            step.executor = pick(true);
+            if (step.executor < 0)
+                continue;
+            step.kind = Step::Kind::Terminate;
+            step.whenBusy = chance(random, 50);
+        } else if (roll < 91) {
+            if (restarts >= 2)
+                continue;
+            ++restarts;
+            step.kind = Step::Kind::DbRestart;
+            step.immediate = chance(random, 60);
+            step.holdMs = step.immediate ? between(random, 200, 1500) : between(random, 0, 500);
+        } else if (roll < 95) {
+            step.kind = Step::Kind::ClearFaults;
+        } else {
+            step.kind = Step::Kind::Pause;
+            step.waitMs = between(random, 100, 400);
+        }
+        schedule.steps << step;
+    }
+    if (approved < actionCount)
+        schedule.steps << Step{Step::Kind::Approve, between(random, 0, 100), 0, approved, actionCount - approved, {}, 0, false};
     return schedule;
 }
 

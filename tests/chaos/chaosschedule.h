@@ -37,6 +37,11 @@ struct Step
         Kill,        // SIGKILL executor process `executor` (whenBusy: once an action is EXECUTING, <= 400 ms)
         ClockJump,   // ledger clocks, then paysim's clock, forward by advanceMs (past the key window)
         Pause,       // nothing: let the system run for waitMs more
+        // --postgres only (generatePostgresSchedule):
+        Stop,        // SIGSTOP instance `executor` for holdMs (past the lease), then SIGCONT
+                     // (whenBusy: once it holds the lease of an EXECUTING action, <= 1 s)
+        Terminate,   // pg_terminate_backend of every connection of instance `executor`
+        DbRestart,   // the database goes: stopImmediate (or a fast stop) for holdMs, then startAgain
     };
     Kind kind = Kind::Pause;
     int waitMs = 0; // slept before the step
@@ -46,6 +51,8 @@ struct Step
     QJsonObject rule;
     qint64 advanceMs = 0;
     bool whenBusy = false;
+    int holdMs = 0;         // Stop: how long SIGSTOP lasts; DbRestart: how long the database stays down
+    bool immediate = false; // DbRestart: pg_ctl stop -m immediate (a crash) rather than -m fast
 
     QString describe() const;
 };
@@ -65,6 +72,20 @@ QStringList injectedFaultKinds();
 
 Schedule generateSchedule(quint32 seed, int actionCount, int stepCount);
 
-QString executorName(int index); // "A", "B"
+// --postgres: the same planned actions as generateSchedule(seed, ...) (drawn first, the same way),
+// then steps for three `countersignd serve` instances A, B, C on one PostgreSQL database: approvals,
+// the same paysim faults, kill -9 and restarts of instances, SIGSTOP past the lease, pg_terminate_backend
+// of one instance's connections and database restarts (at most two a run). No clock jumps.
+Schedule generatePostgresSchedule(quint32 seed, int actionCount, int stepCount);
+constexpr int PostgresInstances = 3;
+// The executor lease of the instances in --postgres runs (request_timeout_ms 300: the validated
+// minimum 2 x 300 + 1000, as executor_child's): every Stop step lasts longer than this.
+constexpr int PostgresLeaseMs = 1600;
+constexpr int PostgresRequestTimeoutMs = 300;
+
+// The fault kinds of --postgres besides paysim's, as the summary and --require-coverage name them.
+QStringList postgresFaultKinds(); // kill -9, SIGSTOP past the lease, pg_terminate_backend, database restart
+
+QString executorName(int index); // "A", "B", "C"
 
 } // namespace cs::chaos
