@@ -289,6 +289,9 @@ QSqlDatabase LedgerConnections::forCurrentThread(LedgerError *error)
     QSqlDatabase db = QSqlDatabase::database(name, false);
     if (db.isOpen())
         return db;
+    // A session opened again (QPSQL closes one whose server went away): the statements this
+    // thread prepared on the old one went with it.
+    sql::forgetStatements(name);
     if (!openAndConfigure(db, error))
         return {};
     qCDebug(lcLedger) << "opened connection" << name << "on" << m_location.display();

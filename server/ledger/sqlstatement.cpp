@@ -39,7 +39,10 @@ PgClass classifyPostgres(const QSqlError &error)
     // 08xxx connection exceptions, 57P01..57P03 administrator shutdown / crash shutdown / cannot
     // connect now; no SQLSTATE at all when libpq lost the socket.
     const QString text = error.databaseText() + u' ' + error.driverText();
-    if (state.startsWith(u"08") || state == u"57P01" || state == u"57P02" || state == u"57P03"
+    // 26000 (a prepared statement the session does not know) means the session is not the one
+    // the statement was prepared on: treated as a lost session, so the transaction runs again on
+    // a fresh one with its statements prepared anew.
+    if (state.startsWith(u"08") || state == u"57P01" || state == u"57P02" || state == u"57P03" || state == u"26000"
         || text.contains(QStringLiteral("server closed the connection"))
         || text.contains(QStringLiteral("no connection to the server"))
         || text.contains(QStringLiteral("terminating connection"))
