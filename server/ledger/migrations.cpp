@@ -465,21 +465,14 @@ Migrations::Migration consoleSchema()
     // the lowercased columns serve LIKE '%term%' directly.
     for (int i = 0; i < 4; ++i)
         m.postgres << pg(m.statements.at(i));
-    const QString pgBump = QStringLiteral(
-        "INSERT INTO action_state_counts (state, n) VALUES (%1.state, 0) ON CONFLICT (state) DO NOTHING;"
-        " UPDATE action_state_counts SET n = n %2 1 WHERE state = %1.state;"
-        " INSERT INTO action_requester_state_counts (requested_by, state, n) VALUES (%1.requested_by, %1.state, 0)"
-        "   ON CONFLICT (requested_by, state) DO NOTHING;"
-        " UPDATE action_requester_state_counts SET n = n %2 1 WHERE requested_by = %1.requested_by"
-        "   AND state = %1.state;");
     m.postgres << QStringLiteral("CREATE FUNCTION countersign_counts() RETURNS trigger LANGUAGE plpgsql AS $$"
                                  " BEGIN"
                                  "  IF TG_OP = 'UPDATE' THEN %1 END IF;"
                                  "  %2"
                                  "  RETURN NULL;"
                                  " END $$")
-                      .arg(pgBump.arg(QStringLiteral("OLD"), QStringLiteral("-")),
-                           pgBump.arg(QStringLiteral("NEW"), QStringLiteral("+")));
+                      .arg(bump.arg(QStringLiteral("OLD"), QStringLiteral("-")),
+                           bump.arg(QStringLiteral("NEW"), QStringLiteral("+")));
     m.postgres << QStringLiteral("CREATE CONSTRAINT TRIGGER actions_counts_insert AFTER INSERT ON actions"
                                  " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION countersign_counts()");
     m.postgres << QStringLiteral("CREATE CONSTRAINT TRIGGER actions_counts_update AFTER UPDATE OF state, requested_by ON actions"
