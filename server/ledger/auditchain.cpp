@@ -174,27 +174,27 @@ LedgerError AuditChain::flush(QSqlDatabase &db, qint64 *lastSeq, QString *xactId
     }
     LedgerError error;
     const bool postgres = isPostgres(db);
-    if (postgres) {
-        // The chain's lock, then (a new statement, so a new READ COMMITTED snapshot) its tail: the
-        // tail read sees every chain row committed before the lock was granted.
-        Statement lock(db);
-        if (!run(lock,
-                 QStringLiteral("SELECT pg_current_xact_id()::text, pg_advisory_xact_lock(?), pg_notify(?, '')"),
-                 {kChainLockKey, changesChannel()}, &error))
-            return error;
-        if (lock.next())
-            *xactId = lock.value(0).toString();
-    }
     StoredRow row;
     row.prevHash = zeroHash().toLatin1();
     row.seq = 0;
     {
+        // PostgreSQL: the chain's lock, then (a statement of its own inside the function, so a
+        // new READ COMMITTED snapshot) its tail, in one round trip (migration 8): the tail read
+        // sees every chain row committed before the lock was granted.
         Statement last(db);
-        if (!run(last, QStringLiteral("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"), {}, &error))
+        const bool ran = postgres
+            ? run(last, QStringLiteral("SELECT tail_seq, tail_hash, xact FROM countersign_chain_tail(?, ?)"),
+                  {kChainLockKey, changesChannel()}, &error)
+            : run(last, QStringLiteral("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1"), {}, &error);
+        if (!ran)
             return error;
         if (last.next()) {
-            row.seq = last.value(0).toLongLong();
-            row.prevHash = last.value(1).toString().toLatin1();
+            if (postgres)
+                *xactId = last.value(2).toString();
+            if (!last.value(0).isNull()) {
+                row.seq = last.value(0).toLongLong();
+                row.prevHash = last.value(1).toString().toLatin1();
+            }
         }
     }
     // The text columns are bound as the exact bytes and stored as TEXT with those bytes.

@@ -111,10 +111,10 @@ LedgerError claimRow(QSqlDatabase &db, const QDateTime &now, const ActionRow &ro
         return e;
     after.leaseOwner = executor;
     after.leaseExpiresAtMs = toMs(now) + lease.count();
-    e = saveAction(db, row, after, now);
+    const Attempt attempt = openAttemptOf(after.record, 1, executor, now); // a PENDING action has none yet
+    e = saveAction(db, row, after, now, attempt.seq);
     if (!e.ok())
         return e;
-    const Attempt attempt = openAttemptOf(after.record, 1, executor, now); // a PENDING action has none yet
     if (!insertAttempt(db, attempt, &e))
         return e;
     e = auditChange(db, now, row, after,

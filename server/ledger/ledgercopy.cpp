@@ -380,6 +380,9 @@ LedgerResult<TargetState> inspectTarget(QSqlDatabase &db, const QList<TableSpec>
     }
     if (found.isEmpty())
         return TargetState::Fresh;
+    // PostgreSQL's copy of the searchable columns (migration 8) is a ledger's table too; the
+    // target's own trigger fills it from the copied actions, like SQLite's FTS5 index.
+    found.removeAll(QStringLiteral("actions_search"));
     QStringList known;
     for (const TableSpec &table : tables)
         known << table.name;
@@ -749,6 +752,13 @@ LedgerResult<LedgerCopy::Report> LedgerCopy::copy(const QString &sqliteFile, con
             if (!outcome.ok()) {
                 LedgerError ignored;
                 sql::plain(target, QStringLiteral("ROLLBACK"), &ignored);
+            } else {
+                // Statistics for the copied tables now, not at autovacuum's next round: until then
+                // the planner takes every table for a small one (the claim's candidates, a queue
+                // page). A failure here costs only that wait, so the copy still succeeded.
+                LedgerError analyzed;
+                if (!sql::plain(target, QStringLiteral("ANALYZE"), &analyzed))
+                    qCWarning(lcLedger) << "ANALYZE after the copy failed (autovacuum will do it):" << analyzed.toString();
             }
         }
         if (target.isValid())

@@ -133,7 +133,8 @@ LedgerError applyTrigger(ActionRow &row, Trigger trigger, const QString &reason)
     return {};
 }
 
-LedgerError saveAction(QSqlDatabase &db, const ActionRow &before, ActionRow &after, const QDateTime &now)
+LedgerError saveAction(QSqlDatabase &db, const ActionRow &before, ActionRow &after, const QDateTime &now,
+                       int attemptsAfter)
 {
     // (Writers are serialized by BEGIN IMMEDIATE and each one loads the row inside its own
     // transaction, so a lease write still cannot lose an update.)
@@ -145,7 +146,9 @@ LedgerError saveAction(QSqlDatabase &db, const ActionRow &before, ActionRow &aft
     static const QString sql = QStringLiteral(
         "UPDATE actions SET amount = ?, reason = ?, request_fingerprint = ?, idempotency_key = ?,"
         " approval_version = ?, state = ?, state_version = ?, review_reason = ?, review_requested = ?,"
-        " lease_owner = ?, lease_expires_at = ?, updated_at = ?"
+        " lease_owner = ?, lease_expires_at = ?, updated_at = ?,"
+        " last_event_at = CASE WHEN last_event_at < ? THEN ? ELSE last_event_at END,"
+        " attempt_count = CASE WHEN attempt_count < ? THEN ? ELSE attempt_count END"
         " WHERE id = ? AND state = ? AND state_version = ?");
     Statement q(db);
     LedgerError error;
@@ -153,6 +156,7 @@ LedgerError saveAction(QSqlDatabase &db, const ActionRow &before, ActionRow &aft
              {r.amount, text(r.reason), text(r.requestFingerprint), text(r.idempotencyKey), r.approvalVersion,
               toWire(r.state), r.stateVersion, text(r.reviewReason), after.reviewRequested ? 1 : 0,
               textOrNull(after.leaseOwner), msOrNull(after.leaseExpiresAtMs), toMs(r.updatedAt),
+              toMs(now), toMs(now), attemptsAfter, attemptsAfter,
               r.id, toWire(before.record.state), before.record.stateVersion},
              &error)) {
         return error;

@@ -89,7 +89,14 @@ LedgerError applyTrigger(ActionRow &row, Trigger trigger, const QString &reason)
 // state_version (the API's ETag) and updated_at move with every change of the record; a write
 // that only takes, renews or releases a lease keeps both, so that an executor's bookkeeping never
 // makes a reviewer's If-Match stale.
-LedgerError saveAction(QSqlDatabase &db, const ActionRow &before, ActionRow &after, const QDateTime &now);
+// The same UPDATE moves the queue's sort columns the triggers of migration 5 keep, so that they
+// find nothing left to change and the row is written once, not three times (each write of an
+// action's row is a new version in every one of its indexes on PostgreSQL): last_event_at to
+// `now`, because every saveAction is followed by the audit row of its change stamped `now`
+// (commitChange, claimRow), and attempt_count to attemptsAfter when the caller is about to
+// insert that attempt (0: the caller inserts none; the trigger counts any it does).
+LedgerError saveAction(QSqlDatabase &db, const ActionRow &before, ActionRow &after, const QDateTime &now,
+                       int attemptsAfter = 0);
 
 // The audit row of a change of one action: before/after snapshots, `after` carrying `detail`
 // under detailKey when given (the approval, attempt, lookup, reconciliation it rests on).

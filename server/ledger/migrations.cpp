@@ -1,6 +1,7 @@
 #include "server/ledger/migrations.h"
 
 #include "server/ledger/ledgerlog.h"
+#include "server/ledger/searchterms.h"
 #include "server/ledger/sqlstatement.h"
 
 #include <QRegularExpression>
@@ -588,6 +589,94 @@ Migrations::Migration followUpIndexSchema()
     return m;
 }
 
+// Version 8: what made every durable step slow on PostgreSQL (bench_step_latency, issue 13).
+// (a) The search's copy of the five searchable columns in a table of its own, as SQLite's FTS5
+// table (version 4) has always been. The pg_trgm GIN indexes of version 4 were on actions
+// itself, and an action's row is rewritten by nearly every step (state, lease, attempt_count,
+// last_event_at are indexed, so no update is HOT): each rewrite added the row's trigrams to five
+// GIN indexes again, ~4 ms of a ~7 ms claim. actions_search gets one row per action, at INSERT,
+// and its columns never change (they are frozen once an attempt exists, and amendBeforeSending
+// only changes amount and reason; an update trigger keeps it right anyway). ActionReader asks it
+// for the candidates, by the same LIKE '%run%' rule, through one GIN index over the five columns
+// joined (postgresSearchDocument()): one index scan instead of five, and one index to keep.
+// (b) countersign_chain_tail: AuditChain::flush's two statements in one round trip. It takes the
+// chain's advisory lock, then reads the chain's tail in a statement of its own: a VOLATILE
+// function's statements each take a new READ COMMITTED snapshot, so the tail read sees every
+// chain row committed before the lock was granted (tst_ledger_pgfaults::chainTailAfterTheLock).
+// (c) Both engines: the sort columns' triggers of version 5 change the row only when it is not
+// already right — saveAction now writes last_event_at and a claim's attempt_count in its own
+// UPDATE (ledgerrows.h), and an action's row is then written once per step instead of three
+// times. attempt_count stays the number of the action's attempts, last_event_at the time of its
+// newest audit row.
+Migrations::Migration stepCostSchema()
+{
+    Migrations::Migration m;
+    m.version = 8;
+    m.name = QStringLiteral("the search's columns in a table of their own and the chain's tail in one call (PostgreSQL);"
+                            " sort columns written once per step");
+    const QString attemptCount = QStringLiteral(
+        "UPDATE actions SET attempt_count = (SELECT COUNT(*) FROM attempts t WHERE t.action_id = NEW.action_id)"
+        " WHERE id = NEW.action_id AND attempt_count < (SELECT COUNT(*) FROM attempts t WHERE t.action_id = NEW.action_id);");
+    const QString lastEvent = QStringLiteral(
+        "UPDATE actions SET last_event_at = NEW.at WHERE id = NEW.action_id AND last_event_at < NEW.at;");
+    m.statements = {
+        QStringLiteral("DROP TRIGGER actions_attempt_count"),
+        QStringLiteral("CREATE TRIGGER actions_attempt_count AFTER INSERT ON attempts BEGIN %1 END").arg(attemptCount),
+        QStringLiteral("DROP TRIGGER actions_last_event"),
+        QStringLiteral("CREATE TRIGGER actions_last_event AFTER INSERT ON audit WHEN NEW.action_id IS NOT NULL"
+                       " BEGIN %1 END").arg(lastEvent),
+    };
+    m.postgres << QStringLiteral("CREATE OR REPLACE FUNCTION countersign_attempt_count() RETURNS trigger LANGUAGE plpgsql"
+                                 " AS $$ BEGIN %1 RETURN NULL; END $$").arg(attemptCount)
+               << QStringLiteral("CREATE OR REPLACE FUNCTION countersign_last_event() RETURNS trigger LANGUAGE plpgsql"
+                                 " AS $$ BEGIN %1 RETURN NULL; END $$").arg(lastEvent);
+    const QStringList columns = {QStringLiteral("target_id"), QStringLiteral("business_reference"),
+                                 QStringLiteral("requested_by"), QStringLiteral("client_reference")};
+    const QString all = QStringLiteral("id, ") + columns.join(QStringLiteral(", "));
+    QStringList news;
+    QStringList sets;
+    for (const QString &column : columns) {
+        news << QStringLiteral("NEW.") + column;
+        sets << QStringLiteral("%1 = NEW.%1").arg(column);
+    }
+    m.postgres << pg(QStringLiteral("CREATE TABLE actions_search ("
+                                    " id TEXT NOT NULL PRIMARY KEY,"
+                                    " target_id TEXT NOT NULL,"
+                                    " business_reference TEXT NOT NULL,"
+                                    " requested_by TEXT NOT NULL,"
+                                    " client_reference TEXT NOT NULL)"))
+               << QStringLiteral("CREATE FUNCTION countersign_search_insert() RETURNS trigger LANGUAGE plpgsql AS $$"
+                                 " BEGIN INSERT INTO actions_search (%1) VALUES (NEW.id, %2); RETURN NULL; END $$")
+                      .arg(all, news.join(QStringLiteral(", ")))
+               << QStringLiteral("CREATE TRIGGER actions_search_insert AFTER INSERT ON actions FOR EACH ROW"
+                                 " EXECUTE FUNCTION countersign_search_insert()")
+               << QStringLiteral("CREATE FUNCTION countersign_search_update() RETURNS trigger LANGUAGE plpgsql AS $$"
+                                 " BEGIN UPDATE actions_search SET %1 WHERE id = NEW.id; RETURN NULL; END $$")
+                      .arg(sets.join(QStringLiteral(", ")))
+               << QStringLiteral("CREATE TRIGGER actions_search_update AFTER UPDATE OF %1 ON actions FOR EACH ROW"
+                                 " WHEN (%2) EXECUTE FUNCTION countersign_search_update()")
+                      .arg(columns.join(QStringLiteral(", ")),
+                           anyColumnChanged(columns, QStringLiteral("IS DISTINCT FROM")))
+               << QStringLiteral("INSERT INTO actions_search (%1) SELECT %1 FROM actions").arg(all);
+    for (const QString &column : QStringList{QStringLiteral("id")} + columns)
+        m.postgres << QStringLiteral("DROP INDEX actions_search_%1").arg(column);
+    m.postgres << QStringLiteral("CREATE INDEX actions_search_text ON actions_search USING gin ((%1) gin_trgm_ops)")
+                      .arg(postgresSearchDocument());
+    m.postgres << QStringLiteral(
+        "CREATE FUNCTION countersign_chain_tail(lock_key BIGINT, channel TEXT)"
+        " RETURNS TABLE (xact TEXT, tail_seq BIGINT, tail_hash TEXT) LANGUAGE plpgsql VOLATILE AS $$"
+        " BEGIN"
+        "  PERFORM pg_advisory_xact_lock(lock_key);"
+        "  PERFORM pg_notify(channel, '');"
+        "  RETURN QUERY SELECT pg_current_xact_id()::text, a.seq::bigint, a.hash::text"
+        "   FROM audit a ORDER BY a.seq DESC LIMIT 1;"
+        "  IF NOT FOUND THEN"
+        "   RETURN QUERY SELECT pg_current_xact_id()::text, NULL::bigint, NULL::text;"
+        "  END IF;"
+        " END $$");
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -603,7 +692,8 @@ bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 const QList<Migrations::Migration> &Migrations::all()
 {
     static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema(), consoleSchema(),
-                                                   sortSchema(), tokenLifecycleSchema(), followUpIndexSchema()};
+                                                   sortSchema(), tokenLifecycleSchema(), followUpIndexSchema(),
+                                                   stepCostSchema()};
     return migrations;
 }
 

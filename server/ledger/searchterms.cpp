@@ -96,4 +96,10 @@ QString ftsString(const QString &text)
     return QLatin1Char('"') + quoted + QLatin1Char('"');
 }
 
+QString postgresSearchDocument()
+{
+    return QStringLiteral("LOWER(id || chr(31) || target_id || chr(31) || business_reference || chr(31) || requested_by"
+                          " || chr(31) || client_reference)");
+}
+
 } // namespace cs

@@ -54,4 +54,12 @@ QString trigramMatchExpression(const QString &text, const TrigramSample &sample)
 // text as one FTS5 string literal (double quotes doubled).
 QString ftsString(const QString &text);
 
+// PostgreSQL: the one text that actions_search's pg_trgm GIN index holds per action (migration
+// 8), the five searched columns lowercased and joined by U+001F, so that one index scan answers
+// for all five. Its trigrams are a superset of each column's (plus some across a separator), so
+// `postgresSearchDocument() LIKE '%run%'` yields a superset of the rows with a column containing
+// the run; the caller applies the exact per-column condition. An index and a query use this
+// expression, character for character, or the planner cannot match them.
+QString postgresSearchDocument();
+
 } // namespace cs

@@ -375,12 +375,13 @@ bool writeSqlite(Ledger &ledger)
 }
 
 // The same rows through COPY into the real schema, loaded the way a bulk load is done: the
-// table's secondary indexes (pg_trgm GIN included) are dropped first and created again after the
-// COPY from their own definitions (pg_indexes), and the count trigger is disabled while the rows
-// go in and the counts are then computed from the rows exactly as migration 4 fills them for an
-// existing ledger. The result is the schema of the migrations, indexes, triggers and exact counts
-// included (written row by row through the triggers, 10^6 actions took over half an hour here).
-// Then VACUUM ANALYZE, as autovacuum would.
+// secondary indexes of actions and of actions_search (its pg_trgm GIN indexes) are dropped first
+// and created again after the COPY from their own definitions (pg_indexes), and the count and
+// search triggers are disabled while the rows go in; the counts and actions_search are then
+// filled from the rows exactly as migrations 4 and 8 fill them for an existing ledger. The result
+// is the schema of the migrations, indexes, triggers and exact counts included (written row by
+// row through the triggers, 10^6 actions took over half an hour here). Then VACUUM ANALYZE, as
+// autovacuum would.
 bool writePostgres(Ledger &ledger)
 {
     cs::bench::PgSession s(ledger.path);
@@ -389,15 +390,17 @@ bool writePostgres(Ledger &ledger)
         return false;
     }
     PGresult *defs = PQexec(s.raw(), "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema()"
-                                     " AND tablename = 'actions' AND indexname::regclass NOT IN"
-                                     " (SELECT conindid FROM pg_constraint WHERE conrelid = 'actions'::regclass)");
+                                     " AND tablename IN ('actions', 'actions_search') AND indexname::regclass NOT IN"
+                                     " (SELECT conindid FROM pg_constraint"
+                                     "  WHERE conrelid IN ('actions'::regclass, 'actions_search'::regclass))");
     QList<QByteArray> names, definitions;
     for (int i = 0; PQresultStatus(defs) == PGRES_TUPLES_OK && i < PQntuples(defs); ++i) {
         names << QByteArray(PQgetvalue(defs, i, 0));
         definitions << QByteArray(PQgetvalue(defs, i, 1));
     }
     PQclear(defs);
-    if (names.isEmpty() || !s.exec("BEGIN") || !s.exec("ALTER TABLE actions DISABLE TRIGGER actions_counts_insert"))
+    if (names.isEmpty() || !s.exec("BEGIN") || !s.exec("ALTER TABLE actions DISABLE TRIGGER actions_counts_insert")
+        || !s.exec("ALTER TABLE actions DISABLE TRIGGER actions_search_insert"))
         return false;
     for (const QByteArray &name : std::as_const(names)) {
         if (!s.exec(QByteArray("DROP INDEX " + name).constData()))
@@ -433,6 +436,9 @@ bool writePostgres(Ledger &ledger)
         PQclear(result);
     if (!copied)
         return false;
+    if (!s.exec("INSERT INTO actions_search (id, target_id, business_reference, requested_by, client_reference)"
+                " SELECT id, target_id, business_reference, requested_by, client_reference FROM actions"))
+        return false;
     for (const QByteArray &definition : std::as_const(definitions)) {
         if (!s.exec(definition.constData()))
             return false;
@@ -442,7 +448,8 @@ bool writePostgres(Ledger &ledger)
         && s.exec("INSERT INTO action_requester_state_counts (requested_by, state, n)"
                   " SELECT requested_by, state, COUNT(*) FROM actions GROUP BY requested_by, state"
                   " ON CONFLICT (requested_by, state) DO UPDATE SET n = EXCLUDED.n")
-        && s.exec("ALTER TABLE actions ENABLE TRIGGER actions_counts_insert") && s.exec("COMMIT") && s.exec("VACUUM ANALYZE");
+        && s.exec("ALTER TABLE actions ENABLE TRIGGER actions_counts_insert")
+        && s.exec("ALTER TABLE actions ENABLE TRIGGER actions_search_insert") && s.exec("COMMIT") && s.exec("VACUUM ANALYZE");
 }
 
 // reuse: keep a SQLite ledger file from an earlier --keep run when it holds the same number of

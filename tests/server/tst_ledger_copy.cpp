@@ -302,6 +302,13 @@ void TestLedgerCopy::copyKeepsEveryRow()
         QVERIFY2(!before.isEmpty(), qPrintable(table)); // the history fills every table
         QCOMPARE(rowsOf(target, table, order), before);
     }
+    // The search's copy (migration 8), filled by the target's trigger; and the planner's
+    // statistics, taken by the copy (pg_stats has rows only after an ANALYZE).
+    QCOMPARE(count(m_copiedName, QStringLiteral("actions_search")), count(m_copiedName, QStringLiteral("actions")));
+    const auto analyzed = m_cluster->psql(m_copiedName, QStringLiteral("SELECT COUNT(DISTINCT tablename) FROM pg_stats"
+                                                                       " WHERE tablename IN ('actions', 'approvals', 'attempts', 'audit')"));
+    QVERIFY2(analyzed.ok, qPrintable(analyzed.error));
+    QCOMPARE(analyzed.output.trimmed(), QStringLiteral("4"));
     // The stored bytes of the audit text columns, byte for byte.
     QSqlQuery a(source);
     QVERIFY(a.exec(QStringLiteral("SELECT hex(CAST(reason AS BLOB)) || hex(CAST(after_json AS BLOB)) FROM audit ORDER BY seq")));

@@ -128,6 +128,7 @@ private slots:
 
     void terminatedConnectionReconnects();
     void terminatedMidTransactionLeavesNothing();
+    void chainTailAfterTheLock();
     void terminatedWhileThreadsWork();
     void restartWhileThreadsWork_data();
     void restartWhileThreadsWork();
@@ -147,6 +148,8 @@ private:
     QStringList proposedActions(Ledger &ledger, int count, const QString &prefix);
     QStringList approvedActions(Ledger &ledger, int count, const QString &prefix);
     qint64 scalar(const QString &sql);
+    QSqlDatabase rawConnection(const QString &name) const;
+    static void closeRawConnection(QSqlDatabase *db);
     QString proxiedUri(const PgWireProxy &proxy) const;
     void checkNothingHalfWritten(const Workload &workload, const QHash<QString, int> &alsoSucceeded = {});
 
@@ -222,6 +225,25 @@ QStringList TestLedgerPostgres::approvedActions(Ledger &ledger, int count, const
     return ids;
 }
 
+// A connection of its own to the test's database, outside the ledger (open it on the thread that uses it).
+QSqlDatabase TestLedgerPostgres::rawConnection(const QString &name) const
+{
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), name);
+    db.setHostName(PgCluster::host());
+    db.setPort(m_cluster->port());
+    db.setUserName(PgCluster::superuser());
+    db.setDatabaseName(m_database);
+    return db;
+}
+
+void TestLedgerPostgres::closeRawConnection(QSqlDatabase *db)
+{
+    const QString name = db->connectionName();
+    db->close();
+    *db = QSqlDatabase();
+    QSqlDatabase::removeDatabase(name);
+}
+
 qint64 TestLedgerPostgres::scalar(const QString &sql)
 {
     const PgCluster::PsqlResult result = m_cluster->psql(m_database, sql);
@@ -280,17 +302,9 @@ void TestLedgerPostgres::terminatedMidTransactionLeavesNothing()
     QVERIFY(before.ok());
     const qint64 auditBefore = scalar(QStringLiteral("SELECT count(*) FROM audit"));
 
-    QSqlDatabase holder = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("chain-lock-holder"));
-    holder.setHostName(PgCluster::host());
-    holder.setPort(m_cluster->port());
-    holder.setUserName(PgCluster::superuser());
-    holder.setDatabaseName(m_database);
+    QSqlDatabase holder = rawConnection(QStringLiteral("chain-lock-holder"));
     QVERIFY2(holder.open(), qPrintable(holder.lastError().text()));
-    auto releaseHolder = qScopeGuard([&] {
-        holder.close();
-        holder = QSqlDatabase();
-        QSqlDatabase::removeDatabase(QStringLiteral("chain-lock-holder"));
-    });
+    auto releaseHolder = qScopeGuard([&] { closeRawConnection(&holder); });
     QSqlQuery lock(holder);
     QVERIFY(lock.exec(QStringLiteral("SELECT pg_advisory_lock(%1)").arg(AuditChain::kChainLockKey)));
 
@@ -336,7 +350,60 @@ void TestLedgerPostgres::terminatedMidTransactionLeavesNothing()
     QVERIFY(m_ledger->reader().verifyAudit()->ok);
 }
 
+// AuditChain::flush takes the chain's lock and reads its tail in one call
+// (countersign_chain_tail, migration 8). A writer that waited for the lock must read the tail
+// committed by the lock's holder while it waited — a tail read in the snapshot of the calling
+// statement, taken before the wait, would miss it. The holder's row is a raw copy of the last
+// row (so this test's database ends with a forked chain; it is dropped with the cluster).
+void TestLedgerPostgres::chainTailAfterTheLock()
+{
+    QCOMPARE(approvedActions(*m_ledger, 1, QStringLiteral("t-")).size(), 1);
+    const qint64 last = scalar(QStringLiteral("SELECT max(seq) FROM audit"));
+    QVERIFY(last > 0);
 
+    QSqlDatabase holder = rawConnection(QStringLiteral("chain-tail-holder"));
+    QVERIFY2(holder.open(), qPrintable(holder.lastError().text()));
+    auto releaseHolder = qScopeGuard([&] { closeRawConnection(&holder); });
+    QSqlQuery h(holder);
+    QVERIFY(h.exec(QStringLiteral("BEGIN")));
+    QVERIFY(h.exec(QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(AuditChain::kChainLockKey)));
+
+    std::atomic<qint64> seen{-1};
+    QString waiterError;
+    std::thread waiter([&] {
+        QSqlDatabase db = rawConnection(QStringLiteral("chain-tail-waiter"));
+        if (db.open()) {
+            QSqlQuery q(db);
+            if (q.exec(QStringLiteral("BEGIN"))
+                && q.exec(QStringLiteral("SELECT tail_seq FROM countersign_chain_tail(%1, 'chain_tail_test')")
+                              .arg(AuditChain::kChainLockKey))
+                && q.next()) {
+                seen = q.value(0).toLongLong();
+            } else {
+                waiterError = q.lastError().text();
+            }
+            q.exec(QStringLiteral("ROLLBACK"));
+        } else {
+            waiterError = db.lastError().text();
+        }
+        closeRawConnection(&db);
+        if (waiterError.isEmpty() && seen < 0)
+            waiterError = QStringLiteral("no row");
+    });
+    auto joinWaiter = qScopeGuard([&] { waiter.join(); });
+    const QString waiting = QStringLiteral("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                                           " AND wait_event_type = 'Lock' AND wait_event = 'advisory'");
+    QVERIFY(QTest::qWaitFor([&] { return scalar(waiting) == 1; }, 10000));
+    QVERIFY2(h.exec(QStringLiteral("INSERT INTO audit (seq, action_id, at, actor, event, reason, before_json, after_json,"
+                                   " prev_hash, hash) SELECT seq + 1, action_id, at, actor, event, reason, before_json,"
+                                   " after_json, hash, hash FROM audit WHERE seq = %1").arg(last)),
+             qPrintable(h.lastError().text()));
+    QVERIFY(h.exec(QStringLiteral("COMMIT")));
+    joinWaiter.dismiss();
+    waiter.join();
+    QVERIFY2(waiterError.isEmpty(), qPrintable(waiterError));
+    QCOMPARE(seen.load(), last + 1);
+}
 
 // Every action's audit rows are exactly the writes that reported success, and its rows agree with
 // its state: nothing half-written, nothing written twice, nothing reported that is not there.
