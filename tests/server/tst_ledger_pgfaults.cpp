@@ -8,10 +8,13 @@
 //    committed and read back, never arrived and retried, or unknown (Unavailable);
 //  - several processes (ledger_claimer) claiming one set of actions; a fork and a gap in the audit
 //    chain inserted by raw SQL are found by verify and by `countersignd audit verify`;
-//  - TRUNCATE of the append-only tables refused by the triggers.
+//  - TRUNCATE of the append-only tables refused by the triggers;
+//  - the deployment of docs/DEPLOYMENT.md "Roles": instances as a role that does not own the
+//    tables work, and cannot switch the triggers off.
 
 #include "server/ledger/auditchain.h"
 #include "server/ledger/ledger.h"
+#include "server/ledger/migrations.h"
 #include "tests/server/ledgertestsupport.h"
 #include "tests/support/pgcluster.h"
 #include "tests/support/pgwireproxy.h"
@@ -141,6 +144,7 @@ private slots:
     void verifyFindsForkAndGap();
     void truncateIsRefused_data();
     void truncateIsRefused();
+    void nonOwnerRoleCannotBypassTheTriggers();
 
 private:
     QString freshDatabase();
@@ -746,6 +750,99 @@ void TestLedgerPostgres::truncateIsRefused()
     QVERIFY2(truncated.error.contains(QStringLiteral("countersign:")), qPrintable(truncated.error));
     QCOMPARE(m_cluster->psql(m_database, counts).output, before);
     QVERIFY(m_ledger->reader().verifyAudit()->ok);
+}
+
+// docs/DEPLOYMENT.md "Roles: the instances do not own the tables", step by step: one role owns the
+// schema and applies the migrations, the instances run as another that was granted SELECT,
+// INSERT, UPDATE and DELETE on the tables. As that role the ledger works, and every way around
+// the append-only triggers is refused: the row triggers themselves, DISABLE TRIGGER (only the
+// owner may), session_replication_role (only a superuser may), TRUNCATE (not granted).
+void TestLedgerPostgres::nonOwnerRoleCannotBypassTheTriggers()
+{
+    const QString database = QStringLiteral("roles");
+    QVERIFY(!m_cluster->createDatabase(database).isEmpty());
+    const QString ownerPassword = QStringLiteral("owner secret");
+    const QString appPassword = QStringLiteral("app secret");
+    QVERIFY(m_cluster->createRole(QStringLiteral("countersign_owner"), ownerPassword));
+    QVERIFY(m_cluster->createRole(QStringLiteral("countersign_app"), appPassword));
+    QVERIFY(m_cluster->psql(database, QStringLiteral("ALTER DATABASE roles OWNER TO countersign_owner;"
+                                                     " ALTER SCHEMA public OWNER TO countersign_owner")).ok);
+    QTemporaryDir dir;
+    const auto passwordFile = [&dir](const QString &name, const QString &password) {
+        const QString path = dir.filePath(name);
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly) || file.write(password.toUtf8() + "\n") < 0)
+            return QString();
+        file.close();
+        return QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner) ? path : QString();
+    };
+    Ledger::Options options;
+    options.recoverExpiredLeasesOnOpen = false;
+
+    // The owner migrates (pg_trgm is a trusted extension: the database's owner may create it).
+    options.passwordFile = passwordFile(QStringLiteral("owner"), ownerPassword);
+    {
+        Ledger owner;
+        const LedgerError opened = owner.open(m_cluster->uri(database, QStringLiteral("countersign_owner")), options);
+        QVERIFY2(opened.ok(), qPrintable(opened.toString()));
+        QCOMPARE(owner.schemaVersion(), Migrations::latestVersion());
+    }
+    const PgCluster::PsqlResult granted = m_cluster->psql(
+        database, QStringLiteral("SET ROLE countersign_owner;"
+                                 " GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO countersign_app"));
+    QVERIFY2(granted.ok, qPrintable(granted.error));
+
+    // An instance as the app role: propose, approve, claim, finish.
+    options.passwordFile = passwordFile(QStringLiteral("app"), appPassword);
+    Ledger app;
+    const LedgerError opened = app.open(m_cluster->uri(database, QStringLiteral("countersign_app")), options);
+    QVERIFY2(opened.ok(), qPrintable(opened.toString()));
+    const QStringList ids = approvedActions(app, 1, QStringLiteral("role-"));
+    QCOMPARE(ids.size(), 1);
+    const auto claimed = app.execution().claim(ids.first(), QStringLiteral("exec-role"), 30s);
+    QVERIFY2(claimed.ok(), qPrintable(claimed.error().toString()));
+    ExecutionStore::AttemptResult result;
+    result.outcome = Attempt::Outcome::Succeeded;
+    result.httpStatus = 200;
+    result.providerObjectId = QStringLiteral("re_role");
+    const auto finished = app.execution().finishAttempt(ids.first(), claimed->attempt.seq, result,
+                                                        Trigger::ProviderSucceeded, QStringLiteral("200"),
+                                                        QStringLiteral("exec-role"));
+    QVERIFY2(finished.ok(), qPrintable(finished.error().toString()));
+    QVERIFY(app.reader().verifyAudit()->ok);
+
+    // The same role, by hand: every way around the triggers is refused, and nothing changed.
+    QSqlDatabase raw = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("app-role"));
+    raw.setHostName(PgCluster::host());
+    raw.setPort(m_cluster->port());
+    raw.setUserName(QStringLiteral("countersign_app"));
+    raw.setPassword(appPassword);
+    raw.setDatabaseName(database);
+    QVERIFY2(raw.open(), qPrintable(raw.lastError().text()));
+    auto releaseRaw = qScopeGuard([&] { closeRawConnection(&raw); });
+    const QString counts = QStringLiteral(
+        "SELECT (SELECT count(*) FROM audit) || ' ' || (SELECT count(*) FROM attempts) || ' ' ||"
+        " (SELECT string_agg(reason, ',' ORDER BY seq) FROM audit)");
+    const QString before = m_cluster->psql(database, counts).output;
+    const struct
+    {
+        const char *statement;
+        const char *refusal;
+    } attempts[] = {
+        {"UPDATE audit SET reason = 'rewritten'", "countersign:"},
+        {"DELETE FROM attempts", "countersign:"},
+        {"ALTER TABLE audit DISABLE TRIGGER ALL", "must be owner"},
+        {"SET session_replication_role = replica", "permission denied"},
+        {"TRUNCATE audit", "permission denied"},
+    };
+    for (const auto &attempt : attempts) {
+        QSqlQuery q(raw);
+        QVERIFY2(!q.exec(QLatin1String(attempt.statement)), attempt.statement);
+        QVERIFY2(q.lastError().text().contains(QLatin1String(attempt.refusal)),
+                 qPrintable(QLatin1String(attempt.statement) + QStringLiteral(": ") + q.lastError().text()));
+    }
+    QCOMPARE(m_cluster->psql(database, counts).output, before);
+    QVERIFY(app.reader().verifyAudit()->ok);
 }
 
 QTEST_GUILESS_MAIN(TestLedgerPostgres)
