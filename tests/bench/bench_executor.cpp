@@ -219,13 +219,9 @@ int main(int argc, char *argv[])
     const QString only = parser.value(QStringLiteral("only"));
 
     QProcess paysim;
-    paysim.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    paysim.start(parser.value(QStringLiteral("paysim")), {QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
-    if (!paysim.waitForStarted(5000) || !paysim.waitForReadyRead(5000)) {
-        out(QStringLiteral("cannot start paysim"));
+    const QUrl base = startPaysim(paysim, parser.value(QStringLiteral("paysim")));
+    if (base.isEmpty())
         return 2;
-    }
-    const QUrl base(QString::fromLatin1(paysim.readLine().trimmed()));
     g_paysimPid = paysim.processId();
     PaysimAdmin admin(base);
 

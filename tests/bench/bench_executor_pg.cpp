@@ -445,13 +445,9 @@ int main(int argc, char *argv[])
     }
     c.cluster = &cluster;
     QProcess paysim;
-    paysim.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    paysim.start(parser.value(QStringLiteral("paysim")), {QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
-    if (!paysim.waitForStarted(5000) || !paysim.waitForReadyRead(5000)) {
-        out(QStringLiteral("cannot start paysim"));
+    c.paysim = startPaysim(paysim, parser.value(QStringLiteral("paysim")));
+    if (c.paysim.isEmpty())
         return 2;
-    }
-    c.paysim = QUrl(QString::fromLatin1(paysim.readLine().trimmed()));
     c.paysimPid = paysim.processId();
     PaysimAdmin admin(c.paysim);
     c.admin = &admin;

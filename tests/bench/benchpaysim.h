@@ -11,6 +11,7 @@
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
+#include <QProcess>
 #include <QString>
 #include <QUrl>
 
@@ -25,6 +26,19 @@ inline void out(const QString &line)
 {
     std::fputs(qPrintable(line + QLatin1Char('\n')), stdout);
     std::fflush(stdout);
+}
+
+// paysim as a separate process on an ephemeral port of 127.0.0.1 (in memory, no faults) → its
+// base URL, or an empty one (and a line saying so) when it does not start.
+inline QUrl startPaysim(QProcess &paysim, const QString &program)
+{
+    paysim.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    paysim.start(program, {QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
+    if (!paysim.waitForStarted(5000) || !paysim.waitForReadyRead(5000)) {
+        out(QStringLiteral("cannot start paysim"));
+        return QUrl();
+    }
+    return QUrl(QString::fromLatin1(paysim.readLine().trimmed()));
 }
 
 // Blocking admin calls to paysim from the main thread.

@@ -78,6 +78,8 @@ private:
     QProcess *startChild(const QString &where, const QString &name, const QStringList &extra);
     bool waitForOutput(QProcess *child, const QByteArray &text, int timeoutMs = 10000);
     void checkOnceWithOneKey(const QString &actionId);
+    struct LostCommitRig;
+    bool startLostCommitRig(LostCommitRig *rig, const QString &reference, bool stayRefusing, ActionRecord *action);
 
     std::unique_ptr<PgCluster> m_cluster;
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -202,30 +204,55 @@ void TestExecutionPostgres::checkOnceWithOneKey(const QString &actionId)
     QVERIFY(m_ledger->reader().verifyAudit()->ok);
 }
 
+// A claim's COMMIT through a relay that loses its answer (PgWireProxy, armed on the COMMIT after
+// the attempt's INSERT; stayRefusing: and then refuses every connection until told otherwise),
+// with an executor whose ledger talks through the relay: an approved refund in a fresh database,
+// the executor started. Members end in reverse order: the executor, then its provider, then its
+// ledger — whose threads release their sessions and statements before they end
+// (ExecutionStore::releaseThread), or their thread-local QSqlQuery objects would outlive the
+// QPSQL driver and crash — then the relay.
+struct TestExecutionPostgres::LostCommitRig
+{
+    explicit LostCommitRig(quint16 upstreamPort) : proxy(upstreamPort) {}
+    PgWireProxy proxy;
+    std::unique_ptr<Ledger> ledger;
+    std::unique_ptr<StripeClient> provider;
+    std::unique_ptr<Executor> executor;
+};
+
+bool TestExecutionPostgres::startLostCommitRig(LostCommitRig *rig, const QString &reference, bool stayRefusing,
+                                                ActionRecord *action)
+{
+    const QString where = location(true);
+    m_ledger = where.isEmpty() ? nullptr : openLedger(where);
+    if (!m_ledger)
+        return false;
+    *action = approvedRefund(*m_ledger, m_charge, 4000, reference);
+    if (action->id.isEmpty() || !rig->proxy.start())
+        return false;
+    rig->ledger = openLedger(proxiedUri(rig->proxy));
+    if (!rig->ledger)
+        return false;
+    rig->proxy.armCommitFault(PgWireProxy::CommitFault::AnswerLost, stayRefusing, "INSERT INTO attempts");
+    rig->provider = std::make_unique<StripeClient>(providerConfig(m_sim->url()));
+    rig->executor = std::make_unique<Executor>(Reconciler::storesOf(*rig->ledger), *rig->provider, fastConfig(1));
+    QString error;
+    if (!rig->executor->start(&error)) {
+        qWarning() << "the executor did not start:" << error;
+        return false;
+    }
+    return true;
+}
+
 // The claim's COMMIT reached the server and committed; its answer was lost. The ledger reads the
 // transaction's status back (committed), so the executor sends — once.
 void TestExecutionPostgres::claimWhoseCommitAnswerWasLostIsSentOnce()
 {
-    const QString where = location(true);
-    QVERIFY(!where.isEmpty());
-    m_ledger = openLedger(where);
-    QVERIFY(m_ledger);
-    const ActionRecord action = approvedRefund(*m_ledger, m_charge, 4000, QStringLiteral("lost-answer"));
-    QVERIFY(!action.id.isEmpty());
-
-    PgWireProxy proxy(m_cluster->port());
-    QVERIFY(proxy.start());
-    // The executor's own ledger goes right after the executor (declared after it): its threads
-    // release their sessions and statements before they end (ExecutionStore::releaseThread), or
-    // their thread-local QSqlQuery objects would outlive the QPSQL driver and crash.
-    const std::unique_ptr<Ledger> executorLedger = openLedger(proxiedUri(proxy));
-    Ledger *ledger = executorLedger.get();
-    QVERIFY(ledger);
-    proxy.armCommitFault(PgWireProxy::CommitFault::AnswerLost, false, "INSERT INTO attempts");
-    StripeClient provider(providerConfig(m_sim->url()));
-    Executor executor(Reconciler::storesOf(*ledger), provider, fastConfig(1));
-    QString error;
-    QVERIFY2(executor.start(&error), qPrintable(error));
+    ActionRecord action;
+    LostCommitRig rig(m_cluster->port());
+    QVERIFY(startLostCommitRig(&rig, QStringLiteral("lost-answer"), false, &action));
+    Executor &executor = *rig.executor;
+    PgWireProxy &proxy = rig.proxy;
     QVERIFY(QTest::qWaitFor([&] { return m_ledger->reader().action(action.id)->state == ActionState::Completed; }, 20000));
     executor.stop();
     QCOMPARE(proxy.faultsFired(), 1);
@@ -242,26 +269,11 @@ void TestExecutionPostgres::claimWhoseCommitAnswerWasLostIsSentOnce()
 // reconciler finishes it with the same key: one refund.
 void TestExecutionPostgres::claimWhoseCommitIsUnknownIsNotSent()
 {
-    const QString where = location(true);
-    QVERIFY(!where.isEmpty());
-    m_ledger = openLedger(where);
-    QVERIFY(m_ledger);
-    const ActionRecord action = approvedRefund(*m_ledger, m_charge, 4000, QStringLiteral("unknown-commit"));
-    QVERIFY(!action.id.isEmpty());
-
-    PgWireProxy proxy(m_cluster->port());
-    QVERIFY(proxy.start());
-    // The executor's own ledger goes right after the executor (declared after it): its threads
-    // release their sessions and statements before they end (ExecutionStore::releaseThread), or
-    // their thread-local QSqlQuery objects would outlive the QPSQL driver and crash.
-    const std::unique_ptr<Ledger> executorLedger = openLedger(proxiedUri(proxy));
-    Ledger *ledger = executorLedger.get();
-    QVERIFY(ledger);
-    proxy.armCommitFault(PgWireProxy::CommitFault::AnswerLost, true, "INSERT INTO attempts");
-    StripeClient provider(providerConfig(m_sim->url()));
-    Executor executor(Reconciler::storesOf(*ledger), provider, fastConfig(1));
-    QString error;
-    QVERIFY2(executor.start(&error), qPrintable(error));
+    ActionRecord action;
+    LostCommitRig rig(m_cluster->port());
+    QVERIFY(startLostCommitRig(&rig, QStringLiteral("unknown-commit"), true, &action));
+    Executor &executor = *rig.executor;
+    PgWireProxy &proxy = rig.proxy;
     QVERIFY(QTest::qWaitFor([&] { return logged(QStringLiteral("cannot find out whether it committed")); }, 30000));
     QCOMPARE(proxy.faultsFired(), 1);
     // The claim committed (its attempt row is there), but nobody knew: nothing was sent.
