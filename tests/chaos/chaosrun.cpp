@@ -1057,18 +1057,22 @@ void ChaosRun::checkFencing(const QHash<QString, QJsonArray> &refundsByAction, c
             QString lateWrite;
             bool reclaimed = false;
             for (const AuditEvent &e : audit.value()) {
-                if (e.seq <= stop.auditSeqAtStop)
+                if (e.seq <= stop.auditSeqAtStop || reclaimed)
                     continue;
+                if (e.actor == worker && (e.event == u"claimed" || e.event == u"lease_acquired")) {
+                    // A fresh lease of its own (a claim, a reconciler round), before or after
+                    // anybody else wrote: the ledger grants one only when no one else holds a
+                    // live lease, so what the worker writes under it is legitimate. (The
+                    // reconciler's look-ups under that lease are written by "reconciler".)
+                    reclaimed = true;
+                    continue;
+                }
                 if (e.actor != worker) {
                     if (takenOverBy.isEmpty())
                         takenOverBy = QStringLiteral("%1 %2 (seq %3)").arg(e.actor, e.event).arg(e.seq);
                     continue;
                 }
-                if (takenOverBy.isEmpty() || reclaimed)
-                    continue;
-                if (e.event == u"claimed" || e.event == u"lease_acquired")
-                    reclaimed = true; // a fresh lease of its own (a claim, a reconciler round): legitimate
-                else if (lateWrite.isEmpty())
+                if (!takenOverBy.isEmpty() && lateWrite.isEmpty())
                     lateWrite = QStringLiteral("%1 at seq %2").arg(e.event).arg(e.seq);
             }
             const int refunds = static_cast<int>(refundsByAction.value(actionId).size());
