@@ -13,6 +13,9 @@
 //                event descending, then Age oldest first, each from the previous order) → the
 //                backend's first page in that order painted
 //   peak RSS     VmHWM of the console process
+// Each sorted page is also split into finer phases, each since the click: the reply finished in
+// the network access manager, the rows parsed (about to be inserted), the rows inserted, the
+// viewport's paint started; and the paint alone (the painted page repainted, the mean of 10).
 // and the ratios large/small against the goal (≤ 1.5× the times, ≤ +50 MB of memory).
 // Not a test: it never fails on figures. docs/PERFORMANCE.md records them.
 //
@@ -42,6 +45,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMap>
+#include <QNetworkReply>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTextStream>
@@ -105,11 +109,17 @@ class PaintProbe : public QObject
 public:
     std::function<bool()> armed;
     std::function<void()> painted;
+    std::function<void()> paintStarting; // once, at the start of that paint (finer phases)
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override
     {
         if (event->type() == QEvent::Paint && armed && armed() && painted) {
+            if (paintStarting) {
+                auto starting = std::move(paintStarting);
+                paintStarting = nullptr;
+                starting();
+            }
             auto done = std::move(painted);
             painted = nullptr;
             // After this paint has been carried out.
@@ -156,6 +166,18 @@ int runChild(QApplication &app, const QString &backend, const QString &token, co
     };
     // The backend's answer to each click, parsed into the model (before layout and paint).
     QString pendingAnswer;
+    // Finer phases of a click, each since the click (ms): the reply finished in the network
+    // access manager (before the console reads it), the page's rows about to be inserted (the
+    // JSON parsed into rows), the rows inserted (the views told), then the viewport's paint
+    // started. The named figures above keep their meaning.
+    QString pendingPhases;
+    const auto phase = [&](const char *name) {
+        if (!pendingPhases.isEmpty() && !result.contains(pendingPhases + QLatin1String(name)))
+            result.insert(pendingPhases + QLatin1String(name), double(nowUs() - searchStart) / 1000.0);
+    };
+    QObject::connect(client.networkAccessManager(), &QNetworkAccessManager::finished, &app, [&] { phase("_reply_ms"); });
+    QObject::connect(model, &QAbstractItemModel::rowsAboutToBeInserted, &app, [&] { phase("_parsed_ms"); });
+    QObject::connect(model, &QAbstractItemModel::rowsInserted, &app, [&] { phase("_inserted_ms"); });
     QObject::connect(model, &cs::ActionQueueModel::pageLoaded, &app, [&] {
         if (!pendingAnswer.isEmpty()) {
             result.insert(pendingAnswer, double(nowUs() - searchStart) / 1000.0);
@@ -174,12 +196,25 @@ int runChild(QApplication &app, const QString &backend, const QString &token, co
             return !model->isLoading() && model->query().sort == click.key && model->query().descending == click.descending
                 && model->rowCount() > 0;
         };
+        probe.paintStarting = [&] { phase("_paint_start_ms"); };
         probe.painted = [&, click, index] {
             result.insert(QLatin1String(click.name), double(nowUs() - searchStart) / 1000.0);
+            pendingPhases.clear();
+            // The paint alone: the same page repainted at once, a few times (the mean), after
+            // the figure above was taken.
+            probe.armed = nullptr;
+            QElapsedTimer repaint;
+            repaint.start();
+            constexpr int repaints = 10;
+            for (int i = 0; i < repaints; ++i)
+                viewport->repaint();
+            result.insert(QString::fromLatin1(click.name).chopped(3) + QLatin1String("_repaint_ms"),
+                          double(repaint.nsecsElapsed()) / 1e6 / repaints);
             QTimer::singleShot(200, &app, [&, index] { sortNext(index + 1); });
         };
         searchStart = nowUs();
         pendingAnswer = QString::fromLatin1(click.name).replace(QLatin1String("_ms"), QLatin1String("_answer_ms"));
+        pendingPhases = QString::fromLatin1(click.name).chopped(3);
         window.queueView()->setSort(click.key, click.descending);
         viewport->update();
     };
@@ -674,6 +709,19 @@ int main(int argc, char *argv[])
             out() << row(QStringLiteral("  of which the answer"), median(f[0].sorted.value(answer)), median(f[1].sorted.value(answer)), 1,
                          QStringLiteral("ms"), QString())
                   << Qt::endl;
+            // The finer phases, each since the click (the answer lies between parsed and
+            // inserted; the rest until the sorted figure is layout and paint), and the paint
+            // alone (a repaint of the painted page, not since the click).
+            const QString base = QString::fromLatin1(key).chopped(3);
+            for (const auto &[suffix, what] : { std::pair{ "_reply_ms", "    reply received" }, std::pair{ "_parsed_ms", "    rows parsed" },
+                                                std::pair{ "_inserted_ms", "    rows inserted" },
+                                                std::pair{ "_paint_start_ms", "    paint started" }, std::pair{ "_repaint_ms", "    a repaint alone" } }) {
+                const QString name = base + QLatin1String(suffix);
+                if (f[0].sorted.contains(name) && f[1].sorted.contains(name))
+                    out() << row(QLatin1String(what), median(f[0].sorted.value(name)), median(f[1].sorted.value(name)), 1,
+                                 QStringLiteral("ms"), QString())
+                          << Qt::endl;
+            }
         }
         out() << row(QStringLiteral("peak RSS"), median(f[0].rss), median(f[1].rss), 1, QStringLiteral("MB"),
                      QStringLiteral("(goal <= +50)")) << Qt::endl;
