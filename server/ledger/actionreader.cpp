@@ -201,17 +201,17 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
     // PostgreSQL's copy is a plain table, actions_search (migration 8), whose one pg_trgm GIN index
     // over the five lowercased columns joined (postgresSearchDocument()) gives the candidates, by
     // the same rule: it is asked for the text's runs without common trigrams (LIKE '%run%' per
-    // run), because a GIN scan costs about as much as the rows its trigrams occur in (on
-    // bench_console's 10^6 actions, LIKE '%ord-0500000%' on one column took ~25 ms, '%0500000%'
-    // ~0.6 ms). Asking for them in a CTE of their own also keeps the planner from ANDing the
-    // candidates with a bitmap of every row of the queue's states (it did: 100,000 entries,
-    // ~70 ms of a 180 ms search).
+    // run; postgresRuns(): without separators at their ends, which pg_trgm pads), because a GIN
+    // scan costs about as much as the rows its trigrams occur in (on bench_console's 10^6
+    // actions, LIKE '%ord-0500000%' on one column took ~25 ms, '%0500000%' ~0.6 ms). Asking for
+    // them in a CTE of their own also keeps the planner from ANDing the candidates with a bitmap
+    // of every row of the queue's states (it did: 100,000 entries, ~70 ms of a 180 ms search).
     const bool postgres = sql::isPostgres(db);
     if (query.text.toUcs4().size() >= 3 && postgres) {
         const std::shared_ptr<const TrigramSample> sample = currentTrigramSample();
         QVariantList indexValues;
         QStringList likes;
-        for (const QString &run : uncommonRuns(query.text, sample ? *sample : TrigramSample())) {
+        for (const QString &run : postgresRuns(query.text, sample ? *sample : TrigramSample())) {
             likes << postgresSearchDocument() + QStringLiteral(" LIKE ? ESCAPE '\\'");
             indexValues << likePattern(run);
         }

@@ -418,11 +418,12 @@ void TestLedgerCounts::searchLeavingOutCommonTrigrams_data()
     QTest::addColumn<int>("exactly");        // expected number of rows, -1: whatever LIKE says
 
     // Every business reference reads "ord-00000NN", every client reference "cN-refund-N": "ord",
-    // "rd-", "d-0", "-00", "000", "-re", "ref", "efu", "fun", "und", "nd-" are in (nearly) every row.
-    QTest::newRow("one order: the decoy is a candidate, not a row") << "ord-0000042" << "\"0042\"" << 1;
-    QTest::newRow("upper case") << "ORD-0000042" << "\"0042\"" << 1;
-    QTest::newRow("the order and the decoy") << "rd-0000042" << "\"0042\"" << 2;
-    QTest::newRow("two parts around common trigrams") << "42-refund-4" << "\"42-r\" AND \"d-4\"" << 1;
+    // "rd-", "d-0", "-00", "000", "-re", "ref", "efu", "fun", "und", "nd-" are in (nearly) every
+    // row, and "004" ("ord-0000040"…"ord-0000049") or "d-4" in 11 of the 81: over 5 %, common.
+    QTest::newRow("one order: the decoy is a candidate, not a row") << "ord-0000042" << "\"042\"" << 1;
+    QTest::newRow("upper case") << "ORD-0000042" << "\"042\"" << 1;
+    QTest::newRow("the order and the decoy") << "rd-0000042" << "\"042\"" << 2;
+    QTest::newRow("around common trigrams") << "42-refund-4" << "\"42-\"" << 1;
     QTest::newRow("every trigram common: the whole text") << "ORD-000" << "\"ord-000\"" << 80;
     QTest::newRow("every trigram common, other column") << "-refund-" << "\"-refund-\"" << 80;
     QTest::newRow("nine orders") << "ord-000000" << "" << 9;
@@ -440,7 +441,7 @@ void TestLedgerCounts::searchLeavingOutCommonTrigrams()
         QVERIFY(!proposeWith(agent(), QStringLiteral("ch_common%1").arg(n), order, QStringLiteral("c%1-refund-%1").arg(n))
                      .id.isEmpty());
     }
-    // Holds "0000042" but not "ord-0000042": found by the index part "0042", refused by LIKE.
+    // Holds "0000042" but not "ord-0000042": found by the index part "042", refused by LIKE.
     QVERIFY(!proposeWith(agent(), QStringLiteral("ch_decoy"), QStringLiteral("xrd-0000042"), QStringLiteral("decoy"))
                  .id.isEmpty());
     m_reader->refreshTrigramSample();
