@@ -14,8 +14,8 @@ namespace cs {
 // nearly every row ("ord", "rd-" and "d-0" when every order reference reads "ord-0…", "act" in
 // every action id) narrows nothing but costs the most to read: the index's work for a string is
 // about the summed length of its trigrams' posting lists, on FTS5 as on a pg_trgm GIN index.
-// TrigramSample estimates each trigram's share of the ledger from a sample of its actions
-// (ActionReader::refreshTrigramSample()); trigramMatchExpression() leaves out the trigrams
+// TrigramSample estimates each trigram's share of the ledger from a sample drawn across the whole
+// ledger (ActionReader::refreshTrigramSample()); trigramMatchExpression() leaves out the trigrams
 // in more than kCommonPercent of it (on PostgreSQL the GIN index is asked for postgresRuns()
 // alike). The candidates are then a superset of the rows that contain the whole text, so the
 // caller must still apply the exact condition (ActionReader applies the LIKE predicate to every
