@@ -2,12 +2,15 @@
 
 #include "server/ledger/actioncolumns.h"
 #include "server/ledger/auditchain.h"
+#include "server/ledger/ids.h"
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/ledgerrows.h"
 #include "server/ledger/searchterms.h"
 
+#include <QSet>
 #include <QSqlQuery>
 
+#include <algorithm>
 #include <functional>
 
 namespace cs {
@@ -201,17 +204,17 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
     // PostgreSQL's copy is a plain table, actions_search (migration 8), whose one pg_trgm GIN index
     // over the five lowercased columns joined (postgresSearchDocument()) gives the candidates, by
     // the same rule: it is asked for the text's runs without common trigrams (LIKE '%run%' per
-    // run), because a GIN scan costs about as much as the rows its trigrams occur in (on
-    // bench_console's 10^6 actions, LIKE '%ord-0500000%' on one column took ~25 ms, '%0500000%'
-    // ~0.6 ms). Asking for them in a CTE of their own also keeps the planner from ANDing the
-    // candidates with a bitmap of every row of the queue's states (it did: 100,000 entries,
-    // ~70 ms of a 180 ms search).
+    // run; postgresRuns(): without separators at their ends, which pg_trgm pads), because a GIN
+    // scan costs about as much as the rows its trigrams occur in (on bench_console's 10^6
+    // actions, LIKE '%ord-0500000%' on one column took ~25 ms, '%0500000%' ~0.6 ms). Asking for
+    // them in a CTE of their own also keeps the planner from ANDing the candidates with a bitmap
+    // of every row of the queue's states (it did: 100,000 entries, ~70 ms of a 180 ms search).
     const bool postgres = sql::isPostgres(db);
     if (query.text.toUcs4().size() >= 3 && postgres) {
         const std::shared_ptr<const TrigramSample> sample = currentTrigramSample();
         QVariantList indexValues;
         QStringList likes;
-        for (const QString &run : uncommonRuns(query.text, sample ? *sample : TrigramSample())) {
+        for (const QString &run : postgresRuns(query.text, sample ? *sample : TrigramSample())) {
             likes << postgresSearchDocument() + QStringLiteral(" LIKE ? ESCAPE '\\'");
             indexValues << likePattern(run);
         }
@@ -299,22 +302,46 @@ std::shared_ptr<const TrigramSample> ActionReader::currentTrigramSample() const
     return m_sample;
 }
 
-void ActionReader::refreshTrigramSample() const
+void ActionReader::refreshTrigramSample(int sampleRows) const
 {
     LedgerError error;
     QSqlDatabase db = m_db.connection(&error);
     QList<QStringList> rows;
     QSqlQuery q(db);
-    const bool read = error.ok()
-        && runOnce(q,
-               QStringLiteral("SELECT id, target_id, business_reference, requested_by, client_reference FROM actions"
-                              " ORDER BY created_at DESC, id DESC LIMIT %1")
-                   .arg(kTrigramSampleRows),
-               {}, &error);
+    const QString columns = QStringLiteral("id, target_id, business_reference, requested_by, client_reference");
+    // A small ledger is read whole (at most sampleRows + 1 index entries to know it is small).
+    bool read = error.ok()
+        && runOnce(q, QStringLiteral("SELECT COUNT(*) FROM (SELECT 1 FROM actions LIMIT %1) s").arg(sampleRows + 1),
+               {}, &error)
+        && q.next();
+    QString sql = QStringLiteral("SELECT %1 FROM actions").arg(columns);
+    QVariantList probes;
+    if (read && q.value(0).toInt() > sampleRows) {
+        // A larger one by probes of the primary key at random ids: each reads the next kRun ids,
+        // random actions from anywhere in the ledger, whatever their age. One statement, the same
+        // text on both engines; a row two probes reach is counted once.
+        constexpr int kRun = 10;
+        QStringList parts;
+        for (int i = 0; i < std::max(1, sampleRows / kRun); ++i) {
+            parts << QStringLiteral("SELECT * FROM (SELECT %1 FROM actions WHERE id >= ? ORDER BY id LIMIT %2) p%3")
+                         .arg(columns)
+                         .arg(kRun)
+                         .arg(i);
+            probes << QVariant(QStringLiteral("act_") + Ids::randomBase32(4));
+        }
+        sql = parts.join(QStringLiteral(" UNION ALL "));
+    }
+    read = read && runOnce(q, sql, probes, &error);
     if (read) {
-        while (q.next())
-            rows.append({q.value(0).toString(), q.value(1).toString(), q.value(2).toString(), q.value(3).toString(),
+        QSet<QString> seen;
+        while (q.next()) {
+            const QString id = q.value(0).toString();
+            if (seen.contains(id))
+                continue;
+            seen.insert(id);
+            rows.append({id, q.value(1).toString(), q.value(2).toString(), q.value(3).toString(),
                          q.value(4).toString()});
+        }
     }
     auto sample = std::make_shared<TrigramSample>();
     sample->reset(rows);

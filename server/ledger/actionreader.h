@@ -118,15 +118,18 @@ public:
     // AuditChain::verify over the whole log (invariant 9).
     LedgerResult<AuditChain::Verification> verifyAudit() const;
 
-    // How many of the newest actions the search's trigram sample reads, and how long it is kept.
-    static constexpr int kTrigramSampleRows = 200;
+    // How many actions the search's trigram sample reads, and how long it is kept.
+    static constexpr int kTrigramSampleRows = 1000;
     static constexpr qint64 kTrigramSampleMaxAgeMs = 60'000;
 
-    // Reads the trigram sample (searchterms.h) of the newest kTrigramSampleRows actions now, on
-    // the calling thread. list() never waits for it: it uses the sample it has (none: the whole
-    // text) and, when that is missing or older than kTrigramSampleMaxAgeMs, has it read again on a
-    // background thread. Only the speed of a search depends on the sample, never its rows.
-    void refreshTrigramSample() const;
+    // Reads the trigram sample (searchterms.h) now, on the calling thread: every action when the
+    // ledger has at most sampleRows, else about sampleRows drawn across the whole ledger (runs of
+    // 10 consecutive ids from random points of the id space: action ids are random, so these are
+    // random actions, old and new alike, at the cost of sampleRows / 10 index probes). list()
+    // never waits for it: it uses the sample it has (none: the whole text) and, when that is
+    // missing or older than kTrigramSampleMaxAgeMs, has it read again on a background thread.
+    // Only the speed of a search depends on the sample, never its rows.
+    void refreshTrigramSample(int sampleRows = kTrigramSampleRows) const;
     // The sample list() uses now (null before the first read); does not ask for a newer one.
     std::shared_ptr<const TrigramSample> trigramSample() const;
 

@@ -48,7 +48,7 @@ int TrigramSample::rowsContaining(const QString &trigram) const
 
 bool TrigramSample::isCommon(const QString &trigram) const
 {
-    return m_rows >= kMinimumRows && rowsContaining(trigram) * 2 > m_rows;
+    return m_rows >= kMinimumRows && qint64(rowsContaining(trigram)) * 100 > qint64(m_rows) * kCommonPercent;
 }
 
 QStringList trigramsOf(const QString &text)
@@ -78,6 +78,22 @@ QStringList uncommonRuns(const QString &text, const TrigramSample &sample)
     }
     if (runs.isEmpty())
         runs << text.toLower();
+    return runs;
+}
+
+QStringList postgresRuns(const QString &text, const TrigramSample &sample)
+{
+    QStringList runs;
+    for (const QString &run : uncommonRuns(text, sample)) {
+        const QList<uint> codePoints = run.toUcs4();
+        qsizetype from = 0;
+        qsizetype to = codePoints.size();
+        while (from < to && !QChar::isLetterOrNumber(char32_t(codePoints.at(from))))
+            ++from;
+        while (to > from && !QChar::isLetterOrNumber(char32_t(codePoints.at(to - 1))))
+            --to;
+        runs << (to - from >= 3 ? fromUcs4(codePoints, from, to - from) : run);
+    }
     return runs;
 }
 

@@ -40,6 +40,7 @@ private slots:
     void searchMatchesLikeSemantics();
     void searchLeavingOutCommonTrigrams_data();
     void searchLeavingOutCommonTrigrams();
+    void trigramSampleSpansTheLedger();
     void sortMatchesReference_data();
     void sortMatchesReference();
     void amountScaledFollowsMoneyExponents();
@@ -418,11 +419,12 @@ void TestLedgerCounts::searchLeavingOutCommonTrigrams_data()
     QTest::addColumn<int>("exactly");        // expected number of rows, -1: whatever LIKE says
 
     // Every business reference reads "ord-00000NN", every client reference "cN-refund-N": "ord",
-    // "rd-", "d-0", "-00", "000", "-re", "ref", "efu", "fun", "und", "nd-" are in (nearly) every row.
-    QTest::newRow("one order: the decoy is a candidate, not a row") << "ord-0000042" << "\"0042\"" << 1;
-    QTest::newRow("upper case") << "ORD-0000042" << "\"0042\"" << 1;
-    QTest::newRow("the order and the decoy") << "rd-0000042" << "\"0042\"" << 2;
-    QTest::newRow("two parts around common trigrams") << "42-refund-4" << "\"42-r\" AND \"d-4\"" << 1;
+    // "rd-", "d-0", "-00", "000", "-re", "ref", "efu", "fun", "und", "nd-" are in (nearly) every
+    // row, and "004" ("ord-0000040"…"ord-0000049") or "d-4" in 11 of the 81: over 5 %, common.
+    QTest::newRow("one order: the decoy is a candidate, not a row") << "ord-0000042" << "\"042\"" << 1;
+    QTest::newRow("upper case") << "ORD-0000042" << "\"042\"" << 1;
+    QTest::newRow("the order and the decoy") << "rd-0000042" << "\"042\"" << 2;
+    QTest::newRow("around common trigrams") << "42-refund-4" << "\"42-\"" << 1;
     QTest::newRow("every trigram common: the whole text") << "ORD-000" << "\"ord-000\"" << 80;
     QTest::newRow("every trigram common, other column") << "-refund-" << "\"-refund-\"" << 80;
     QTest::newRow("nine orders") << "ord-000000" << "" << 9;
@@ -440,7 +442,7 @@ void TestLedgerCounts::searchLeavingOutCommonTrigrams()
         QVERIFY(!proposeWith(agent(), QStringLiteral("ch_common%1").arg(n), order, QStringLiteral("c%1-refund-%1").arg(n))
                      .id.isEmpty());
     }
-    // Holds "0000042" but not "ord-0000042": found by the index part "0042", refused by LIKE.
+    // Holds "0000042" but not "ord-0000042": found by the index part "042", refused by LIKE.
     QVERIFY(!proposeWith(agent(), QStringLiteral("ch_decoy"), QStringLiteral("xrd-0000042"), QStringLiteral("decoy"))
                  .id.isEmpty());
     m_reader->refreshTrigramSample();
@@ -459,6 +461,40 @@ void TestLedgerCounts::searchLeavingOutCommonTrigrams()
     }
     if (exactly >= 0)
         QCOMPARE(expected.size(), exactly);
+}
+
+// The sample is drawn across the whole ledger, not from its newest rows: a ledger whose 120
+// newest rows all read "new-…" and whose 120 older ones "old-…", sampled by 100, has both in
+// its sample (by the newest 100 it had no "old-"). A ledger of at most the sample's size is read
+// whole. Either way the search's rows are LIKE's.
+void TestLedgerCounts::trigramSampleSpansTheLedger()
+{
+    for (const char *prefix : {"old", "new"}) {
+        for (int n = 1; n <= 120; ++n) {
+            const QString order = QStringLiteral("%1-%2").arg(QLatin1String(prefix)).arg(n, 7, 10, QLatin1Char('0'));
+            QVERIFY(!proposeWith(agent(), QStringLiteral("ch_%1").arg(order), order, QStringLiteral("r-%1").arg(order))
+                         .id.isEmpty());
+        }
+    }
+    // "ld-", "ew-", "r-o" and "r-n" hold a '-', which no id has: only the references count.
+    m_reader->refreshTrigramSample(100);
+    std::shared_ptr<const TrigramSample> sample = m_reader->trigramSample();
+    QVERIFY(sample);
+    QVERIFY2(sample->rows() >= TrigramSample::kMinimumRows && sample->rows() <= 100,
+             qPrintable(QString::number(sample->rows())));
+    QVERIFY(sample->rowsContaining(QStringLiteral("ld-")) > 0);
+    QVERIFY(sample->rowsContaining(QStringLiteral("ew-")) > 0);
+    // Each sampled row once: every row holds "r-o" or "r-n" (client reference) once.
+    QCOMPARE(sample->rowsContaining(QStringLiteral("r-o")) + sample->rowsContaining(QStringLiteral("r-n")),
+             sample->rows());
+    QCOMPARE(readerIds(QStringLiteral("OLD-0000042"), 7), likeIds(QStringLiteral("OLD-0000042")));
+    QCOMPARE(likeIds(QStringLiteral("OLD-0000042")).size(), 1);
+
+    m_reader->refreshTrigramSample(240);
+    sample = m_reader->trigramSample();
+    QCOMPARE(sample->rows(), 240);
+    QCOMPARE(sample->rowsContaining(QStringLiteral("ld-")), 120);
+    QCOMPARE(sample->rowsContaining(QStringLiteral("ew-")), 120);
 }
 
 QStringList TestLedgerCounts::referenceIds(const QString &text, ActionReader::SortKey sort, bool descending,
