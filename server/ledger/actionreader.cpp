@@ -210,56 +210,47 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
     // them in a CTE of their own also keeps the planner from ANDing the candidates with a bitmap
     // of every row of the queue's states (it did: 100,000 entries, ~70 ms of a 180 ms search).
     const bool postgres = sql::isPostgres(db);
-    if (query.text.toUcs4().size() >= 3 && postgres) {
-        const std::shared_ptr<const TrigramSample> sample = currentTrigramSample();
+    if (query.text.toUcs4().size() >= 3) {
+        const std::shared_ptr<const TrigramSample> current = currentTrigramSample();
+        const TrigramSample sample = current ? *current : TrigramSample();
+        QString sql;
         QVariantList indexValues;
-        QStringList likes;
-        for (const QString &run : postgresRuns(query.text, sample ? *sample : TrigramSample())) {
-            likes << postgresSearchDocument() + QStringLiteral(" LIKE ? ESCAPE '\\'");
-            indexValues << likePattern(run);
+        if (postgres) {
+            QStringList likes;
+            for (const QString &run : postgresRuns(query.text, sample)) {
+                likes << postgresSearchDocument() + QStringLiteral(" LIKE ? ESCAPE '\\'");
+                indexValues << likePattern(run);
+            }
+            sql = QStringLiteral("WITH c AS MATERIALIZED (SELECT id FROM actions_search WHERE %1 LIMIT %2),"
+                                 " n AS MATERIALIZED (SELECT COUNT(*) AS n FROM c)"
+                                 " SELECT p.*, n.n FROM n LEFT JOIN ("
+                                 "SELECT %3 FROM actions a WHERE a.id IN (SELECT id FROM c WHERE (SELECT n FROM n) <= %4)"
+                                 " AND %5%6) p ON true%7")
+                      .arg(likes.join(QStringLiteral(" AND ")))
+                      .arg(kIndexCandidateCap + 1)
+                      .arg(summaryColumns())
+                      .arg(kIndexCandidateCap)
+                      .arg(conditions, order, orderBy(QStringLiteral("p")));
+        } else {
+            // c: the candidates' index rowids (cheap: no read of the index's stored columns); n:
+            // how many, capped. The ids are read (s.id) only when n is within the cap.
+            sql = QStringLiteral("WITH c AS MATERIALIZED (SELECT rowid AS r FROM actions_search WHERE actions_search MATCH ?"
+                                 " LIMIT %1),"
+                                 " n AS MATERIALIZED (SELECT COUNT(*) AS n FROM c)"
+                                 " SELECT p.*, n.n FROM n LEFT JOIN ("
+                                 // IN, not a join: each candidate is looked up by its key (a join lets
+                                 // SQLite build a Bloom filter over all of actions first).
+                                 "SELECT %2 FROM actions a WHERE a.id IN (SELECT s.id FROM actions_search s"
+                                 " WHERE s.rowid IN (SELECT r FROM c WHERE (SELECT n FROM n) <= %3))"
+                                 " AND %4%5) p ON 1%6")
+                      .arg(kIndexCandidateCap + 1)
+                      .arg(summaryColumns())
+                      .arg(kIndexCandidateCap)
+                      .arg(conditions, order, orderBy(QStringLiteral("p")));
+            indexValues << trigramMatchExpression(query.text, sample);
         }
-        const QString sql =
-            QStringLiteral("WITH c AS MATERIALIZED (SELECT id FROM actions_search WHERE %1 LIMIT %2),"
-                           " n AS MATERIALIZED (SELECT COUNT(*) AS n FROM c)"
-                           " SELECT p.*, n.n FROM n LEFT JOIN ("
-                           "SELECT %3 FROM actions a WHERE a.id IN (SELECT id FROM c WHERE (SELECT n FROM n) <= %4)"
-                           " AND %5%6) p ON true%7")
-                .arg(likes.join(QStringLiteral(" AND ")))
-                .arg(kIndexCandidateCap + 1)
-                .arg(summaryColumns())
-                .arg(kIndexCandidateCap)
-                .arg(conditions, order, orderBy(QStringLiteral("p")));
         QSqlQuery q(db);
         if (!runOnce(q, sql, indexValues + values, &error))
-            return error;
-        qint64 candidates = 0;
-        readRows(q, &candidates);
-        if (candidates <= kIndexCandidateCap)
-            return page;
-        page = Page(); // over the cap: the page part was skipped
-    }
-    if (query.text.toUcs4().size() >= 3 && !postgres) {
-        // c: the candidates' index rowids (cheap: no read of the index's stored columns); n: how
-        // many, capped. The ids are read (s.id) only when n is within the cap.
-        const QString sql =
-            QStringLiteral("WITH c AS MATERIALIZED (SELECT rowid AS r FROM actions_search WHERE actions_search MATCH ?"
-                           " LIMIT %1),"
-                           " n AS MATERIALIZED (SELECT COUNT(*) AS n FROM c)"
-                           " SELECT p.*, n.n FROM n LEFT JOIN ("
-                           // IN, not a join: each candidate is looked up by its key (a join lets SQLite
-                           // build a Bloom filter over all of actions first).
-                           "SELECT %2 FROM actions a WHERE a.id IN (SELECT s.id FROM actions_search s"
-                           " WHERE s.rowid IN (SELECT r FROM c WHERE (SELECT n FROM n) <= %3))"
-                           " AND %4%5) p ON 1%6")
-                .arg(kIndexCandidateCap + 1)
-                .arg(summaryColumns())
-                .arg(kIndexCandidateCap)
-                .arg(conditions, order, orderBy(QStringLiteral("p")));
-        QVariantList indexValues = values;
-        const std::shared_ptr<const TrigramSample> sample = currentTrigramSample();
-        indexValues.prepend(trigramMatchExpression(query.text, sample ? *sample : TrigramSample()));
-        QSqlQuery q(db);
-        if (!runOnce(q, sql, indexValues, &error))
             return error;
         qint64 candidates = 0;
         readRows(q, &candidates);
