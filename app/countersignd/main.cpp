@@ -500,6 +500,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     QString error;
     if (!openLedger(ledger, parser, &error))
         return fail(error);
+    ledger.reader().prepareSearch(); // the first search after a start has its trigram sample
 
     std::unique_ptr<cs::Executor> executor;
     std::unique_ptr<cs::Reconciler> reconciler; // "look up now" through the API

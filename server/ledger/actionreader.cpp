@@ -282,6 +282,11 @@ std::shared_ptr<const TrigramSample> ActionReader::trigramSample() const
     return m_sample;
 }
 
+void ActionReader::prepareSearch() const
+{
+    currentTrigramSample();
+}
+
 std::shared_ptr<const TrigramSample> ActionReader::currentTrigramSample() const
 {
     std::lock_guard<std::mutex> lock(m_sampleMutex);

@@ -132,6 +132,10 @@ public:
     void refreshTrigramSample(int sampleRows = kTrigramSampleRows) const;
     // The sample list() uses now (null before the first read); does not ask for a newer one.
     std::shared_ptr<const TrigramSample> trigramSample() const;
+    // Has the sample read on the background thread now, so that the first search after a start
+    // does not go without one (countersignd serve calls it once the ledger is open). Returns at
+    // once.
+    void prepareSearch() const;
 
 private:
     // trigramSample(), asking for a newer one in the background when it is missing or stale.

@@ -81,6 +81,10 @@ public:
 
     explicit ExecutionStore(LedgerDatabase &database) : m_db(database) {}
 
+    // The statement claimNext reads its next `fetch` candidates with (oldest approved PENDING
+    // first), without its row lock; public so that tests can check its plan on both engines.
+    static QString candidateSql(bool postgres, int fetch);
+
     bool isOpen() const;
     // Closes the calling thread's session and forgets its prepared statements. A thread that used
     // the ledger calls it before it ends, when the ledger may be destroyed right after the thread

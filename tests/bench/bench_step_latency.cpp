@@ -1,7 +1,7 @@
 // bench_step_latency: the durable steps of execution, one at a time, on PostgreSQL and on SQLite
 // in the same run (issue 13: "record before send", goal p50 <= 2 ms on PostgreSQL).
 //
-//   bench_step_latency [--samples N] [--engine both|postgres|sqlite] [--dir PATH]
+//   bench_step_latency [--samples N] [--warmup N] [--engine both|postgres|sqlite] [--dir PATH]
 //
 // Each sample is one approved PENDING action taken through the two transactions the executor
 // commits around a provider request:
@@ -13,7 +13,11 @@
 // Beside them, two floors of each engine at the same durability: one transaction inserting one
 // row into a table of its own (no triggers, no audit), and the same with a claim's number of
 // round trips (four one-row SELECTs before the INSERT: seven round trips with BEGIN and COMMIT).
-// The PostgreSQL ledger is ANALYZEd after it is filled, as autovacuum would have done by then.
+// Before the samples, --warmup actions go through the same two steps
+// unmeasured, and the PostgreSQL ledger is then ANALYZEd: the state of a ledger that has been
+// running for a minute (autovacuum analyzes a table after 50 + 10 % of its rows changed). Analyzed
+// while attempts was still empty, the planner took it for empty and scanned it whole in the
+// triggers' look-ups, ever longer as the samples added attempts.
 // PostgreSQL is a private cluster with PostgreSQL's default durability (fsync on,
 // synchronous_commit on: PgCluster::Durability::Full) on 127.0.0.1; SQLite is a ledger file in
 // --dir with WAL and synchronous=FULL (the ledger's own settings). Not a test: it prints figures, and exits 1 only if a step fails.
@@ -52,9 +56,60 @@ double msSince(const QElapsedTimer &timer)
     return double(timer.nsecsElapsed()) / 1e6;
 }
 
+// One-row INSERT + COMMIT through Qt SQL on the same database (*floor); and the same transaction
+// with a claim's seven round trips (*roundTrips): BEGIN, four one-row SELECTs (where a claim reads
+// its candidate, updates the action, inserts the attempt and calls the chain's tail), the INSERT
+// (its audit row), COMMIT.
+class Floor
+{
+public:
+    explicit Floor(QSqlDatabase db) : m_db(db), m_insert(db), m_one(db) {}
+
+    bool prepare()
+    {
+        QSqlQuery q(m_db);
+        return q.exec(QStringLiteral("CREATE TABLE bench_floor (i BIGINT NOT NULL, at BIGINT NOT NULL)"))
+            && m_insert.prepare(QStringLiteral("INSERT INTO bench_floor (i, at) VALUES (?, ?)"))
+            && m_one.prepare(QStringLiteral("SELECT ?"));
+    }
+
+    // n samples of each floor, one floor after the other.
+    bool measure(int n, Series *s)
+    {
+        for (const auto &[selects, series] : {std::pair<int, QList<double> *>{0, &s->floor}, {4, &s->roundTrips}}) {
+            for (int i = 0; i < n; ++i) {
+                QElapsedTimer timer;
+                timer.start();
+                if (!m_db.transaction())
+                    return false;
+                for (int k = 0; k < selects; ++k) {
+                    m_one.addBindValue(k);
+                    if (!m_one.exec() || !m_one.next())
+                        return false;
+                }
+                m_insert.addBindValue(i);
+                m_insert.addBindValue(QDateTime::currentMSecsSinceEpoch());
+                if (!m_insert.exec() || !m_db.commit())
+                    return false;
+                *series << msSince(timer);
+            }
+        }
+        return true;
+    }
+
+private:
+    QSqlDatabase m_db;
+    QSqlQuery m_insert;
+    QSqlQuery m_one;
+};
+
 // The samples: claim (claimNext and commitBatch alternately), then finish, one action at a time.
+// Without `s`, nothing is recorded (the warm-up).
 bool measureSteps(Ledger &ledger, int n, Series *s)
 {
+    Series ignored;
+    if (!s)
+        s = &ignored;
     const QString executor = QStringLiteral("bench-step");
     for (int i = 0; i < n; ++i) {
         QElapsedTimer timer;
@@ -92,41 +147,6 @@ bool measureSteps(Ledger &ledger, int n, Series *s)
     return true;
 }
 
-// One-row INSERT + COMMIT through Qt SQL on the same database, n times, into *floor; then the same
-// transaction with a claim's seven round trips into *roundTrips: BEGIN, four one-row SELECTs
-// (where a claim reads its candidate, updates the action, inserts the attempt and calls the
-// chain's tail), the INSERT (its audit row), COMMIT.
-bool measureFloor(QSqlDatabase &db, int n, Series *s)
-{
-    QSqlQuery q(db);
-    if (!q.exec(QStringLiteral("CREATE TABLE bench_floor (i BIGINT NOT NULL, at BIGINT NOT NULL)")))
-        return false;
-    if (!q.prepare(QStringLiteral("INSERT INTO bench_floor (i, at) VALUES (?, ?)")))
-        return false;
-    QSqlQuery one(db);
-    if (!one.prepare(QStringLiteral("SELECT ?")))
-        return false;
-    for (const auto &[selects, series] : {std::pair<int, QList<double> *>{0, &s->floor}, {4, &s->roundTrips}}) {
-        for (int i = 0; i < n; ++i) {
-            QElapsedTimer timer;
-            timer.start();
-            if (!db.transaction())
-                return false;
-            for (int k = 0; k < selects; ++k) {
-                one.addBindValue(k);
-                if (!one.exec() || !one.next())
-                    return false;
-            }
-            q.addBindValue(i);
-            q.addBindValue(QDateTime::currentMSecsSinceEpoch());
-            if (!q.exec() || !db.commit())
-                return false;
-            *series << msSince(timer);
-        }
-    }
-    return true;
-}
-
 void report(const QString &engine, const QString &step, const QList<double> &v)
 {
     out(QStringLiteral("%1 %2 %3 %4 %5 %6 %7")
@@ -139,7 +159,7 @@ void report(const QString &engine, const QString &step, const QList<double> &v)
             .arg(v.isEmpty() ? 0.0 : *std::max_element(v.cbegin(), v.cend()), 8, 'f', 3));
 }
 
-bool runPostgres(int n, Series *s)
+bool runPostgres(int n, int warmup, Series *s)
 {
     test::PgCluster cluster(test::PgCluster::Durability::Full);
     if (!cluster.start()) {
@@ -147,25 +167,23 @@ bool runPostgres(int n, Series *s)
         return false;
     }
     QStringList ids;
-    const QString uri = approvedDatabase(cluster, QStringLiteral("steps"), QStringLiteral("ch_bench_steps"), n, &ids);
+    const QString uri = approvedDatabase(cluster, QStringLiteral("steps"), QStringLiteral("ch_bench_steps"), warmup + n, &ids);
     if (uri.isEmpty())
         return false;
-    // The steady state of a running ledger: autovacuum has analyzed the tables (it does within a
-    // minute of this many changes). The claims walk the candidates' index in order then.
-    if (!cluster.psql(QStringLiteral("steps"), QStringLiteral("ANALYZE")).ok)
-        return false;
     bool ok = false;
-    {
-        Ledger ledger;
-        ok = ledger.open(uri).ok() && measureSteps(ledger, n, s);
-    }
     {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), QStringLiteral("floor"));
         db.setHostName(test::PgCluster::host());
         db.setPort(cluster.port());
         db.setUserName(test::PgCluster::superuser());
         db.setDatabaseName(QStringLiteral("steps"));
-        ok = ok && db.open() && measureFloor(db, n, s);
+        Ledger ledger;
+        Floor floor(db);
+        // The steady state of a running ledger (autovacuum has analyzed its tables with attempts
+        // and audit rows in them); the ledger's session replans after the ANALYZE.
+        ok = ledger.open(uri).ok() && measureSteps(ledger, warmup, nullptr)
+            && cluster.psql(QStringLiteral("steps"), QStringLiteral("ANALYZE")).ok && measureSteps(ledger, n, s)
+            && db.open() && floor.prepare() && floor.measure(n, s);
         db.close();
     }
     QSqlDatabase::removeDatabase(QStringLiteral("floor"));
@@ -175,23 +193,23 @@ bool runPostgres(int n, Series *s)
     return ok;
 }
 
-bool runSqlite(const QString &dir, int n, Series *s)
+bool runSqlite(const QString &dir, int n, int warmup, Series *s)
 {
     const QString path = dir + QStringLiteral("/steps.db");
     bool ok = false;
     {
-        Ledger ledger;
-        ok = ledger.open(path).ok() && proposeApproved(ledger, QStringLiteral("ch_bench_steps"), n, QStringLiteral("s")).size() == n
-            && measureSteps(ledger, n, s);
-    }
-    {
         QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("floor"));
         db.setDatabaseName(dir + QStringLiteral("/floor.db"));
-        ok = ok && db.open();
-        QSqlQuery pragma(db);
-        ok = ok && pragma.exec(QStringLiteral("PRAGMA journal_mode=WAL")) && pragma.exec(QStringLiteral("PRAGMA synchronous=FULL"));
-        pragma.finish();
-        ok = ok && measureFloor(db, n, s);
+        ok = db.open();
+        {
+            QSqlQuery pragma(db);
+            ok = ok && pragma.exec(QStringLiteral("PRAGMA journal_mode=WAL")) && pragma.exec(QStringLiteral("PRAGMA synchronous=FULL"));
+        }
+        Ledger ledger;
+        Floor floor(db);
+        ok = ok && floor.prepare() && ledger.open(path).ok()
+            && proposeApproved(ledger, QStringLiteral("ch_bench_steps"), warmup + n, QStringLiteral("s")).size() == warmup + n
+            && measureSteps(ledger, warmup, nullptr) && measureSteps(ledger, n, s) && floor.measure(n, s);
         db.close();
     }
     QSqlDatabase::removeDatabase(QStringLiteral("floor"));
@@ -210,20 +228,23 @@ int main(int argc, char *argv[])
         {QStringLiteral("samples"), QStringLiteral("Actions per engine."), QStringLiteral("N"), QStringLiteral("2000")},
         {QStringLiteral("engine"), QStringLiteral("both, postgres or sqlite."), QStringLiteral("engine"), QStringLiteral("both")},
         {QStringLiteral("dir"), QStringLiteral("Folder for the SQLite files (default: a temporary one)."), QStringLiteral("path")},
+        {QStringLiteral("warmup"), QStringLiteral("Actions taken through both steps, unmeasured, before the samples."),
+         QStringLiteral("N"), QStringLiteral("500")},
     });
     parser.process(app);
     const int n = parser.value(QStringLiteral("samples")).toInt();
+    const int warmup = parser.value(QStringLiteral("warmup")).toInt();
     const QString engine = parser.value(QStringLiteral("engine"));
     QTemporaryDir temp(parser.isSet(QStringLiteral("dir")) ? parser.value(QStringLiteral("dir")) + QStringLiteral("/steps-XXXXXX")
                                                            : QDir::tempPath() + QStringLiteral("/steps-XXXXXX"));
-    out(QStringLiteral("bench_step_latency: %1 actions per engine, one at a time; %2, %3 cores")
-            .arg(n).arg(QSysInfo::prettyProductName()).arg(QThread::idealThreadCount()));
+    out(QStringLiteral("bench_step_latency: %1 actions per engine, one at a time, after %2 unmeasured; %3, %4 cores")
+            .arg(n).arg(warmup).arg(QSysInfo::prettyProductName()).arg(QThread::idealThreadCount()));
     Series pg, lite;
     bool ok = true;
     if (engine != u"sqlite")
-        ok = runPostgres(n, &pg) && ok;
+        ok = runPostgres(n, warmup, &pg) && ok;
     if (engine != u"postgres")
-        ok = runSqlite(temp.path(), n, &lite) && ok;
+        ok = runSqlite(temp.path(), n, warmup, &lite) && ok;
 
     out(QString());
     out(QStringLiteral("%1 %2 %3 %4 %5 %6 %7").arg(QStringLiteral("engine"), -10).arg(QStringLiteral("step (ms)"), -34)

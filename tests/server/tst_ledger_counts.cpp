@@ -16,6 +16,7 @@
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QSqlRecord>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -41,10 +42,12 @@ private slots:
     void searchLeavingOutCommonTrigrams_data();
     void searchLeavingOutCommonTrigrams();
     void trigramSampleSpansTheLedger();
+    void prepareSearchReadsTheSample();
     void sortMatchesReference_data();
     void sortMatchesReference();
     void amountScaledFollowsMoneyExponents();
     void followUpsReadTheirIndex();
+    void claimCandidatesReadTheQueueIndex();
 
 private:
     void reopen();
@@ -497,6 +500,20 @@ void TestLedgerCounts::trigramSampleSpansTheLedger()
     QCOMPARE(sample->rowsContaining(QStringLiteral("ew-")), 120);
 }
 
+// countersignd serve asks for the sample when it starts: without it the first search goes with
+// none (the whole text asked of the index, common trigrams and all).
+void TestLedgerCounts::prepareSearchReadsTheSample()
+{
+    for (int n = 1; n <= 30; ++n)
+        QVERIFY(!proposeWith(agent(), QStringLiteral("ch_p%1").arg(n), QStringLiteral("ord-%1").arg(n),
+                             QStringLiteral("p-%1").arg(n)).id.isEmpty());
+    reopen(); // a reader that has not searched yet
+    QVERIFY(!m_reader->trigramSample());
+    m_reader->prepareSearch();
+    QTRY_VERIFY_WITH_TIMEOUT(m_reader->trigramSample() != nullptr, 10000);
+    QCOMPARE(m_reader->trigramSample()->rows(), 30);
+}
+
 QStringList TestLedgerCounts::referenceIds(const QString &text, ActionReader::SortKey sort, bool descending,
                                            const QList<ActionState> &states)
 {
@@ -634,6 +651,47 @@ void TestLedgerCounts::followUpsReadTheirIndex()
     while (q.next())
         plan += q.value(3).toString() + QLatin1Char('\n');
     QVERIFY2(plan.contains(QLatin1String("actions_by_parent")), qPrintable(plan));
+}
+
+// claimNext's candidates are read from actions_by_state_created whatever the statistics say. The
+// statistics here are the worst case for it: taken while every action was PENDING, then most of
+// them claimed. With `state = 'PENDING' ORDER BY created_at, id` PostgreSQL walked
+// actions_by_created from the oldest action (past every claimed one, ~0.7 ms per claim after
+// 1,500) under exactly these statistics.
+void TestLedgerCounts::claimCandidatesReadTheQueueIndex()
+{
+    const int n = 200;
+    QStringList ids;
+    for (int i = 0; i < n; ++i) {
+        const ActionRecord r = proposeWith(agent(), QStringLiteral("ch_q"), QStringLiteral("ord-%1").arg(i),
+                                           QStringLiteral("q-%1").arg(i), 100 + i, QStringLiteral("usd"));
+        QVERIFY(!r.id.isEmpty());
+        ids << r.id;
+        QVERIFY(m_store->approvals().approve(r.id, approver(), QStringLiteral("ok"), r.stateVersion).ok());
+    }
+    QSqlQuery q(rawDb());
+    QVERIFY2(q.exec(QStringLiteral("ANALYZE")), qPrintable(q.lastError().text()));
+    for (int i = 0; i < n - 10; ++i) {
+        const auto claimed = m_store->execution().claimNext(QStringLiteral("exec-q"), 60s);
+        QVERIFY(claimed.ok() && *claimed);
+    }
+    const bool postgres = onPostgres();
+    const QString sql = ExecutionStore::candidateSql(postgres, 1);
+    QVERIFY2(q.exec((postgres ? QStringLiteral("EXPLAIN ") : QStringLiteral("EXPLAIN QUERY PLAN ")) + sql
+                    + (postgres ? QStringLiteral(" FOR UPDATE OF a SKIP LOCKED") : QString())),
+             qPrintable(q.lastError().text()));
+    QString plan;
+    while (q.next())
+        plan += q.value(postgres ? 0 : 3).toString() + QLatin1Char('\n');
+    QVERIFY2(plan.contains(QLatin1String("actions_by_state_created")), qPrintable(plan));
+    QVERIFY2(!plan.contains(QLatin1String("actions_by_created")), qPrintable(plan));
+    // The candidate is the oldest action not claimed yet, with no attempt (the count is its last
+    // column).
+    QVERIFY(q.exec(sql));
+    QVERIFY(q.next());
+    QCOMPARE(q.value(0).toString(), ids.at(n - 10));
+    QCOMPARE(q.value(q.record().count() - 1).toInt(), 0);
+    QVERIFY(!q.next());
 }
 
 QTEST_GUILESS_MAIN(TestLedgerCounts)
