@@ -4,6 +4,7 @@
 
 #include "models/actionrecord.h"
 #include "models/attempt.h"
+#include "models/chargesnapshot.h"
 #include "models/fingerprint.h"
 #include "models/providerlookup.h"
 
@@ -84,6 +85,23 @@ public:
         lookup.result = ProviderLookup::Result::Error;
         lookup.excerpt = QStringLiteral("this provider adapter cannot read events");
         return lookup;
+    }
+
+    // What the provider says about a charge, or a payment intent's latest charge: amounts, age,
+    // card, dispute and every refund it holds (every page followed), whoever made them. readAt is
+    // when the answer arrived; NOT_FOUND only when the provider said the object does not exist;
+    // ERROR (with the excerpt) for anything else, including a partial list of refunds.
+    // Default: ERROR, "not supported".
+    virtual ChargeSnapshot retrieveCharge(TargetType targetType, const QString &targetId, const QString &askedBy)
+    {
+        ChargeSnapshot snapshot;
+        snapshot.targetType = targetType;
+        snapshot.targetId = targetId;
+        snapshot.askedBy = askedBy;
+        snapshot.readAt = QDateTime::currentDateTimeUtc();
+        snapshot.result = ChargeSnapshot::Result::Error;
+        snapshot.excerpt = QStringLiteral("this provider adapter cannot read charges (not supported)");
+        return snapshot;
     }
 
     // Aborts every request in flight, from any thread; they end as Unknown (the request may

@@ -24,6 +24,7 @@
 #include <QTimer>
 #include <QUrlQuery>
 
+#include <algorithm>
 #include <cstring>
 
 namespace cs {
@@ -116,17 +117,21 @@ ProviderLookup baseLookup(const ActionRecord &action, ProviderLookup::Method met
     return lookup;
 }
 
+// What was seen of an answer that is not a usable list or object.
+QString errorExcerpt(const StripeClient::HttpAnswer &answer, const QString &what)
+{
+    if (!answer.answered)
+        return excerptOf(what + QStringLiteral(": ") + answer.transportError);
+    return excerptOf(what + QStringLiteral(": HTTP %1 ").arg(answer.status)
+                     + QString::fromUtf8(answer.body.left(kExcerptLimit)));
+}
+
 // An answer that is not a usable list or object: ERROR with what was seen.
 void fillError(ProviderLookup &lookup, const StripeClient::HttpAnswer &answer, const QString &what)
 {
     lookup.result = ProviderLookup::Result::Error;
     lookup.httpStatus = answer.status;
-    if (!answer.answered) {
-        lookup.excerpt = excerptOf(what + QStringLiteral(": ") + answer.transportError);
-    } else {
-        lookup.excerpt = excerptOf(what + QStringLiteral(": HTTP %1 ").arg(answer.status)
-                                   + QString::fromUtf8(answer.body.left(kExcerptLimit)));
-    }
+    lookup.excerpt = errorExcerpt(answer, what);
 }
 
 void fillFound(ProviderLookup &lookup, const QJsonObject &refund, int httpStatus)
@@ -615,6 +620,182 @@ ProviderLookup StripeClient::findRefundInEvents(const ActionRecord &action, cons
     lookup.excerpt = QStringLiteral("more than %1 refund events; none of the first %2 carries %3=%4")
                          .arg(m_config.maxListPages * 100).arg(scanned).arg(kActionMetadata, action.id);
     return lookup;
+}
+
+// --- the provider's view of a charge ------------------------------------------------------------
+
+namespace {
+
+// Stripe's ids are letters, digits and underscores; anything else would change the URL's path.
+bool isPlainId(const QString &id)
+{
+    if (id.isEmpty() || id.size() > 255)
+        return false;
+    return std::all_of(id.cbegin(), id.cend(), [](QChar c) {
+        return (c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') || (c >= u'0' && c <= u'9') || c == u'_';
+    });
+}
+
+bool isResourceMissing(const StripeClient::HttpAnswer &answer)
+{
+    return answer.answered && answer.status == 404
+        && jsonObject(answer.body).value(QLatin1String("error")).toObject().value(QLatin1String("code")).toString()
+               == u"resource_missing";
+}
+
+// An expandable field: the id, or the expanded object's id.
+QString idOf(const QJsonValue &value)
+{
+    return value.isObject() ? value.toObject().value(QLatin1String("id")).toString() : value.toString();
+}
+
+QDateTime unixTime(const QJsonValue &value)
+{
+    return value.isDouble() ? QDateTime::fromSecsSinceEpoch(value.toInteger(), Qt::UTC) : QDateTime();
+}
+
+// A non-negative integer amount, or -1.
+qint64 amountOf(const QJsonObject &object, QLatin1String key)
+{
+    const QJsonValue value = object.value(key);
+    const qint64 n = value.toInteger(-1);
+    return value.isDouble() && n == value.toInteger(-2) && n >= 0 ? n : -1;
+}
+
+// Appends the refunds of one list page; false when an item is not a refund with an id and amount.
+bool appendRefunds(QList<ChargeSnapshot::Refund> &out, const QJsonArray &data)
+{
+    for (const QJsonValue &value : data) {
+        const QJsonObject refund = value.toObject();
+        ChargeSnapshot::Refund r;
+        r.id = refund.value(QLatin1String("id")).toString();
+        r.amount = amountOf(refund, QLatin1String("amount"));
+        if (refund.value(QLatin1String("object")).toString() != u"refund" || r.id.isEmpty() || r.amount < 0)
+            return false;
+        r.status = refund.value(QLatin1String("status")).toString();
+        r.created = unixTime(refund.value(QLatin1String("created")));
+        r.actionId = metadataActionId(refund);
+        out.append(r);
+    }
+    return true;
+}
+
+} // namespace
+
+ChargeSnapshot StripeClient::retrieveCharge(TargetType targetType, const QString &targetId, const QString &askedBy)
+{
+    ChargeSnapshot s;
+    s.targetType = targetType;
+    s.targetId = targetId;
+    s.askedBy = askedBy;
+    s.result = ChargeSnapshot::Result::Error;
+    auto finish = [&](ChargeSnapshot::Result result, int status, const QString &excerpt) {
+        if (result != ChargeSnapshot::Result::Found) {
+            // Nothing half-read survives a failure: only who asked about what, and why it failed.
+            ChargeSnapshot bare;
+            bare.targetType = s.targetType;
+            bare.targetId = s.targetId;
+            bare.chargeId = s.chargeId;
+            bare.paymentIntentId = s.paymentIntentId;
+            bare.askedBy = s.askedBy;
+            s = bare;
+        }
+        s.result = result;
+        s.httpStatus = status;
+        s.excerpt = excerptOf(excerpt);
+        s.readAt = QDateTime::currentDateTimeUtc();
+        qCInfo(lcProvider) << "charge" << targetId << "asked by" << askedBy << "->" << toWire(result) << status;
+        return s;
+    };
+    auto failed = [&](const HttpAnswer &answer, const QString &what) {
+        if (isResourceMissing(answer))
+            return finish(ChargeSnapshot::Result::NotFound, 404, excerptOf(answer.body));
+        return finish(ChargeSnapshot::Result::Error, answer.status, errorExcerpt(answer, what));
+    };
+    if (!isPlainId(targetId))
+        return finish(ChargeSnapshot::Result::Error, 0, QStringLiteral("not a provider id: \"%1\"").arg(targetId.left(64)));
+
+    s.chargeId = targetId;
+    if (targetType == TargetType::PaymentIntent) {
+        s.paymentIntentId = targetId;
+        const HttpAnswer answer = perform("GET", endpoint(QStringLiteral("/v1/payment_intents/") + targetId), {}, {},
+                                          m_config.lookupTimeout);
+        const QJsonObject intent = jsonObject(answer.body);
+        if (!answer.answered || answer.status != 200 || intent.value(QLatin1String("object")).toString() != u"payment_intent")
+            return failed(answer, QStringLiteral("retrieving %1").arg(targetId));
+        s.chargeId = idOf(intent.value(QLatin1String("latest_charge")));
+        if (s.chargeId.isEmpty())
+            return finish(ChargeSnapshot::Result::NotFound, answer.status,
+                          QStringLiteral("%1 has no charge (status %2)")
+                              .arg(targetId, intent.value(QLatin1String("status")).toString()));
+        if (!isPlainId(s.chargeId))
+            return finish(ChargeSnapshot::Result::Error, answer.status,
+                          QStringLiteral("%1's latest_charge is not a charge id: \"%2\"").arg(targetId, s.chargeId.left(64)));
+    }
+
+    QUrl url = endpoint(QStringLiteral("/v1/charges/") + s.chargeId);
+    url.setQuery(QStringLiteral("expand[]=refunds"));
+    const HttpAnswer answer = perform("GET", url, {}, {}, m_config.lookupTimeout);
+    const QJsonObject charge = jsonObject(answer.body);
+    if (!answer.answered || answer.status != 200 || charge.value(QLatin1String("object")).toString() != u"charge")
+        return failed(answer, QStringLiteral("retrieving %1").arg(s.chargeId));
+    s.amount = amountOf(charge, QLatin1String("amount"));
+    s.amountCaptured = amountOf(charge, QLatin1String("amount_captured"));
+    s.amountRefunded = amountOf(charge, QLatin1String("amount_refunded"));
+    if (s.amount < 0 || s.amountCaptured < 0 || s.amountRefunded < 0) {
+        s.amount = s.amountCaptured = s.amountRefunded = 0;
+        return finish(ChargeSnapshot::Result::Error, answer.status,
+                      QStringLiteral("%1: amounts are not non-negative integers: %2").arg(s.chargeId, excerptOf(answer.body)));
+    }
+    if (s.paymentIntentId.isEmpty())
+        s.paymentIntentId = idOf(charge.value(QLatin1String("payment_intent")));
+    s.currency = charge.value(QLatin1String("currency")).toString().toLower();
+    s.created = unixTime(charge.value(QLatin1String("created")));
+    s.disputed = charge.value(QLatin1String("disputed")).toBool();
+    const QJsonObject card = charge.value(QLatin1String("payment_method_details")).toObject()
+                                 .value(QLatin1String("card")).toObject();
+    s.paymentMethodBrand = card.value(QLatin1String("brand")).toString();
+    s.paymentMethodLast4 = card.value(QLatin1String("last4")).toString();
+
+    // The expanded list holds the newest refunds (10 on Stripe); the rest are paged from
+    // /v1/refunds. A charge read without its refunds (an API that ignored expand) is paged from
+    // the start.
+    const QJsonValue expanded = charge.value(QLatin1String("refunds"));
+    bool hasMore = true;
+    if (expanded.isObject()) {
+        const QJsonObject list = expanded.toObject();
+        if (!appendRefunds(s.refunds, list.value(QLatin1String("data")).toArray()))
+            return finish(ChargeSnapshot::Result::Error, answer.status,
+                          QStringLiteral("%1: an expanded refund is malformed").arg(s.chargeId));
+        hasMore = list.value(QLatin1String("has_more")).toBool() && !s.refunds.isEmpty();
+    }
+    int lastStatus = answer.status;
+    for (int page = 0; hasMore; ++page) {
+        if (page == m_config.maxListPages)
+            return finish(ChargeSnapshot::Result::Error, lastStatus,
+                          QStringLiteral("%1 has more refunds than %2 pages of 100 hold (%3 read): the list is incomplete")
+                              .arg(s.chargeId).arg(m_config.maxListPages).arg(s.refunds.size()));
+        QUrl listUrl = endpoint(QStringLiteral("/v1/refunds"));
+        QUrlQuery query;
+        query.addQueryItem(QStringLiteral("charge"), s.chargeId);
+        query.addQueryItem(QStringLiteral("limit"), QStringLiteral("100"));
+        if (!s.refunds.isEmpty())
+            query.addQueryItem(QStringLiteral("starting_after"), s.refunds.last().id);
+        listUrl.setQuery(query);
+        const HttpAnswer more = perform("GET", listUrl, {}, {}, m_config.lookupTimeout);
+        lastStatus = more.status;
+        const QJsonObject list = jsonObject(more.body);
+        // A 404 here (an unknown cursor) is not the charge missing: ERROR, never NOT_FOUND.
+        if (!more.answered || more.status != 200 || list.value(QLatin1String("object")).toString() != u"list")
+            return finish(ChargeSnapshot::Result::Error, more.status,
+                          errorExcerpt(more, QStringLiteral("listing refunds of %1").arg(s.chargeId)));
+        const QJsonArray data = list.value(QLatin1String("data")).toArray();
+        if (!appendRefunds(s.refunds, data))
+            return finish(ChargeSnapshot::Result::Error, more.status,
+                          QStringLiteral("listing refunds of %1: a refund is malformed").arg(s.chargeId));
+        hasMore = list.value(QLatin1String("has_more")).toBool() && !data.isEmpty();
+    }
+    return finish(ChargeSnapshot::Result::Found, lastStatus, QString());
 }
 
 } // namespace cs

@@ -84,6 +84,10 @@ public:
                                   const QString &askedBy) override;
     RefundSearch searchRefundsForAction(const ActionRecord &action, const QString &askedBy) override;
     ProviderLookup findRefundInEvents(const ActionRecord &action, const QString &askedBy) override;
+    // GET /v1/payment_intents/{id} (for a pi_: its latest_charge), then
+    // GET /v1/charges/{id}?expand[]=refunds, then GET /v1/refunds?charge=… for every further page
+    // (at most maxListPages; more is ERROR: a partial list would overstate what is left).
+    ChargeSnapshot retrieveCharge(TargetType targetType, const QString &targetId, const QString &askedBy) override;
     void abortInFlight() override;
 
 private:

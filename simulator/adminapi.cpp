@@ -42,6 +42,73 @@ QJsonArray rulesJson(const FaultEngine &engine)
     return rules;
 }
 
+// Stripe's dispute reasons (docs.stripe.com/api/disputes/object, `reason`).
+const QStringList &disputeReasons()
+{
+    static const QStringList reasons{
+        QStringLiteral("bank_cannot_process"), QStringLiteral("check_returned"), QStringLiteral("credit_not_processed"),
+        QStringLiteral("customer_initiated"), QStringLiteral("debit_not_authorized"), QStringLiteral("duplicate"),
+        QStringLiteral("fraudulent"), QStringLiteral("general"), QStringLiteral("incorrect_account_details"),
+        QStringLiteral("insufficient_funds"), QStringLiteral("product_not_received"),
+        QStringLiteral("product_unacceptable"), QStringLiteral("subscription_canceled"), QStringLiteral("unrecognized")};
+    return reasons;
+}
+
+constexpr qint64 MaxSeedAgeSeconds = 10LL * 366 * 86400; // ten years
+
+// The optional look of seeded charges: age_seconds, source, card {brand, last4}, disputed.
+// Returns the error text, or empty.
+QString parseSeed(const QJsonObject &body, ChargeSeed *seed)
+{
+    const QJsonValue age = body.value(QStringLiteral("age_seconds"));
+    if (!age.isUndefined()) {
+        if (!age.isDouble() || age.toDouble() != static_cast<double>(age.toInteger()) || age.toInteger() < 0
+            || age.toInteger() > MaxSeedAgeSeconds)
+            return QStringLiteral("'age_seconds' must be an integer from 0 to %1.").arg(MaxSeedAgeSeconds);
+        seed->ageSeconds = age.toInteger();
+    }
+    const QJsonValue source = body.value(QStringLiteral("source"));
+    if (!source.isUndefined()) {
+        static const QStringList tokens{QStringLiteral("tok_visa"), QStringLiteral("tok_mastercard"),
+                                        QStringLiteral("tok_amex")};
+        if (!tokens.contains(source.toString()))
+            return QStringLiteral("'source' must be one of tok_visa, tok_mastercard, tok_amex.");
+        seed->source = source.toString();
+    }
+    const QJsonValue card = body.value(QStringLiteral("card"));
+    if (!card.isUndefined()) {
+        if (!card.isObject())
+            return QStringLiteral("'card' must be an object {\"brand\": …, \"last4\": …}.");
+        const QJsonValue brand = card.toObject().value(QStringLiteral("brand"));
+        const QJsonValue last4 = card.toObject().value(QStringLiteral("last4"));
+        if (!brand.isUndefined()) {
+            const QString b = brand.toString();
+            bool word = brand.isString() && !b.isEmpty() && b.size() <= 20;
+            for (QChar c : b)
+                word = word && ((c >= u'a' && c <= u'z') || c == u'_');
+            if (!word)
+                return QStringLiteral("'card.brand' must be 1 to 20 lowercase letters (visa, mastercard, amex, …).");
+            seed->cardBrand = b;
+        }
+        if (!last4.isUndefined()) {
+            const QString l = last4.toString();
+            bool digits = last4.isString() && l.size() == 4;
+            for (QChar c : l)
+                digits = digits && c >= u'0' && c <= u'9';
+            if (!digits)
+                return QStringLiteral("'card.last4' must be a string of 4 digits.");
+            seed->cardLast4 = l;
+        }
+    }
+    const QJsonValue disputed = body.value(QStringLiteral("disputed"));
+    if (!disputed.isUndefined()) {
+        if (!disputed.isBool())
+            return QStringLiteral("'disputed' must be true or false.");
+        seed->disputed = disputed.toBool();
+    }
+    return {};
+}
+
 } // namespace
 
 AdminApi::AdminApi(PaysimServer &server, QObject *parent)
@@ -97,6 +164,8 @@ HttpResponse AdminApi::dispatch(const HttpRequest &request, const QJsonObject &b
         return clock(method, body);
     if (resource == QLatin1String("charges") && parts.size() == 2)
         return charges(method, body);
+    if (resource == QLatin1String("charges") && parts.size() == 4 && parts[3] == QLatin1String("dispute") && post)
+        return dispute(parts[2], body);
     if (resource == QLatin1String("refunds"))
         return refunds(method, parts, body);
     if (resource == QLatin1String("reset") && parts.size() == 2 && post) {
@@ -199,6 +268,9 @@ HttpResponse AdminApi::charges(const QString &method, const QJsonObject &body)
     const QString currency = body.value(QStringLiteral("currency")).toString(QStringLiteral("usd")).toLower();
     if (currency.size() != 3)
         return error(400, QStringLiteral("'currency' must be a three-letter ISO code."));
+    ChargeSeed seed;
+    if (const QString problem = parseSeed(body, &seed); !problem.isEmpty())
+        return error(400, problem);
     QList<Charge> created;
     if (body.contains(QStringLiteral("amounts"))) {
         QList<qint64> amounts;
@@ -209,7 +281,7 @@ HttpResponse AdminApi::charges(const QString &method, const QJsonObject &body)
         }
         if (amounts.isEmpty() || amounts.size() > 1000)
             return error(400, QStringLiteral("'amounts' must hold 1 to 1000 amounts."));
-        created = m_server.seedCharges(amounts, currency);
+        created = m_server.seedCharges(amounts, currency, seed);
     } else {
         const QJsonValue count = body.value(QStringLiteral("count"));
         const QJsonValue amount = body.value(QStringLiteral("amount"));
@@ -218,15 +290,26 @@ HttpResponse AdminApi::charges(const QString &method, const QJsonObject &body)
         if (!amount.isUndefined()) {
             if (!amount.isDouble() || amount.toInteger() < 1)
                 return error(400, QStringLiteral("'amount' must be a positive integer (minor units)."));
-            created = m_server.seedCharges(QList<qint64>(count.toInt(), amount.toInteger()), currency);
+            created = m_server.seedCharges(QList<qint64>(count.toInt(), amount.toInteger()), currency, seed);
         } else {
-            created = m_server.seedCharges(count.toInt(), currency);
+            created = m_server.seedCharges(count.toInt(), currency, seed);
         }
     }
     QJsonArray data;
     for (const Charge &c : std::as_const(created))
         data.append(c.toApiJson());
     return ok(QJsonObject{{QStringLiteral("data"), data}});
+}
+
+HttpResponse AdminApi::dispute(const QString &chargeId, const QJsonObject &body)
+{
+    const QString reason = body.value(QStringLiteral("reason")).toString(QStringLiteral("general"));
+    if (!disputeReasons().contains(reason))
+        return error(400, QStringLiteral("'reason' must be one of %1.").arg(disputeReasons().join(QLatin1String(", "))));
+    const auto result = m_server.store().disputeCharge(chargeId, reason, {});
+    if (const auto *e = std::get_if<ApiError>(&result))
+        return HttpResponse::json(e->status, e->toJson());
+    return ok(std::get<Charge>(result).toApiJson());
 }
 
 HttpResponse AdminApi::refunds(const QString &method, const QStringList &parts, const QJsonObject &body)

@@ -18,7 +18,9 @@ class PaysimServer;
 //   GET|POST|DELETE /_sim/faults, DELETE /_sim/faults/{id}
 //   GET  /_sim/refunds                     ground truth: every refund actually created
 //   POST /_sim/refunds/{id}                {"status": "failed"} etc. (emits refund.updated)
-//   GET|POST /_sim/charges                 list / seed charges ({"count": N} or {"amounts": [...]})
+//   GET|POST /_sim/charges                 list / seed charges ({"count": N} or {"amounts": [...]},
+//                                          optionally age_seconds, source, card, disputed)
+//   POST /_sim/charges/{id}/dispute        {"reason": "fraudulent"}: the customer disputes it
 //   GET  /_sim/idempotency                 stored keys
 //   GET  /_sim/requests?limit=N            request log with the fault applied
 //   GET  /_sim/webhooks                    webhook deliveries
@@ -36,6 +38,7 @@ private:
     HttpResponse faults(const QString &method, const QStringList &parts, const QJsonObject &body);
     HttpResponse clock(const QString &method, const QJsonObject &body);
     HttpResponse charges(const QString &method, const QJsonObject &body);
+    HttpResponse dispute(const QString &chargeId, const QJsonObject &body);
     HttpResponse refunds(const QString &method, const QStringList &parts, const QJsonObject &body);
 
     PaysimServer &m_server;

@@ -1,5 +1,7 @@
 #include "simulator/charge.h"
 
+#include <QJsonArray>
+
 namespace cs::paysim {
 
 namespace {
@@ -24,10 +26,23 @@ QString last4Of(const QString &source)
 
 } // namespace
 
+QString Charge::brand() const
+{
+    return cardBrand.isEmpty() ? brandOf(source) : cardBrand;
+}
+
+QString Charge::last4() const
+{
+    return cardLast4.isEmpty() ? last4Of(source) : cardLast4;
+}
+
+// Stripe's Charge object as docs.stripe.com/api/charges/object shows it (read 2026-12): amount,
+// amount_captured, amount_refunded, created, disputed, payment_intent, payment_method_details
+// {type, card {brand, last4, …}}. `refunds` is not part of it unless expanded (StripeApi adds it).
 QJsonObject Charge::toApiJson() const
 {
-    const QJsonObject card{{QStringLiteral("brand"), brandOf(source)},
-                           {QStringLiteral("last4"), last4Of(source)},
+    const QJsonObject card{{QStringLiteral("brand"), brand()},
+                           {QStringLiteral("last4"), last4()},
                            {QStringLiteral("exp_month"), 12},
                            {QStringLiteral("exp_year"), 2034},
                            {QStringLiteral("funding"), QStringLiteral("credit")}};
@@ -42,6 +57,7 @@ QJsonObject Charge::toApiJson() const
         {QStringLiteral("created"), created},
         {QStringLiteral("currency"), currency},
         {QStringLiteral("description"), description.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(description)},
+        {QStringLiteral("disputed"), disputed},
         {QStringLiteral("failure_code"), QJsonValue::Null},
         {QStringLiteral("failure_message"), QJsonValue::Null},
         {QStringLiteral("livemode"), false},
@@ -55,10 +71,39 @@ QJsonObject Charge::toApiJson() const
     };
 }
 
+// A PaymentIntent as docs.stripe.com/api/payment_intents/object lists its attributes (read
+// 2026-12): paysim's charges are created and captured at once, so every intent has succeeded,
+// received its whole amount and has this charge as its latest_charge.
+QJsonObject Charge::toPaymentIntentJson() const
+{
+    return QJsonObject{
+        {QStringLiteral("id"), paymentIntent},
+        {QStringLiteral("object"), QStringLiteral("payment_intent")},
+        {QStringLiteral("amount"), amount},
+        {QStringLiteral("amount_capturable"), 0},
+        {QStringLiteral("amount_received"), amount},
+        {QStringLiteral("capture_method"), QStringLiteral("automatic")},
+        {QStringLiteral("confirmation_method"), QStringLiteral("automatic")},
+        {QStringLiteral("created"), created},
+        {QStringLiteral("currency"), currency},
+        {QStringLiteral("customer"), QJsonValue::Null},
+        {QStringLiteral("description"), description.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(description)},
+        {QStringLiteral("last_payment_error"), QJsonValue::Null},
+        {QStringLiteral("latest_charge"), id},
+        {QStringLiteral("livemode"), false},
+        {QStringLiteral("metadata"), metadata},
+        {QStringLiteral("payment_method"), QJsonValue::Null},
+        {QStringLiteral("payment_method_types"), QJsonArray{QStringLiteral("card")}},
+        {QStringLiteral("status"), QStringLiteral("succeeded")},
+    };
+}
+
 QJsonObject Charge::toStorageJson() const
 {
     QJsonObject o = toApiJson();
     o.insert(QStringLiteral("_source"), source);
+    o.insert(QStringLiteral("_card_brand"), cardBrand);
+    o.insert(QStringLiteral("_card_last4"), cardLast4);
     o.insert(QStringLiteral("_seq"), seq);
     return o;
 }
@@ -74,6 +119,9 @@ Charge Charge::fromStorageJson(const QJsonObject &json)
     c.created = json.value(QStringLiteral("created")).toInteger();
     c.description = json.value(QStringLiteral("description")).toString();
     c.source = json.value(QStringLiteral("_source")).toString();
+    c.cardBrand = json.value(QStringLiteral("_card_brand")).toString();
+    c.cardLast4 = json.value(QStringLiteral("_card_last4")).toString();
+    c.disputed = json.value(QStringLiteral("disputed")).toBool();
     c.metadata = json.value(QStringLiteral("metadata")).toObject();
     c.seq = json.value(QStringLiteral("_seq")).toInteger();
     return c;

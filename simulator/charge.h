@@ -17,12 +17,19 @@ struct Charge
     QString description;
     QString source; // tok_visa, …
     QJsonObject metadata;
+    QString cardBrand; // payment_method_details.card.brand; empty: the source token's (tok_visa: visa)
+    QString cardLast4; // payment_method_details.card.last4; empty: the source token's (tok_visa: 4242)
+    bool disputed = false; // set by POST /_sim/charges/{id}/dispute or on seeding; never cleared
     qint64 seq = 0; // creation order
 
     bool refunded() const { return amountRefunded >= amount; }
     qint64 refundable() const { return amount - amountRefunded; }
 
-    QJsonObject toApiJson() const;     // Stripe's charge object
+    QString brand() const;
+    QString last4() const;
+
+    QJsonObject toApiJson() const;     // Stripe's charge object (refunds not expanded)
+    QJsonObject toPaymentIntentJson() const; // the succeeded PaymentIntent paysim keeps for it
     QJsonObject toStorageJson() const; // everything, for the SQLite file
     static Charge fromStorageJson(const QJsonObject &json);
 };

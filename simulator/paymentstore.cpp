@@ -18,14 +18,20 @@ Charge PaymentStore::createCharge(qint64 amount, const QString &currency, const 
                                   const QString &idempotencyKey)
 {
     Charge c;
-    c.id = m_ids.mint(QStringLiteral("ch_"));
-    c.paymentIntent = m_ids.mint(QStringLiteral("pi_"));
     c.amount = amount;
     c.currency = currency;
     c.source = source;
     c.description = description;
     c.metadata = metadata;
-    c.created = m_clock.nowSeconds();
+    return addCharge(std::move(c), requestId, idempotencyKey);
+}
+
+Charge PaymentStore::addCharge(Charge c, const QString &requestId, const QString &idempotencyKey)
+{
+    c.id = m_ids.mint(QStringLiteral("ch_"));
+    c.paymentIntent = m_ids.mint(QStringLiteral("pi_"));
+    if (c.created == 0)
+        c.created = m_clock.nowSeconds();
     c.seq = ++m_seq;
     m_chargeIndex.insert(c.id, m_charges.size());
     m_paymentIntentIndex.insert(c.paymentIntent, m_charges.size());
@@ -34,6 +40,35 @@ Charge PaymentStore::createCharge(qint64 amount, const QString &currency, const 
         m_db->saveCharge(c);
     record(QStringLiteral("charge.succeeded"), c.toApiJson(), {}, requestId, idempotencyKey, 0);
     return c;
+}
+
+std::variant<Charge, ApiError> PaymentStore::disputeCharge(const QString &id, const QString &reason,
+                                                           const QString &requestId)
+{
+    const auto it = m_chargeIndex.constFind(id);
+    if (it == m_chargeIndex.constEnd())
+        return ApiError::resourceMissing(QStringLiteral("charge"), id, QStringLiteral("id"));
+    Charge &charge = m_charges[*it];
+    if (charge.disputed)
+        return ApiError::invalidRequest(QStringLiteral("Charge %1 is already disputed.").arg(id),
+                                        QStringLiteral("charge_disputed"), QStringLiteral("charge"));
+    charge.disputed = true;
+    if (m_db)
+        m_db->saveCharge(charge);
+    // Stripe's Dispute object (docs.stripe.com/api/disputes/object): the fields a reader needs.
+    const QJsonObject dispute{{QStringLiteral("id"), m_ids.mint(QStringLiteral("dp_"))},
+                              {QStringLiteral("object"), QStringLiteral("dispute")},
+                              {QStringLiteral("amount"), charge.amount},
+                              {QStringLiteral("charge"), charge.id},
+                              {QStringLiteral("currency"), charge.currency},
+                              {QStringLiteral("created"), m_clock.nowSeconds()},
+                              {QStringLiteral("livemode"), false},
+                              {QStringLiteral("metadata"), QJsonObject()},
+                              {QStringLiteral("payment_intent"), charge.paymentIntent},
+                              {QStringLiteral("reason"), reason},
+                              {QStringLiteral("status"), QStringLiteral("needs_response")}};
+    record(QStringLiteral("charge.dispute.created"), dispute, {}, requestId, {}, 0);
+    return charge;
 }
 
 const Charge *PaymentStore::charge(const QString &id) const

@@ -45,6 +45,13 @@ public:
 
     Charge createCharge(qint64 amount, const QString &currency, const QString &source, const QString &description,
                         const QJsonObject &metadata, const QString &requestId, const QString &idempotencyKey);
+    // Takes a charge as the admin API seeds it (amount, currency, source, created, card, disputed
+    // set by the caller; created 0: now). Mints its ch_ and pi_ ids; emits charge.succeeded.
+    Charge addCharge(Charge charge, const QString &requestId, const QString &idempotencyKey);
+    // The customer disputes the charge: disputed becomes true and charge.dispute.created is
+    // emitted (a dispute object of the whole amount, status needs_response). A second dispute of
+    // the same charge is refused (400, like Stripe's one dispute per charge).
+    std::variant<Charge, ApiError> disputeCharge(const QString &id, const QString &reason, const QString &requestId);
     const Charge *charge(const QString &id) const;
     const Charge *chargeByPaymentIntent(const QString &paymentIntent) const;
     const QList<Charge> &charges() const { return m_charges; }

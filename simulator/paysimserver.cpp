@@ -128,21 +128,31 @@ QString PaysimServer::addFault(const QJsonObject &json)
     return {};
 }
 
-QList<Charge> PaysimServer::seedCharges(const QList<qint64> &amounts, const QString &currency)
+QList<Charge> PaysimServer::seedCharges(const QList<qint64> &amounts, const QString &currency, const ChargeSeed &seed)
 {
     QList<Charge> out;
     SimDatabase::Transaction transaction(m_db.get());
     for (qint64 amount : amounts) {
         const QString requestId = m_ids.mint(QStringLiteral("req_"), 14);
-        out.append(m_store->createCharge(amount, currency, QStringLiteral("tok_visa"),
-                                         QStringLiteral("Seeded by paysim"), {}, requestId, {}));
+        Charge c;
+        c.amount = amount;
+        c.currency = currency;
+        c.source = seed.source;
+        c.description = QStringLiteral("Seeded by paysim");
+        c.cardBrand = seed.cardBrand;
+        c.cardLast4 = seed.cardLast4;
+        c.created = m_clock.nowSeconds() - seed.ageSeconds;
+        c = m_store->addCharge(std::move(c), requestId, {});
+        if (seed.disputed)
+            c = std::get<Charge>(m_store->disputeCharge(c.id, QStringLiteral("general"), requestId));
+        out.append(c);
     }
     persistCounters();
     transaction.commit();
     return out;
 }
 
-QList<Charge> PaysimServer::seedCharges(int count, const QString &currency)
+QList<Charge> PaysimServer::seedCharges(int count, const QString &currency, const ChargeSeed &seed)
 {
     // Varied but reproducible amounts from 10.00 to 200.00, derived from the seed.
     QList<qint64> amounts;
@@ -152,7 +162,7 @@ QList<Charge> PaysimServer::seedCharges(int count, const QString &currency)
         const quint32 r = (static_cast<quint8>(digest[0]) << 8) | static_cast<quint8>(digest[1]);
         amounts.append(1000 + static_cast<qint64>(r % 191) * 100);
     }
-    return seedCharges(amounts, currency);
+    return seedCharges(amounts, currency, seed);
 }
 
 void PaysimServer::advanceClock(qint64 ms)

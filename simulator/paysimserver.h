@@ -22,6 +22,16 @@ class SimDatabase;
 class StripeApi;
 class WebhookSender;
 
+// How seeded charges look beyond their amounts (docs/PAYSIM.md, POST /_sim/charges).
+struct ChargeSeed
+{
+    qint64 ageSeconds = 0;                    // created = now − age (simulator clock)
+    QString source = QStringLiteral("tok_visa"); // tok_visa | tok_mastercard | tok_amex
+    QString cardBrand;                        // overrides the source's brand when set
+    QString cardLast4;                        // overrides the source's last 4 when set
+    bool disputed = false;                    // disputed right after creation (reason "general")
+};
+
 // The whole provider simulator in one object: HTTP listener, Stripe-compatible /v1 API, /_sim
 // admin API, state (optionally persisted), fault engine and webhook sender. Tests create it
 // in-process; the `paysim` executable only parses its command line into a PaysimConfig.
@@ -50,8 +60,8 @@ public:
     // Adds a fault rule given as JSON; returns the error text, or empty on success.
     QString addFault(const QJsonObject &json);
     // Creates charges of the given amounts (minor units), or `count` charges of varied amounts.
-    QList<Charge> seedCharges(const QList<qint64> &amounts, const QString &currency);
-    QList<Charge> seedCharges(int count, const QString &currency);
+    QList<Charge> seedCharges(const QList<qint64> &amounts, const QString &currency, const ChargeSeed &seed = ChargeSeed());
+    QList<Charge> seedCharges(int count, const QString &currency, const ChargeSeed &seed = ChargeSeed());
     void advanceClock(qint64 ms);
     // Clears state, idempotency keys, faults (PRNG reseeded), request log, deliveries and the clock offset.
     void reset();

@@ -97,6 +97,34 @@ std::optional<ApiError> metadataParam(const QJsonObject &params, QJsonObject *me
     return std::nullopt;
 }
 
+// expand[]: an array of properties the endpoint can expand; Stripe refuses any other with 400.
+std::optional<ApiError> expandParam(const QJsonObject &params, const QStringList &expandable)
+{
+    const QJsonValue v = params.value(QStringLiteral("expand"));
+    if (v.isUndefined())
+        return std::nullopt;
+    if (!v.isArray())
+        return ApiError::invalidRequest(QStringLiteral("Invalid array: expand must be an array (expand[]=…)."),
+                                        QStringLiteral("parameter_invalid_array"), QStringLiteral("expand"));
+    for (const QJsonValue &item : v.toArray()) {
+        if (!expandable.contains(item.toString()))
+            return ApiError::invalidRequest(
+                QStringLiteral("This property cannot be expanded (%1).").arg(item.toString()), {},
+                QStringLiteral("expand"));
+    }
+    return std::nullopt;
+}
+
+bool expands(const QJsonObject &params, const QString &property)
+{
+    return params.value(QStringLiteral("expand")).toArray().contains(property);
+}
+
+// How many refunds an expanded charge.refunds holds: Stripe's "the 10 most recent refunds are
+// always available by default on the charge object" (GET /v1/charges/{charge}/refunds, API
+// reference); the rest are read from /v1/refunds?charge=… with starting_after.
+constexpr qsizetype ExpandedRefundsPage = 10;
+
 const QStringList &knownTokens()
 {
     static const QStringList tokens{QStringLiteral("tok_visa"), QStringLiteral("tok_mastercard"),
@@ -301,6 +329,11 @@ std::optional<ApiError> StripeApi::route(Call &call) const
             call.route = Route::UpdateRefund;
         else
             return unrecognized();
+    } else if (collection == QLatin1String("payment_intents")) {
+        if (hasId && call.method == Get)
+            call.route = Route::RetrievePaymentIntent;
+        else
+            return unrecognized();
     } else if (collection == QLatin1String("events")) {
         if (!hasId && call.method == Get)
             call.route = Route::ListEvents;
@@ -426,6 +459,13 @@ std::optional<ApiError> StripeApi::validate(const Call &call) const
         return std::nullopt;
     }
     case Route::RetrieveCharge:
+        if (auto e = checkAllowed(p, {}))
+            return e;
+        return expandParam(p, {QStringLiteral("refunds")});
+    case Route::RetrievePaymentIntent:
+        if (auto e = checkAllowed(p, {}))
+            return e;
+        return expandParam(p, {QStringLiteral("latest_charge")});
     case Route::RetrieveRefund:
     case Route::RetrieveEvent:
         return checkAllowed(p, {});
@@ -573,12 +613,10 @@ HttpResponse StripeApi::run(const Call &call)
         return listCharges(call);
     case Route::ListEvents:
         return listEvents(call);
-    case Route::RetrieveCharge: {
-        const Charge *c = m_store.charge(call.resourceId);
-        if (!c)
-            return errorResponse(ApiError::resourceMissing(QStringLiteral("charge"), call.resourceId, QStringLiteral("id")));
-        return HttpResponse::json(200, c->toApiJson());
-    }
+    case Route::RetrieveCharge:
+        return retrieveCharge(call);
+    case Route::RetrievePaymentIntent:
+        return retrievePaymentIntent(call);
     case Route::RetrieveRefund: {
         const Refund *r = m_store.refund(call.resourceId);
         if (!r || !m_store.isVisible(*r, now))
@@ -594,6 +632,53 @@ HttpResponse StripeApi::run(const Call &call)
     }
     }
     return errorResponse(ApiError::internal());
+}
+
+// Stripe's list object for an expanded sub-list (docs.stripe.com/api/pagination): object "list",
+// data, has_more, url. Refunds hidden by a lookup_lag fault are hidden here too.
+QJsonObject StripeApi::chargeRefunds(const Charge &charge) const
+{
+    const qint64 now = m_clock.nowMs();
+    QJsonArray data;
+    bool hasMore = false;
+    const auto &refunds = m_store.refunds();
+    for (auto it = refunds.crbegin(); it != refunds.crend(); ++it) {
+        if (it->charge != charge.id || !m_store.isVisible(*it, now))
+            continue;
+        if (data.size() == ExpandedRefundsPage) {
+            hasMore = true;
+            break;
+        }
+        data.append(it->toApiJson());
+    }
+    return QJsonObject{{QStringLiteral("object"), QStringLiteral("list")},
+                       {QStringLiteral("data"), data},
+                       {QStringLiteral("has_more"), hasMore},
+                       {QStringLiteral("url"), QStringLiteral("/v1/charges/%1/refunds").arg(charge.id)}};
+}
+
+HttpResponse StripeApi::retrieveCharge(const Call &call)
+{
+    const Charge *c = m_store.charge(call.resourceId);
+    if (!c)
+        return errorResponse(ApiError::resourceMissing(QStringLiteral("charge"), call.resourceId, QStringLiteral("id")));
+    QJsonObject json = c->toApiJson();
+    if (expands(call.params, QStringLiteral("refunds")))
+        json.insert(QStringLiteral("refunds"), chargeRefunds(*c));
+    return HttpResponse::json(200, json);
+}
+
+// Every paysim charge was made through its own PaymentIntent (pi_ minted with the charge).
+HttpResponse StripeApi::retrievePaymentIntent(const Call &call)
+{
+    const Charge *c = m_store.chargeByPaymentIntent(call.resourceId);
+    if (!c)
+        return errorResponse(ApiError::resourceMissing(QStringLiteral("payment_intent"), call.resourceId,
+                                                       QStringLiteral("intent")));
+    QJsonObject json = c->toPaymentIntentJson();
+    if (expands(call.params, QStringLiteral("latest_charge")))
+        json.insert(QStringLiteral("latest_charge"), c->toApiJson());
+    return HttpResponse::json(200, json);
 }
 
 HttpResponse StripeApi::createCharge(const Call &call)

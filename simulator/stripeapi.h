@@ -13,6 +13,7 @@
 
 namespace cs::paysim {
 
+struct Charge;
 class FaultEngine;
 class IdMinter;
 class IdempotencyStore;
@@ -45,6 +46,7 @@ private:
         CreateCharge,
         ListCharges,
         RetrieveCharge,
+        RetrievePaymentIntent,
         CreateRefund,
         ListRefunds,
         RetrieveRefund,
@@ -91,6 +93,9 @@ private:
     HttpResponse listRefunds(const Call &call);
     HttpResponse listCharges(const Call &call);
     HttpResponse listEvents(const Call &call);
+    HttpResponse retrieveCharge(const Call &call);
+    HttpResponse retrievePaymentIntent(const Call &call);
+    QJsonObject chargeRefunds(const Charge &charge) const;
 
     static HttpResponse errorResponse(const ApiError &error);
     static HttpResponse listPage(const Call &call, const QList<QJsonObject> &items, const QString &url,

@@ -3,6 +3,8 @@
 
 #include "server/ledger/ids.h"
 #include "server/stripeclient.h"
+
+#include "models/chargewarnings.h"
 #include "tests/execution/executiontestsupport.h"
 
 #include <QJsonDocument>
@@ -77,6 +79,17 @@ private slots:
     void duplicatesAreAllListed();
     void retrievesKnownRefund();
     void readsRefundEvents();
+
+    void readsACharge();
+    void chargeNotFound();
+    void paymentIntentResolvesToItsLatestCharge();
+    void followsEveryPageOfRefunds();
+    void tooManyRefundPagesIsAnError();
+    void dashboardRefundIsListed();
+    void disputedAndOldCharge();
+    void chargeReadFaults_data();
+    void chargeReadFaults();
+    void defaultAdapterCannotReadCharges();
 
 private:
     std::unique_ptr<Paysim> m_sim;
@@ -518,6 +531,269 @@ void TestStripeClient::readsRefundEvents()
 
     const ProviderLookup none = m_client->findRefundInEvents(actionFor(m_charge, 1), QStringLiteral("tester"));
     QCOMPARE(w(none.result), w(ProviderLookup::Result::NotFound));
+}
+
+// --- the provider's view of a charge -------------------------------------------------------------
+
+namespace {
+
+QString seedWith(Paysim &sim, qint64 amount, const paysim::ChargeSeed &seed)
+{
+    const QList<paysim::Charge> charges = sim.server().seedCharges(QList<qint64>{amount}, QStringLiteral("usd"), seed);
+    return charges.isEmpty() ? QString() : charges.first().id;
+}
+
+QString paymentIntentOf(Paysim &sim, const QString &chargeId)
+{
+    const paysim::Charge *c = sim.server().store().charge(chargeId);
+    return c ? c->paymentIntent : QString();
+}
+
+// A refund made outside Countersign: no metadata[countersign_action_id].
+QString dashboardRefund(Paysim &sim, const QString &chargeId, qint64 amount)
+{
+    return sim.admin()
+        .post(QStringLiteral("/v1/refunds"), {{QStringLiteral("charge"), chargeId}, {QStringLiteral("amount"), QString::number(amount)}})
+        .json.value(QStringLiteral("id"))
+        .toString();
+}
+
+QString w(ChargeSnapshot::Result result)
+{
+    return toWire(result);
+}
+
+} // namespace
+
+void TestStripeClient::readsACharge()
+{
+    paysim::ChargeSeed seed;
+    seed.ageSeconds = 3600;
+    seed.source = QStringLiteral("tok_mastercard");
+    const QString charge = seedWith(*m_sim, 9900, seed);
+    const ActionRecord action = actionFor(charge, 1000);
+    QCOMPARE(w(m_client->createRefund(action.providerRequest(), action.idempotencyKey).outcome), w(Attempt::Outcome::Succeeded));
+
+    const QDateTime before = QDateTime::currentDateTimeUtc();
+    const ChargeSnapshot s = m_client->retrieveCharge(TargetType::Charge, charge, QStringLiteral("approve"));
+    const QDateTime after = QDateTime::currentDateTimeUtc();
+    QVERIFY2(s.result == ChargeSnapshot::Result::Found, qPrintable(s.excerpt));
+    QCOMPARE(s.httpStatus, 200);
+    QCOMPARE(s.targetType, TargetType::Charge);
+    QCOMPARE(s.targetId, charge);
+    QCOMPARE(s.chargeId, charge);
+    QCOMPARE(s.paymentIntentId, paymentIntentOf(*m_sim, charge));
+    QCOMPARE(s.askedBy, QStringLiteral("approve"));
+    QVERIFY(s.readAt >= before.addMSecs(-1) && s.readAt <= after.addMSecs(1));
+    QCOMPARE(s.amount, qint64(9900));
+    QCOMPARE(s.amountCaptured, qint64(9900));
+    QCOMPARE(s.amountRefunded, qint64(1000));
+    QCOMPARE(s.currency, QStringLiteral("usd"));
+    QVERIFY2(qAbs(s.created.secsTo(QDateTime::currentDateTimeUtc()) - 3600) <= 5, qPrintable(s.created.toString(Qt::ISODate)));
+    QCOMPARE(s.paymentMethodBrand, QStringLiteral("mastercard"));
+    QCOMPARE(s.paymentMethodLast4, QStringLiteral("4444"));
+    QCOMPARE(s.disputed, false);
+    QCOMPARE(s.refunds.size(), 1);
+    QCOMPARE(s.refunds[0].actionId, action.id);
+    QCOMPARE(s.refunds[0].amount, qint64(1000));
+    QCOMPARE(s.refunds[0].status, QStringLiteral("succeeded"));
+    QVERIFY(s.refunds[0].created.isValid());
+    QVERIFY(s.excerpt.isEmpty());
+    // The snapshot is evidence the ledger can keep as it is.
+    QString error;
+    const auto back = ChargeSnapshot::fromJson(s.toJson(), &error);
+    QVERIFY2(back.has_value(), qPrintable(error));
+    QCOMPARE(back->toJson(), s.toJson());
+}
+
+void TestStripeClient::chargeNotFound()
+{
+    const ChargeSnapshot charge = m_client->retrieveCharge(TargetType::Charge, QStringLiteral("ch_nope"), QStringLiteral("proposal"));
+    QCOMPARE(w(charge.result), w(ChargeSnapshot::Result::NotFound));
+    QCOMPARE(charge.httpStatus, 404);
+    QVERIFY2(charge.excerpt.contains(QLatin1String("No such charge: 'ch_nope'")), qPrintable(charge.excerpt));
+    QVERIFY(charge.readAt.isValid());
+    const ChargeSnapshot intent = m_client->retrieveCharge(TargetType::PaymentIntent, QStringLiteral("pi_nope"), QStringLiteral("proposal"));
+    QCOMPARE(w(intent.result), w(ChargeSnapshot::Result::NotFound));
+    QCOMPARE(intent.httpStatus, 404);
+    QVERIFY2(intent.excerpt.contains(QLatin1String("No such payment_intent")), qPrintable(intent.excerpt));
+    // Not an id: refused before anything is sent.
+    const int before = m_sim->requestsTo(QStringLiteral("GET"), QStringLiteral("/v1/charges/ch_x"));
+    const ChargeSnapshot bad = m_client->retrieveCharge(TargetType::Charge, QStringLiteral("ch_x/../refunds"), QStringLiteral("proposal"));
+    QCOMPARE(w(bad.result), w(ChargeSnapshot::Result::Error));
+    QVERIFY(bad.excerpt.contains(QLatin1String("not a provider id")));
+    QCOMPARE(m_sim->requestsTo(QStringLiteral("GET"), QStringLiteral("/v1/charges/ch_x")), before);
+}
+
+void TestStripeClient::paymentIntentResolvesToItsLatestCharge()
+{
+    const QString pi = paymentIntentOf(*m_sim, m_charge);
+    QVERIFY(pi.startsWith(QLatin1String("pi_")));
+    const ChargeSnapshot s = m_client->retrieveCharge(TargetType::PaymentIntent, pi, QStringLiteral("claim"));
+    QVERIFY2(s.result == ChargeSnapshot::Result::Found, qPrintable(s.excerpt));
+    QCOMPARE(s.targetType, TargetType::PaymentIntent);
+    QCOMPARE(s.targetId, pi);
+    QCOMPARE(s.paymentIntentId, pi);
+    QCOMPARE(s.chargeId, m_charge);
+    QCOMPARE(s.amountCaptured, qint64(10000));
+    QCOMPARE(m_sim->requestsTo(QStringLiteral("GET"), QStringLiteral("/v1/payment_intents/") + pi), 1);
+    QCOMPARE(m_sim->requestsTo(QStringLiteral("GET"), QStringLiteral("/v1/charges/") + m_charge), 1);
+}
+
+// 215 refunds: 10 in the expanded charge, then pages of 100, 100 and 5 from /v1/refunds.
+void TestStripeClient::followsEveryPageOfRefunds()
+{
+    const QString charge = m_sim->seedCharge(100000);
+    QStringList made; // newest first
+    for (int i = 0; i < 215; ++i)
+        made.prepend(dashboardRefund(*m_sim, charge, 1 + i % 7));
+    const ChargeSnapshot s = m_client->retrieveCharge(TargetType::Charge, charge, QStringLiteral("approve"));
+    QVERIFY2(s.result == ChargeSnapshot::Result::Found, qPrintable(s.excerpt));
+    QStringList listed;
+    qint64 sum = 0;
+    for (const ChargeSnapshot::Refund &r : s.refunds) {
+        listed << r.id;
+        sum += r.amount;
+    }
+    QCOMPARE(listed, made);
+    QCOMPARE(sum, s.amountRefunded);
+    QCOMPARE(m_sim->requestsTo(QStringLiteral("GET"), QStringLiteral("/v1/refunds")), 3);
+    QCOMPARE(refundableRemaining(s), 100000 - sum);
+}
+
+void TestStripeClient::tooManyRefundPagesIsAnError()
+{
+    const QString charge = m_sim->seedCharge(100000);
+    for (int i = 0; i < 111; ++i)
+        QVERIFY(!dashboardRefund(*m_sim, charge, 1).isEmpty());
+    StripeClientConfig config = providerConfig(m_sim->url(), 400);
+    config.maxListPages = 1; // the expanded 10 and one page of 100: one refund unread
+    StripeClient client(config);
+    const ChargeSnapshot s = client.retrieveCharge(TargetType::Charge, charge, QStringLiteral("claim"));
+    QCOMPARE(w(s.result), w(ChargeSnapshot::Result::Error));
+    QVERIFY2(s.excerpt.contains(QLatin1String("the list is incomplete")), qPrintable(s.excerpt));
+    QVERIFY(s.refunds.isEmpty());    // nothing half-read is kept
+    QCOMPARE(s.amountCaptured, qint64(0));
+}
+
+void TestStripeClient::dashboardRefundIsListed()
+{
+    const ActionRecord action = actionFor(m_charge, 2500);
+    QCOMPARE(w(m_client->createRefund(action.providerRequest(), action.idempotencyKey).outcome), w(Attempt::Outcome::Succeeded));
+    const QString elsewhere = dashboardRefund(*m_sim, m_charge, 4000);
+    const ChargeSnapshot s = m_client->retrieveCharge(TargetType::Charge, m_charge, QStringLiteral("approve"));
+    QVERIFY2(s.result == ChargeSnapshot::Result::Found, qPrintable(s.excerpt));
+    QCOMPARE(s.refunds.size(), 2);
+    QCOMPARE(s.refunds[0].id, elsewhere);
+    QCOMPARE(s.refunds[0].actionId, QString());
+    QCOMPARE(s.refunds[0].amount, qint64(4000));
+    QCOMPARE(s.refunds[1].actionId, action.id);
+    QCOMPARE(s.amountRefunded, qint64(6500));
+    QCOMPARE(refundableRemaining(s), qint64(3500));
+    // The budget shrinks at the next read: 40.00 more no longer fits.
+    QVERIFY(chargeWarnings(s, 4000, QDateTime::currentDateTimeUtc()).contains(
+        ChargeWarning{ChargeWarning::Kind::ExceedsRemaining,
+                      QStringLiteral("Requested 40.00 USD, more than the 35.00 USD the provider says is left (captured "
+                                     "100.00 USD − refunded 65.00 USD).")}));
+}
+
+void TestStripeClient::disputedAndOldCharge()
+{
+    paysim::ChargeSeed seed;
+    seed.ageSeconds = 200LL * 86400;
+    seed.disputed = true;
+    seed.cardBrand = QStringLiteral("amex");
+    seed.cardLast4 = QStringLiteral("0005");
+    const QString charge = seedWith(*m_sim, 5000, seed);
+    const ChargeSnapshot s = m_client->retrieveCharge(TargetType::Charge, charge, QStringLiteral("approve"));
+    QVERIFY2(s.result == ChargeSnapshot::Result::Found, qPrintable(s.excerpt));
+    QCOMPARE(s.disputed, true);
+    QCOMPARE(s.created.daysTo(QDateTime::currentDateTimeUtc()), 200);
+    QCOMPARE(s.paymentMethodBrand, QStringLiteral("amex"));
+    QCOMPARE(s.paymentMethodLast4, QStringLiteral("0005"));
+    QStringList kinds;
+    for (const ChargeWarning &warning : chargeWarnings(s, 1000, QDateTime::currentDateTimeUtc()))
+        kinds << toWire(warning.kind);
+    QCOMPARE(kinds, (QStringList{QStringLiteral("disputed"), QStringLiteral("past_refund_window")}));
+
+    // Disputed later, through the admin API: the next read shows it.
+    const QString later = m_sim->seedCharge(3000);
+    QCOMPARE(m_client->retrieveCharge(TargetType::Charge, later, QStringLiteral("proposal")).disputed, false);
+    QCOMPARE(m_sim->admin().adminPost(QStringLiteral("/_sim/charges/%1/dispute").arg(later)).status, 200);
+    QCOMPARE(m_client->retrieveCharge(TargetType::Charge, later, QStringLiteral("approve")).disputed, true);
+}
+
+void TestStripeClient::chargeReadFaults_data()
+{
+    QTest::addColumn<bool>("byPaymentIntent");
+    QTest::addColumn<QJsonObject>("rule");
+    QTest::addColumn<int>("httpStatus");
+    QTest::addColumn<QString>("excerpt");
+    auto forced = [](const QString &path, int status, const QString &type, const QString &code = QString()) {
+        return QJsonObject{{QStringLiteral("method"), QStringLiteral("GET")}, {QStringLiteral("path"), path},
+                           {QStringLiteral("fault"), QStringLiteral("forced_error")}, {QStringLiteral("status"), status},
+                           {QStringLiteral("type"), type}, {QStringLiteral("code"), code},
+                           {QStringLiteral("message"), QStringLiteral("simulated")}};
+    };
+    auto fault = [](const QString &path, const QString &kind, int delayMs = 0) {
+        return QJsonObject{{QStringLiteral("method"), QStringLiteral("GET")}, {QStringLiteral("path"), path},
+                           {QStringLiteral("fault"), kind}, {QStringLiteral("delay_ms"), delayMs}};
+    };
+    const QString charges = QStringLiteral("/v1/charges*");
+    const QString intents = QStringLiteral("/v1/payment_intents*");
+    const QString refunds = QStringLiteral("/v1/refunds");
+    QTest::newRow("charge: 500") << false << forced(charges, 500, QStringLiteral("api_error")) << 500 << QStringLiteral("HTTP 500");
+    QTest::newRow("charge: 503 outage") << false << fault(charges, QStringLiteral("outage_503")) << 503 << QStringLiteral("HTTP 503");
+    QTest::newRow("charge: 429") << false << fault(charges, QStringLiteral("rate_limit_429")) << 429 << QStringLiteral("HTTP 429");
+    QTest::newRow("charge: 404 that is not resource_missing")
+        << false << forced(charges, 404, QStringLiteral("invalid_request_error")) << 404 << QStringLiteral("HTTP 404");
+    QTest::newRow("charge: timeout") << false << fault(charges, QStringLiteral("delay_after_commit"), 2000) << 0 << QString();
+    // Every time: Qt re-sends a GET once on its own when the connection drops, and a GET may be.
+    QJsonObject resetAlways = fault(charges, QStringLiteral("reset_connection"));
+    resetAlways.insert(QStringLiteral("times"), 0);
+    QTest::newRow("charge: reset, every time") << false << resetAlways << 0 << QString();
+    QTest::newRow("payment intent: 500") << true << forced(intents, 500, QStringLiteral("api_error")) << 500 << QStringLiteral("HTTP 500");
+    QTest::newRow("payment intent: timeout") << true << fault(intents, QStringLiteral("delay_before_commit"), 2000) << 0 << QString();
+    QTest::newRow("a later page of refunds: 500")
+        << false << forced(refunds, 500, QStringLiteral("api_error")) << 500 << QStringLiteral("listing refunds of");
+}
+
+void TestStripeClient::chargeReadFaults()
+{
+    QFETCH(bool, byPaymentIntent);
+    QFETCH(QJsonObject, rule);
+    QFETCH(int, httpStatus);
+    QFETCH(QString, excerpt);
+    for (int i = 0; i < 12; ++i) // more than the expanded list holds, so the last row pages
+        QVERIFY(!dashboardRefund(*m_sim, m_charge, 10).isEmpty());
+    QVERIFY(m_sim->addFault(rule));
+    const QString target = byPaymentIntent ? paymentIntentOf(*m_sim, m_charge) : m_charge;
+    const ChargeSnapshot s = m_client->retrieveCharge(byPaymentIntent ? TargetType::PaymentIntent : TargetType::Charge,
+                                                      target, QStringLiteral("claim"));
+    QCOMPARE(w(s.result), w(ChargeSnapshot::Result::Error));
+    QCOMPARE(s.httpStatus, httpStatus);
+    QVERIFY2(!s.excerpt.isEmpty() && s.excerpt.contains(excerpt), qPrintable(s.excerpt));
+    QVERIFY(s.excerpt.size() <= 500);
+    QVERIFY(s.readAt.isValid());
+    QVERIFY(s.refunds.isEmpty());
+    QCOMPARE(s.amountCaptured, qint64(0));
+}
+
+void TestStripeClient::defaultAdapterCannotReadCharges()
+{
+    struct Minimal : ProviderClient
+    {
+        QString name() const override { return QStringLiteral("minimal"); }
+        RefundOutcome createRefund(const ProviderRequest &, const QString &) override { return {}; }
+        ProviderLookup findRefundForAction(const ActionRecord &, const QString &) override { return {}; }
+        ProviderLookup retrieveRefund(const ActionRecord &, const QString &, const QString &) override { return {}; }
+    } minimal;
+    const ChargeSnapshot s = minimal.retrieveCharge(TargetType::Charge, QStringLiteral("ch_1"), QStringLiteral("approve"));
+    QCOMPARE(w(s.result), w(ChargeSnapshot::Result::Error));
+    QCOMPARE(s.targetId, QStringLiteral("ch_1"));
+    QCOMPARE(s.askedBy, QStringLiteral("approve"));
+    QVERIFY(s.excerpt.contains(QLatin1String("not supported")));
+    QVERIFY(s.readAt.isValid());
 }
 
 QTEST_GUILESS_MAIN(TestStripeClient)

@@ -1,7 +1,9 @@
 // Stripe SDK compatibility check for paysim: the official `stripe` Node package, pointed at a
 // real paysim process, must create a charge and a refund, get the same refund back when it
 // replays an idempotency key, raise StripeIdempotencyError when the amount changes under that key,
-// and verify a paysim webhook with stripe.webhooks.constructEvent.
+// and verify a paysim webhook with stripe.webhooks.constructEvent; and read a charge's story
+// (amount_captured, created, disputed, card brand and last 4, expand: ['refunds'] with a refund
+// made as in the dashboard) and its PaymentIntent, as Countersign's adapter reads them.
 //
 // Usage: node tests/node/stripe_compat.mjs /path/to/paysim   (or PAYSIM_BIN=/path/to/paysim)
 // Exit codes: 0 all checks passed, 1 a check failed, 77 skipped (node_modules absent: run
@@ -147,6 +149,71 @@ async function main() {
       rejected = e instanceof Stripe.errors.StripeSignatureVerificationError;
     }
     check('webhook with the wrong secret is rejected', rejected);
+  }
+
+  await chargeStory();
+}
+
+async function admin(path, body) {
+  const res = await fetch(new URL(path, baseUrl), {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+// The charge as the approver's view needs it (issue 19), through the official SDK.
+async function chargeStory() {
+  const ageSeconds = 200 * 86400;
+  const seeded = await admin('/_sim/charges', {
+    amounts: [9900], age_seconds: ageSeconds, source: 'tok_mastercard', card: { last4: '5100' },
+  });
+  const id = seeded.json.data[0].id;
+  const made = [];
+  for (let i = 0; i < 11; i += 1) {
+    made.unshift((await stripe.refunds.create({
+      charge: id, amount: 100, metadata: { countersign_action_id: `act_${i}` },
+    })).id);
+  }
+  // "In the dashboard": no Countersign metadata.
+  const dashboard = await stripe.refunds.create({ charge: id, amount: 500 });
+  made.unshift(dashboard.id);
+  const disputed = await admin(`/_sim/charges/${id}/dispute`, { reason: 'fraudulent' });
+  check('admin dispute answers 200', disputed.status === 200 && disputed.json.disputed === true, JSON.stringify(disputed));
+
+  const charge = await stripe.charges.retrieve(id, { expand: ['refunds'] });
+  check('charge amount_captured', charge.amount_captured === 9900, JSON.stringify(charge));
+  check('charge amount_refunded', charge.amount_refunded === 1600, `${charge.amount_refunded}`);
+  check('charge disputed', charge.disputed === true);
+  check('charge created in the past', Math.abs(charge.created - (Date.now() / 1000 - ageSeconds)) < 60, `${charge.created}`);
+  check('payment_method_details.type card', charge.payment_method_details.type === 'card');
+  check('card brand and last4', charge.payment_method_details.card.brand === 'mastercard'
+    && charge.payment_method_details.card.last4 === '5100', JSON.stringify(charge.payment_method_details));
+  const refunds = charge.refunds;
+  check('expanded refunds is a list object', refunds && refunds.object === 'list' && Array.isArray(refunds.data)
+    && refunds.url === `/v1/charges/${id}/refunds`, JSON.stringify(refunds));
+  check('expanded refunds: the 10 newest, has_more', refunds.data.length === 10 && refunds.has_more === true
+    && refunds.data.map((r) => r.id).join() === made.slice(0, 10).join());
+  check('the dashboard refund leads, without metadata', refunds.data[0].id === dashboard.id
+    && Object.keys(refunds.data[0].metadata).length === 0);
+  const all = [];
+  for await (const r of stripe.refunds.list({ charge: id, limit: 5 })) all.push(r.id);
+  check('every refund of the charge through auto-pagination', all.join() === made.join(), JSON.stringify(all));
+  const plain = await stripe.charges.retrieve(id);
+  check('refunds absent unless expanded', plain.refunds === undefined);
+
+  const pi = await stripe.paymentIntents.retrieve(charge.payment_intent);
+  check('payment intent retrieved', pi.object === 'payment_intent' && pi.id === charge.payment_intent
+    && pi.status === 'succeeded' && pi.amount === 9900 && pi.amount_received === 9900 && pi.currency === 'usd'
+    && pi.latest_charge === id && pi.created === charge.created && typeof pi.metadata === 'object', JSON.stringify(pi));
+  const expanded = await stripe.paymentIntents.retrieve(charge.payment_intent, { expand: ['latest_charge'] });
+  check('payment intent expands latest_charge', expanded.latest_charge.id === id
+    && expanded.latest_charge.object === 'charge');
+  try {
+    await stripe.paymentIntents.retrieve('pi_missing');
+    check('unknown payment intent raises', false, 'no error thrown');
+  } catch (e) {
+    check('unknown payment intent is resource_missing', e instanceof Stripe.errors.StripeInvalidRequestError
+      && e.statusCode === 404 && e.code === 'resource_missing', `${e.type} ${e.code}`);
   }
 }
 

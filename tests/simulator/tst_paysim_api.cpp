@@ -86,6 +86,13 @@ private slots:
     void charges();
     void refundsDefaultAndPartial();
     void refundByPaymentIntent();
+    void chargeAsStripe();
+    void chargeExpandsRefunds();
+    void paymentIntent();
+    void disputes();
+    void seedRefusals_data();
+    void seedRefusals();
+    void seededLookSurvivesRestart();
     void errors_data();
     void errors();
     void httpFraming_data();
@@ -203,6 +210,241 @@ void TestPaysimApi::refundByPaymentIntent()
     QCOMPARE(r.json.value(QStringLiteral("payment_intent")).toString(), pi);
     const SimReply listed = m_client->get(QStringLiteral("/v1/refunds?payment_intent=") + pi);
     QCOMPARE(ids(listed), QStringList{refundId(r)});
+}
+
+namespace {
+
+QJsonObject seedOne(SimClient &client, const QJsonObject &extra)
+{
+    QJsonObject body = extra;
+    body.insert(QStringLiteral("amounts"), QJsonArray{9900});
+    const SimReply r = client.adminPost(QStringLiteral("/_sim/charges"), body);
+    return r.json.value(QStringLiteral("data")).toArray().at(0).toObject();
+}
+
+SimClient::Form refundForm(const QString &charge, qint64 amount, const QString &actionId)
+{
+    SimClient::Form form{{QStringLiteral("charge"), charge}, {QStringLiteral("amount"), QString::number(amount)}};
+    if (!actionId.isEmpty())
+        form.append({QStringLiteral("metadata[countersign_action_id]"), actionId});
+    return form;
+}
+
+} // namespace
+
+// The fields Countersign reads of a charge (docs.stripe.com/api/charges/object).
+void TestPaysimApi::chargeAsStripe()
+{
+    const qint64 ageSeconds = 200LL * 86400;
+    const QJsonObject seeded = seedOne(*m_client, {{QStringLiteral("age_seconds"), ageSeconds},
+                                                   {QStringLiteral("source"), QStringLiteral("tok_amex")},
+                                                   {QStringLiteral("card"), QJsonObject{{QStringLiteral("last4"), QStringLiteral("0005")}}}});
+    const QString id = seeded.value(QStringLiteral("id")).toString();
+    QVERIFY(id.startsWith(QLatin1String("ch_")));
+    m_client->post(QStringLiteral("/v1/refunds"), refundForm(id, 1200, QString()));
+    const SimReply got = m_client->get(QStringLiteral("/v1/charges/") + id);
+    QCOMPARE(got.status, 200);
+    const QJsonObject c = got.json;
+    QCOMPARE(c.value(QStringLiteral("amount")).toInteger(), 9900);
+    QCOMPARE(c.value(QStringLiteral("amount_captured")).toInteger(), 9900);
+    QCOMPARE(c.value(QStringLiteral("amount_refunded")).toInteger(), 1200);
+    QCOMPARE(c.value(QStringLiteral("captured")).toBool(false), true);
+    QVERIFY(c.value(QStringLiteral("disputed")).isBool());
+    QCOMPARE(c.value(QStringLiteral("disputed")).toBool(true), false);
+    const qint64 expectedCreated = m_server->clock().nowSeconds() - ageSeconds;
+    QVERIFY2(qAbs(c.value(QStringLiteral("created")).toInteger() - expectedCreated) <= 2,
+             qPrintable(QString::number(c.value(QStringLiteral("created")).toInteger())));
+    const QJsonObject pmd = c.value(QStringLiteral("payment_method_details")).toObject();
+    QCOMPARE(pmd.value(QStringLiteral("type")).toString(), QStringLiteral("card"));
+    QCOMPARE(pmd.value(QStringLiteral("card")).toObject().value(QStringLiteral("brand")).toString(), QStringLiteral("amex"));
+    QCOMPARE(pmd.value(QStringLiteral("card")).toObject().value(QStringLiteral("last4")).toString(), QStringLiteral("0005"));
+    QVERIFY2(!c.contains(QStringLiteral("refunds")), "refunds appear only when expanded");
+
+    // The defaults: a visa ending 4242 bought now.
+    const QJsonObject plain = seedOne(*m_client, {});
+    const QJsonObject card = plain.value(QStringLiteral("payment_method_details")).toObject().value(QStringLiteral("card")).toObject();
+    QCOMPARE(card.value(QStringLiteral("brand")).toString(), QStringLiteral("visa"));
+    QCOMPARE(card.value(QStringLiteral("last4")).toString(), QStringLiteral("4242"));
+    QVERIFY(qAbs(plain.value(QStringLiteral("created")).toInteger() - m_server->clock().nowSeconds()) <= 2);
+    // A brand alone overrides the source's.
+    const QJsonObject branded = seedOne(*m_client, {{QStringLiteral("card"), QJsonObject{{QStringLiteral("brand"), QStringLiteral("discover")}}}});
+    const QJsonObject brandedCard = branded.value(QStringLiteral("payment_method_details")).toObject().value(QStringLiteral("card")).toObject();
+    QCOMPARE(brandedCard.value(QStringLiteral("brand")).toString(), QStringLiteral("discover"));
+    QCOMPARE(brandedCard.value(QStringLiteral("last4")).toString(), QStringLiteral("4242"));
+}
+
+// expand[]=refunds: Stripe's list object with the 10 newest refunds, has_more and url; a refund
+// made "in the dashboard" (no Countersign metadata) is listed like any other.
+void TestPaysimApi::chargeExpandsRefunds()
+{
+    const QString charge = m_client->seedCharge(10000);
+    QStringList made;
+    for (int i = 0; i < 11; ++i) {
+        const SimReply r = m_client->post(QStringLiteral("/v1/refunds"),
+                                          refundForm(charge, 100 + i, QStringLiteral("act_%1").arg(i)));
+        QCOMPARE(r.status, 200);
+        made.prepend(refundId(r));
+    }
+    const SimReply dashboard = m_client->post(QStringLiteral("/v1/refunds"), refundForm(charge, 500, QString()));
+    QCOMPARE(dashboard.status, 200);
+    QVERIFY(dashboard.json.value(QStringLiteral("metadata")).toObject().isEmpty());
+    made.prepend(refundId(dashboard));
+
+    const SimReply got = m_client->get(QStringLiteral("/v1/charges/%1?expand[]=refunds").arg(charge));
+    QCOMPARE(got.status, 200);
+    const QJsonObject list = got.json.value(QStringLiteral("refunds")).toObject();
+    QCOMPARE(list.value(QStringLiteral("object")).toString(), QStringLiteral("list"));
+    QCOMPARE(list.value(QStringLiteral("has_more")).toBool(false), true);
+    QCOMPARE(list.value(QStringLiteral("url")).toString(), QStringLiteral("/v1/charges/%1/refunds").arg(charge));
+    QStringList listed;
+    for (const QJsonValue &v : list.value(QStringLiteral("data")).toArray())
+        listed << v.toObject().value(QStringLiteral("id")).toString();
+    QCOMPARE(listed, made.mid(0, 10)); // newest first: the dashboard refund leads
+    const QJsonObject newest = list.value(QStringLiteral("data")).toArray().at(0).toObject();
+    QCOMPARE(newest.value(QStringLiteral("object")).toString(), QStringLiteral("refund"));
+    QCOMPARE(newest.value(QStringLiteral("amount")).toInteger(), 500);
+    QCOMPARE(newest.value(QStringLiteral("charge")).toString(), charge);
+    QCOMPARE(list.value(QStringLiteral("data")).toArray().at(1).toObject().value(QStringLiteral("metadata")).toObject()
+                 .value(QStringLiteral("countersign_action_id")).toString(),
+             QStringLiteral("act_10"));
+    QCOMPARE(got.json.value(QStringLiteral("amount_refunded")).toInteger(), 500 + 11 * 100 + 55);
+    // The rest, as a client pages on: /v1/refunds?charge=…&starting_after=<the 10th>.
+    const SimReply rest = m_client->get(QStringLiteral("/v1/refunds?charge=%1&starting_after=%2").arg(charge, listed.last()));
+    QCOMPARE(ids(rest), made.mid(10));
+
+    // Exactly 10 refunds: no more to page.
+    const QString small = m_client->seedCharge(1000);
+    for (int i = 0; i < 10; ++i)
+        QCOMPARE(m_client->post(QStringLiteral("/v1/refunds"), refundForm(small, 10, QString())).status, 200);
+    const QJsonObject smallList = m_client->get(QStringLiteral("/v1/charges/%1?expand[0]=refunds").arg(small))
+                                      .json.value(QStringLiteral("refunds")).toObject();
+    QCOMPARE(smallList.value(QStringLiteral("data")).toArray().size(), 10);
+    QCOMPARE(smallList.value(QStringLiteral("has_more")).toBool(true), false);
+
+    const SimReply bad = m_client->get(QStringLiteral("/v1/charges/%1?expand[]=customer").arg(charge));
+    QCOMPARE(bad.status, 400);
+    QCOMPARE(bad.errorType(), QStringLiteral("invalid_request_error"));
+    QVERIFY(bad.json.value(QStringLiteral("error")).toObject().value(QStringLiteral("message")).toString()
+                .contains(QLatin1String("cannot be expanded (customer)")));
+    QCOMPARE(m_client->get(QStringLiteral("/v1/charges/%1?expand=refunds").arg(charge)).status, 400);
+}
+
+// GET /v1/payment_intents/{id} (docs.stripe.com/api/payment_intents/object).
+void TestPaysimApi::paymentIntent()
+{
+    const QJsonObject charge = seedOne(*m_client, {{QStringLiteral("age_seconds"), 3600}});
+    const QString pi = charge.value(QStringLiteral("payment_intent")).toString();
+    const SimReply got = m_client->get(QStringLiteral("/v1/payment_intents/") + pi);
+    QCOMPARE(got.status, 200);
+    const QJsonObject p = got.json;
+    QCOMPARE(p.value(QStringLiteral("id")).toString(), pi);
+    QCOMPARE(p.value(QStringLiteral("object")).toString(), QStringLiteral("payment_intent"));
+    QCOMPARE(p.value(QStringLiteral("amount")).toInteger(), 9900);
+    QCOMPARE(p.value(QStringLiteral("amount_received")).toInteger(), 9900);
+    QCOMPARE(p.value(QStringLiteral("amount_capturable")).toInteger(-1), 0);
+    QCOMPARE(p.value(QStringLiteral("currency")).toString(), QStringLiteral("usd"));
+    QCOMPARE(p.value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
+    QCOMPARE(p.value(QStringLiteral("latest_charge")).toString(), charge.value(QStringLiteral("id")).toString());
+    QCOMPARE(p.value(QStringLiteral("created")).toInteger(), charge.value(QStringLiteral("created")).toInteger());
+    QVERIFY(p.value(QStringLiteral("metadata")).isObject());
+    QCOMPARE(p.value(QStringLiteral("livemode")).toBool(true), false);
+    QCOMPARE(p.value(QStringLiteral("payment_method_types")).toArray(), QJsonArray{QStringLiteral("card")});
+
+    const SimReply expanded = m_client->get(QStringLiteral("/v1/payment_intents/%1?expand[]=latest_charge").arg(pi));
+    QCOMPARE(expanded.status, 200);
+    QCOMPARE(expanded.json.value(QStringLiteral("latest_charge")).toObject(), charge);
+
+    const SimReply missing = m_client->get(QStringLiteral("/v1/payment_intents/pi_nope"));
+    QCOMPARE(missing.status, 404);
+    QCOMPARE(missing.errorCode(), QStringLiteral("resource_missing"));
+    QCOMPARE(missing.json.value(QStringLiteral("error")).toObject().value(QStringLiteral("message")).toString(),
+             QStringLiteral("No such payment_intent: 'pi_nope'"));
+    QCOMPARE(m_client->post(QStringLiteral("/v1/payment_intents/") + pi, {}).status, 404);
+    QCOMPARE(m_client->get(QStringLiteral("/v1/payment_intents")).status, 404);
+}
+
+void TestPaysimApi::disputes()
+{
+    const QString charge = m_client->seedCharge(5000);
+    const SimReply disputed = m_client->adminPost(QStringLiteral("/_sim/charges/%1/dispute").arg(charge),
+                                                  {{QStringLiteral("reason"), QStringLiteral("fraudulent")}});
+    QCOMPARE(disputed.status, 200);
+    QCOMPARE(disputed.json.value(QStringLiteral("disputed")).toBool(false), true);
+    QCOMPARE(m_client->get(QStringLiteral("/v1/charges/") + charge).json.value(QStringLiteral("disputed")).toBool(false), true);
+    const SimReply events = m_client->get(QStringLiteral("/v1/events?type=charge.dispute.created"));
+    const QJsonArray data = events.json.value(QStringLiteral("data")).toArray();
+    QCOMPARE(data.size(), 1);
+    const QJsonObject dispute = data.at(0).toObject().value(QStringLiteral("data")).toObject().value(QStringLiteral("object")).toObject();
+    QCOMPARE(dispute.value(QStringLiteral("object")).toString(), QStringLiteral("dispute"));
+    QVERIFY(dispute.value(QStringLiteral("id")).toString().startsWith(QLatin1String("dp_")));
+    QCOMPARE(dispute.value(QStringLiteral("charge")).toString(), charge);
+    QCOMPARE(dispute.value(QStringLiteral("amount")).toInteger(), 5000);
+    QCOMPARE(dispute.value(QStringLiteral("reason")).toString(), QStringLiteral("fraudulent"));
+    QCOMPARE(dispute.value(QStringLiteral("status")).toString(), QStringLiteral("needs_response"));
+
+    QCOMPARE(m_client->adminPost(QStringLiteral("/_sim/charges/%1/dispute").arg(charge)).status, 400); // once only
+    QCOMPARE(m_client->adminPost(QStringLiteral("/_sim/charges/ch_nope/dispute")).status, 404);
+    const QString other = m_client->seedCharge(100);
+    QCOMPARE(m_client->adminPost(QStringLiteral("/_sim/charges/%1/dispute").arg(other),
+                                 {{QStringLiteral("reason"), QStringLiteral("because")}}).status, 400);
+    QCOMPARE(m_client->get(QStringLiteral("/v1/charges/") + other).json.value(QStringLiteral("disputed")).toBool(true), false);
+
+    // Or disputed when seeded (reason "general").
+    const QJsonObject seeded = seedOne(*m_client, {{QStringLiteral("disputed"), true}});
+    QCOMPARE(seeded.value(QStringLiteral("disputed")).toBool(false), true);
+    QCOMPARE(m_client->get(QStringLiteral("/v1/events?type=charge.dispute.created")).json.value(QStringLiteral("data")).toArray().size(), 2);
+}
+
+void TestPaysimApi::seedRefusals_data()
+{
+    QTest::addColumn<QJsonObject>("extra");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("negative age") << QJsonObject{{QStringLiteral("age_seconds"), -1}} << "'age_seconds'";
+    QTest::newRow("fractional age") << QJsonObject{{QStringLiteral("age_seconds"), 1.5}} << "'age_seconds'";
+    QTest::newRow("age as text") << QJsonObject{{QStringLiteral("age_seconds"), QStringLiteral("3600")}} << "'age_seconds'";
+    QTest::newRow("age over ten years") << QJsonObject{{QStringLiteral("age_seconds"), 11LL * 366 * 86400}} << "'age_seconds'";
+    QTest::newRow("unknown source") << QJsonObject{{QStringLiteral("source"), QStringLiteral("tok_chargeDeclined")}} << "'source'";
+    QTest::newRow("card not an object") << QJsonObject{{QStringLiteral("card"), QStringLiteral("visa")}} << "'card'";
+    QTest::newRow("brand with capitals") << QJsonObject{{QStringLiteral("card"), QJsonObject{{QStringLiteral("brand"), QStringLiteral("Visa")}}}} << "'card.brand'";
+    QTest::newRow("last4 of three digits") << QJsonObject{{QStringLiteral("card"), QJsonObject{{QStringLiteral("last4"), QStringLiteral("424")}}}} << "'card.last4'";
+    QTest::newRow("last4 as a number") << QJsonObject{{QStringLiteral("card"), QJsonObject{{QStringLiteral("last4"), 4242}}}} << "'card.last4'";
+    QTest::newRow("disputed as text") << QJsonObject{{QStringLiteral("disputed"), QStringLiteral("yes")}} << "'disputed'";
+}
+
+void TestPaysimApi::seedRefusals()
+{
+    QFETCH(QJsonObject, extra);
+    QFETCH(QString, message);
+    QJsonObject body = extra;
+    body.insert(QStringLiteral("amounts"), QJsonArray{100});
+    const SimReply r = m_client->adminPost(QStringLiteral("/_sim/charges"), body);
+    QCOMPARE(r.status, 400);
+    QVERIFY2(QString::fromUtf8(r.body).contains(message), r.body.constData());
+    QCOMPARE(m_server->store().charges().size(), 0); // nothing seeded
+}
+
+void TestPaysimApi::seededLookSurvivesRestart()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    PaysimConfig config;
+    config.dbPath = dir.filePath(QStringLiteral("paysim.db"));
+    auto server = std::make_unique<PaysimServer>(config);
+    QString error;
+    QVERIFY2(server->start(&error), qPrintable(error));
+    SimClient client(server->baseUrl());
+    const QJsonObject seeded = seedOne(client, {{QStringLiteral("age_seconds"), 86400},
+                                                {QStringLiteral("card"), QJsonObject{{QStringLiteral("brand"), QStringLiteral("jcb")},
+                                                                                     {QStringLiteral("last4"), QStringLiteral("0000")}}},
+                                                {QStringLiteral("disputed"), true}});
+    const QString id = seeded.value(QStringLiteral("id")).toString();
+    server.reset();
+    server = std::make_unique<PaysimServer>(config);
+    QVERIFY2(server->start(&error), qPrintable(error));
+    client.setBase(server->baseUrl());
+    const SimReply got = client.get(QStringLiteral("/v1/charges/") + id);
+    QCOMPARE(got.status, 200);
+    QCOMPARE(got.json, seeded);
 }
 
 void TestPaysimApi::errors_data()
