@@ -125,6 +125,8 @@ ApiResponse ActionService::ledgerFailure(const LedgerError &error, const QString
         return problem(QStringLiteral("stale_state_version"), error.message(), instance);
     case Code::Forbidden:
         return problem(QStringLiteral("illegal_state"), error.message(), instance);
+    case Code::OverBudget:
+        return exceedsRefundable(error, instance);
     case Code::Storage:
     case Code::None:
         break;
@@ -132,6 +134,20 @@ ApiResponse ActionService::ledgerFailure(const LedgerError &error, const QString
     qCWarning(lcApi) << "ledger failure:" << error.toString();
     return problem(QStringLiteral("internal"), QStringLiteral("an unexpected ledger failure; nothing was written"),
                    instance);
+}
+
+ApiResponse ActionService::exceedsRefundable(const LedgerError &error, const QString &instance)
+{
+    const QJsonObject &budget = error.detail();
+    return Problem(QStringLiteral("exceeds_refundable"), error.message())
+        .with(QStringLiteral("captured"), budget.value(QLatin1String("captured")))
+        .with(QStringLiteral("refunded"), budget.value(QLatin1String("refunded_at_provider")))
+        .with(QStringLiteral("reserved"), budget.value(QLatin1String("reserved")))
+        .with(QStringLiteral("requested"), budget.value(QLatin1String("requested")))
+        .with(QStringLiteral("available"), budget.value(QLatin1String("available")))
+        .with(QStringLiteral("currency"), budget.value(QLatin1String("currency")))
+        .with(QStringLiteral("budget"), budget)
+        .toResponse(instance);
 }
 
 ApiResponse ActionService::mutationFailure(const LedgerError &error, const QString &id, qint64 ifMatch,

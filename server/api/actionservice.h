@@ -84,6 +84,9 @@ public:
 
     // Problem answers shared with the HTTP layer.
     ApiResponse ledgerFailure(const LedgerError &error, const QString &instance) const;
+    // 422 exceeds_refundable: the charge's budget from the error's detail (captured, refunded,
+    // reserved, requested, and the whole budget).
+    static ApiResponse exceedsRefundable(const LedgerError &error, const QString &instance);
     ApiResponse stale(const ActionRecord &current, qint64 ifMatch, const QString &instance) const;
     // load(), then the If-Match check every mutation of an existing action makes first.
     std::variant<ApiResponse, ActionRecord> loadForMutation(const User &user, const QString &id, qint64 ifMatch,

@@ -47,6 +47,7 @@ const QHash<QString, CodeInfo> &codes()
         {QStringLiteral("idempotency_key_reuse"), {422, "Idempotency key reused"}},
         {QStringLiteral("no_evidence"), {422, "No evidence"}},
         {QStringLiteral("no_remaining_amount"), {422, "No remaining amount"}},
+        {QStringLiteral("exceeds_refundable"), {422, "Exceeds the refundable amount"}},
         {QStringLiteral("if_match_required"), {428, "If-Match required"}},
         {QStringLiteral("too_many_auth_failures"), {429, "Too many failed authentications"}},
         {QStringLiteral("header_too_large"), {431, "Request header fields too large"}},

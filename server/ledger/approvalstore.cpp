@@ -1,5 +1,6 @@
 #include "server/ledger/approvalstore.h"
 
+#include "server/ledger/chargestore.h"
 #include "server/ledger/ids.h"
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/ledgerrows.h"
@@ -66,6 +67,11 @@ LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QS
                 return err(Code::IllegalTransition, QStringLiteral("only a PENDING action can be approved; %1 is %2")
                                                         .arg(actionId, toWire(row.record.state)));
             e = checkSignable(db, row, who);
+            // Issue 14: not more than the charge can still refund, counting what is approved and
+            // queued, in flight, unknown, under review or completed since the provider's last word.
+            if (e.ok())
+                e = ChargeStore::requireRoomIn(db, row.record, ChargeBudget::Stage::Approval,
+                                               QStringLiteral("%1 cannot be approved").arg(actionId));
         } else {
             e = applyTrigger(after, Trigger::HumanReject, note);
         }

@@ -1,6 +1,7 @@
 #include "server/ledger/executionstore.h"
 
 #include "server/ledger/auditchain.h"
+#include "server/ledger/chargestore.h"
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/ledgerlog.h"
 #include "server/ledger/ledgerrows.h"
@@ -60,8 +61,9 @@ Attempt openAttemptOf(const ActionRecord &record, int seq, const QString &execut
     return attempt;
 }
 
-// Claims one loaded PENDING action inside the caller's write transaction. On fingerprint drift it
-// stops the action for review (committed with the transaction) and sets *drift instead.
+// Claims one loaded PENDING action inside the caller's write transaction. On fingerprint drift, or
+// when it no longer fits its charge's refund budget, it stops the action for review (committed
+// with the transaction) and sets *drift instead.
 LedgerError claimRow(QSqlDatabase &db, const QDateTime &now, const ActionRow &row, const QString &executor,
                      std::chrono::milliseconds lease, Claim *out, LedgerError *drift,
                      const ClaimContext *context = nullptr)
@@ -98,6 +100,29 @@ LedgerError claimRow(QSqlDatabase &db, const QDateTime &now, const ActionRow &ro
         e = applyTrigger(after, Trigger::StopForReview, reason);
         if (e.ok())
             e = commitChange(db, now, row, after, {executor, QStringLiteral("state_changed"), reason, {}, {}});
+        if (!e.ok())
+            return e;
+        out->record = after.record;
+        *drift = err(Code::Conflict, reason);
+        return {};
+    }
+
+    // Issue 14: nothing is sent that no longer fits the charge's refund budget — what the
+    // provider last said is left, less what has gone further than PENDING in Countersign (in
+    // flight, unknown, under review, completed since). Under the charge's lock, so two claims on
+    // one charge, on any instance, decide one after the other.
+    ChargeBudget budget;
+    e = ChargeStore::budgetIn(db, row.record.targetType, row.record.targetId, ChargeBudget::Stage::Claim, id, &budget);
+    if (!e.ok())
+        return e;
+    if (!budget.fits(row.record.amount, row.record.currency)) {
+        const QString reason = QStringLiteral("over the charge's refundable amount: %1; nothing was sent")
+                                   .arg(budget.describe(row.record.amount, row.record.currency));
+        ActionRow after = row;
+        e = applyTrigger(after, Trigger::StopForReview, reason);
+        if (e.ok())
+            e = commitChange(db, now, row, after,
+                             {executor, QStringLiteral("state_changed"), reason, QStringLiteral("budget"), budget.toJson()});
         if (!e.ok())
             return e;
         out->record = after.record;

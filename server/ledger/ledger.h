@@ -2,6 +2,7 @@
 
 #include "server/ledger/actionreader.h"
 #include "server/ledger/approvalstore.h"
+#include "server/ledger/chargestore.h"
 #include "server/ledger/evidencestore.h"
 #include "server/ledger/executionstore.h"
 #include "server/ledger/ledgerdatabase.h"
@@ -23,6 +24,7 @@ namespace cs {
 //   approvals()  ApprovalStore  approve, reject
 //   execution()  ExecutionStore claims, leases, attempts, group commit, recovery (Executor)
 //   evidence()   EvidenceStore  lookups, reconciliation, webhook events, the reconciler's schedule
+//   charges()    ChargeStore    the provider's snapshots of charges, the refund budget per charge
 //   reader()     ActionReader   every read: the queue, one action's history, the audit log
 //   database()   LedgerDatabase the SQL layer, for other tables in the same file (users, replays)
 //
@@ -64,6 +66,7 @@ public:
     ApprovalStore &approvals() { return m_approvals; }
     ExecutionStore &execution() { return m_execution; }
     EvidenceStore &evidence() { return m_evidence; }
+    ChargeStore &charges() { return m_charges; }
     const ActionReader &reader() const { return m_reader; }
 
 private:
@@ -72,6 +75,7 @@ private:
     ApprovalStore m_approvals;
     ExecutionStore m_execution;
     EvidenceStore m_evidence;
+    ChargeStore m_charges;
     ActionReader m_reader;
 };
 

@@ -62,6 +62,8 @@ QList<TableSpec> knownTables()
         spec("reconcile_schedule", "action_id"),
         spec("webhook_events", "event_id"),
         spec("api_requests", "user_name,idempotency_key"),
+        spec("charges", "charge_key"),
+        spec("charge_snapshots", "charge_key,seq"),
         spec("action_state_counts", "state", true),
         spec("action_requester_state_counts", "requested_by,state", true),
     };

@@ -16,6 +16,7 @@ QString toWire(LedgerError::Code code)
     case LedgerError::Code::Busy: return QStringLiteral("busy");
     case LedgerError::Code::Storage: return QStringLiteral("storage");
     case LedgerError::Code::Unavailable: return QStringLiteral("unavailable");
+    case LedgerError::Code::OverBudget: return QStringLiteral("over_budget");
     }
     return QStringLiteral("unknown");
 }

@@ -677,6 +677,54 @@ Migrations::Migration stepCostSchema()
     return m;
 }
 
+// Version 9 (owned by ChargeStore, issue 14): what the provider said about each charge, kept as
+// timed evidence, and the one row per charge that every decision on its refund budget locks.
+// charges: one row per charge (ch_…) that was ever read; a proposal, an approval, a claim and a
+// new snapshot of the charge take its row lock on PostgreSQL (FOR UPDATE; SQLite's write lock
+// holds the whole file), so two of them can never both see the same room in the budget.
+// charge_snapshots: append-only, `seq` per charge; the snapshot column is
+// ChargeSnapshot::toJson (compact), the other columns what the budget reads without parsing it.
+// A snapshot of an unknown target or a failed read is kept under its target's id.
+Migrations::Migration chargeBudgetSchema()
+{
+    Migrations::Migration m;
+    m.version = 9;
+    m.name = QStringLiteral("charges and their snapshots from the provider (the refund budget)");
+    const QString tables[] = {
+        QStringLiteral("CREATE TABLE charges ("
+                       " charge_key TEXT NOT NULL PRIMARY KEY,"
+                       " first_read_at BIGINT NOT NULL)"),
+        QStringLiteral("CREATE TABLE charge_snapshots ("
+                       " charge_key TEXT NOT NULL REFERENCES charges (charge_key),"
+                       " seq INTEGER NOT NULL CHECK (seq > 0),"
+                       " target_type TEXT NOT NULL CHECK (target_type IN ('charge', 'payment_intent')),"
+                       " target_id TEXT NOT NULL,"
+                       " asked_by TEXT NOT NULL,"
+                       " read_at BIGINT NOT NULL,"
+                       " result TEXT NOT NULL CHECK (result IN ('FOUND', 'NOT_FOUND', 'ERROR')),"
+                       " currency TEXT NOT NULL,"
+                       " amount_captured BIGINT NOT NULL CHECK (amount_captured >= 0),"
+                       " amount_refunded BIGINT NOT NULL CHECK (amount_refunded >= 0),"
+                       " snapshot TEXT NOT NULL,"
+                       " PRIMARY KEY (charge_key, seq))"),
+        QStringLiteral("CREATE INDEX charge_snapshots_by_target ON charge_snapshots (target_id, read_at)"),
+    };
+    const QString message = QStringLiteral("countersign: charge snapshots are append-only");
+    for (const QString &ddl : tables) {
+        m.statements << ddl;
+        m.postgres << pg(ddl);
+    }
+    m.statements << forbid(QStringLiteral("charge_snapshots_no_update"), QStringLiteral("UPDATE"),
+                           QStringLiteral("charge_snapshots"), message)
+                 << forbid(QStringLiteral("charge_snapshots_no_delete"), QStringLiteral("DELETE"),
+                           QStringLiteral("charge_snapshots"), message);
+    m.postgres << pgForbid(QStringLiteral("charge_snapshots_no_update"), QStringLiteral("UPDATE"),
+                           QStringLiteral("charge_snapshots"), message)
+               << pgForbid(QStringLiteral("charge_snapshots_no_delete"), QStringLiteral("DELETE"),
+                           QStringLiteral("charge_snapshots"), message);
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -693,7 +741,7 @@ const QList<Migrations::Migration> &Migrations::all()
 {
     static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema(), consoleSchema(),
                                                    sortSchema(), tokenLifecycleSchema(), followUpIndexSchema(),
-                                                   stepCostSchema()};
+                                                   stepCostSchema(), chargeBudgetSchema()};
     return migrations;
 }
 

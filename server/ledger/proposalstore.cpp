@@ -1,6 +1,7 @@
 #include "server/ledger/proposalstore.h"
 
 #include "server/ledger/auditchain.h"
+#include "server/ledger/chargestore.h"
 #include "server/ledger/ids.h"
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/ledgerrows.h"
@@ -194,9 +195,21 @@ LedgerResult<ProposalStore::ProposeResult> ProposalStore::propose(const Proposal
                 return e;
             }
         }
+        if (input.charge) {
+            ChargeStore::Recorded recorded;
+            e = ChargeStore::recordIn(db, now, *input.charge, &recorded);
+            if (!e.ok())
+                return e;
+        }
         ActionRow row;
         row.record = candidate;
         ActionRecord &r = row.record;
+        // Issue 14: a new proposal must fit what its charge can still refund, counting every open
+        // proposal on it (two racing proposals wait for each other on the charge's lock).
+        e = ChargeStore::requireRoomIn(db, r, ChargeBudget::Stage::Proposal,
+                                       QStringLiteral("a refund of %1 cannot be proposed").arg(r.targetId));
+        if (!e.ok())
+            return e;
         e = mintActionId(db, &r.id);
         if (!e.ok())
             return e;
@@ -270,6 +283,13 @@ LedgerResult<ActionRecord> ProposalStore::amendBeforeSending(const QString &acti
         after.record.requestFingerprint = requestFingerprint(after.record.providerRequest());
         // The old approval signed another request: a new approval must sign this one and mint its key.
         after.record.idempotencyKey.clear();
+        // A larger amount must still fit, as a new proposal must.
+        if (after.record.amount > row.record.amount) {
+            e = ChargeStore::requireRoomIn(db, after.record, ChargeBudget::Stage::Proposal,
+                                           QStringLiteral("%1 cannot be amended to that amount").arg(actionId));
+            if (!e.ok())
+                return e;
+        }
         e = commitChange(db, now, row, after,
                          {who, QStringLiteral("amended"),
                           QStringLiteral("amended before sending; a new approval is required"), {}, {}});

@@ -3,6 +3,7 @@
 #include "server/ledger/ledgerresult.h"
 
 #include "models/actionrecord.h"
+#include "models/chargesnapshot.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -35,6 +36,10 @@ public:
         QString parentId;        // for a follow-up: an existing action; empty otherwise
         QString note;            // why, in the proposer's words: kept in the "proposed" audit event
                                  // (its reason and after.note), not part of the payload
+        // What the provider said about the target just before (the caller asked it): recorded
+        // with the proposal (ChargeStore). A new proposal that does not fit its charge's budget
+        // is refused with OverBudget and nothing is written, the snapshot included.
+        std::optional<ChargeSnapshot> charge;
     };
 
     struct ProposeResult

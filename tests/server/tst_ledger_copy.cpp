@@ -238,6 +238,23 @@ void TestLedgerCopy::buildHistory(const QString &path)
     QVERIFY(users.addUser(QStringLiteral("alice"), Role::Approver).ok());
     QVERIFY(users.addUser(QStringLiteral("agent-7"), Role::Agent).ok());
     QVERIFY(users.setDisabled(QStringLiteral("agent-7"), true).ok());
+    // The provider's word on a charge (a refund of it listed, the reasons' text variants kept).
+    ChargeSnapshot charge;
+    charge.targetId = sampleInput(QStringLiteral("x")).targetId;
+    charge.chargeId = charge.targetId;
+    charge.askedBy = QStringLiteral("proposal");
+    charge.result = ChargeSnapshot::Result::Found;
+    charge.amount = charge.amountCaptured = 1000000; // room for what the later tests propose on it
+    charge.amountRefunded = 4000;
+    charge.currency = QStringLiteral("usd");
+    charge.readAt = clock.now();
+    ChargeSnapshot::Refund listed;
+    listed.id = QStringLiteral("re_1");
+    listed.amount = 4000;
+    listed.status = QStringLiteral("succeeded");
+    listed.actionId = done.id;
+    charge.refunds = {listed};
+    QVERIFY(ledger.charges().record(charge).ok());
     RequestReplayStore replays(&ledger.database(), clock.clock(), {});
     QVERIFY(replays.begin(QStringLiteral("agent-7"), QStringLiteral("key-1"), QStringLiteral("hash"),
                           QStringLiteral("POST"), QStringLiteral("/api/v1/actions"))
@@ -293,6 +310,8 @@ void TestLedgerCopy::copyKeepsEveryRow()
         {QStringLiteral("reconcile_schedule"), QStringLiteral("action_id")},
         {QStringLiteral("webhook_events"), QStringLiteral("event_id")},
         {QStringLiteral("api_requests"), QStringLiteral("user_name, idempotency_key")},
+        {QStringLiteral("charges"), QStringLiteral("charge_key")},
+        {QStringLiteral("charge_snapshots"), QStringLiteral("charge_key, seq")},
         {QStringLiteral("action_state_counts"), QStringLiteral("state")},
         {QStringLiteral("action_requester_state_counts"), QStringLiteral("requested_by, state")},
     };

@@ -259,6 +259,8 @@ void TestLedgerCounts::migrationCountsExistingRows()
             QSqlQuery q(db);
             for (const char *sql : {"ALTER TABLE users DROP COLUMN token_created_at",
                                     "ALTER TABLE users DROP COLUMN expires_at", "ALTER TABLE users DROP COLUMN last_used_at",
+                                    "DROP TABLE charge_snapshots", "DROP TABLE charges",
+                                    "DELETE FROM schema_version WHERE version = 9",
                                     "DELETE FROM schema_version WHERE version = 8",
                                     "DELETE FROM schema_version WHERE version = 7",
                                     "DELETE FROM schema_version WHERE version = 6", "DROP TRIGGER actions_attempt_count", "DROP TRIGGER actions_last_event",
