@@ -677,6 +677,37 @@ Migrations::Migration stepCostSchema()
     return m;
 }
 
+// Version 9 (issue 19): the agent's reasons travel with the proposal — justification, context_url
+// and facts (a JSON object of strings) on actions, '' / '' / '{}' for the rows already there.
+// Immutable from the start, in the database on both engines: the agent's reasons are what an
+// approver read, so no later UPDATE may change them, sent or not (unlike the payload, which may be
+// amended before sending). None of them is part of the provider request or its fingerprint.
+Migrations::Migration reasonsSchema()
+{
+    Migrations::Migration m;
+    m.version = 9;
+    m.name = QStringLiteral("the agent's reasons on actions (justification, context_url, facts), immutable");
+    const QStringList columns = {QStringLiteral("justification"), QStringLiteral("context_url"),
+                                 QStringLiteral("facts")};
+    const QString message = QStringLiteral("countersign: the agent''s reasons (justification, context_url, facts)"
+                                           " never change");
+    const QStringList add = {
+        QStringLiteral("ALTER TABLE actions ADD COLUMN justification TEXT NOT NULL DEFAULT ''"),
+        QStringLiteral("ALTER TABLE actions ADD COLUMN context_url TEXT NOT NULL DEFAULT ''"),
+        QStringLiteral("ALTER TABLE actions ADD COLUMN facts TEXT NOT NULL DEFAULT '{}'"),
+    };
+    m.statements = add;
+    m.statements << QStringLiteral("CREATE TRIGGER actions_reasons_frozen BEFORE UPDATE ON actions WHEN %1"
+                                   " BEGIN SELECT RAISE(ABORT, '%2'); END")
+                        .arg(anyColumnChanged(columns), message);
+    for (const QString &statement : add)
+        m.postgres << pg(statement);
+    m.postgres << QStringLiteral("CREATE TRIGGER actions_reasons_frozen BEFORE UPDATE ON actions FOR EACH ROW"
+                                 " WHEN (%1) EXECUTE FUNCTION countersign_refuse('%2')")
+                      .arg(anyColumnChanged(columns, QStringLiteral("IS DISTINCT FROM")), message);
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -693,7 +724,7 @@ const QList<Migrations::Migration> &Migrations::all()
 {
     static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema(), consoleSchema(),
                                                    sortSchema(), tokenLifecycleSchema(), followUpIndexSchema(),
-                                                   stepCostSchema()};
+                                                   stepCostSchema(), reasonsSchema()};
     return migrations;
 }
 

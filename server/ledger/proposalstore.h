@@ -7,6 +7,7 @@
 #include <QDateTime>
 #include <QJsonObject>
 #include <QList>
+#include <QMap>
 #include <QString>
 
 namespace cs {
@@ -35,6 +36,11 @@ public:
         QString parentId;        // for a follow-up: an existing action; empty otherwise
         QString note;            // why, in the proposer's words: kept in the "proposed" audit event
                                  // (its reason and after.note), not part of the payload
+        // The agent's reasons (ActionRecord): stored with the action, immutable (a trigger), compared
+        // on resubmission, never part of the provider request. Limits as ActionRecord states them.
+        QString justification;
+        QString contextUrl;
+        QMap<QString, QString> facts;
     };
 
     struct ProposeResult
