@@ -126,6 +126,8 @@ LedgerError commitChange(QSqlDatabase &db, const QDateTime &now, const ActionRow
 LedgerError requireText(const QString &value, const QString &what, qsizetype maxLength = kMaxTextField);
 LedgerError checkNote(const QString &note);
 LedgerError checkRefundReason(const QString &reason);
+// One of Approval::rejectionReasons().
+LedgerError checkRejectionReason(const QString &reason);
 QString truncated(const QString &value, qsizetype limit);
 
 // --- per-action append-only tables ---------------------------------------------------------------
@@ -146,7 +148,12 @@ bool insertAttempt(QSqlDatabase &db, const Attempt &a, LedgerError *error);
 bool finishOpenAttemptsUnknown(QSqlDatabase &db, const QString &actionId, const QDateTime &now, int *finished,
                                LedgerError *error);
 
+// The approval as execution reads it (kApprovalColumnCount columns; the executor's claim selects
+// the same columns itself); the history adds the rejection's reason (migration 9) after them.
+constexpr int kApprovalColumnCount = 8;
 const QString &approvalColumns();
+const QString &approvalHistoryColumns();
+Approval approvalHistoryFromRow(const sql::Statement &q);
 Approval approvalFromRow(const sql::Statement &q, int first = 0);
 bool insertApproval(QSqlDatabase &db, const Approval &a, LedgerError *error);
 

@@ -197,7 +197,7 @@ private slots:
             reply = m_client->post(QStringLiteral("/actions/%1/approvals").arg(id), t, {}, ifMatch);
         } else if (endpoint.endsWith(u"rejections")) {
             reply = m_client->post(QStringLiteral("/actions/%1/rejections").arg(id), t,
-                                   {{QStringLiteral("reason"), QStringLiteral("duplicate request")}}, ifMatch);
+                                   {{QStringLiteral("reason"), QStringLiteral("duplicate")}, {QStringLiteral("note"), QStringLiteral("duplicate request")}}, ifMatch);
         } else if (endpoint.endsWith(u"lookups")) {
             reply = m_client->post(QStringLiteral("/actions/%1/lookups").arg(id), t, {}, ifMatch);
         } else if (endpoint.endsWith(u"reconciliations")) {
@@ -283,7 +283,7 @@ private slots:
             headers.append({"If-Match", value});
         const LedgerCounts before = ledgerCounts(m_harness.ledger());
         const ApiReply reply = m_client->post(QStringLiteral("/actions/%1/rejections").arg(id), token(QStringLiteral("bob")),
-                                              {{QStringLiteral("reason"), QStringLiteral("not needed")}}, headers);
+                                              {{QStringLiteral("reason"), QStringLiteral("not_eligible")}}, headers);
         QVERIFY2(reply.status == status, reply.body.constData());
         if (!code.isEmpty()) {
             QCOMPARE(reply.code(), code);
@@ -434,6 +434,10 @@ private slots:
         QTest::newRow("approval with unknown member") << QByteArray("POST") << QStringLiteral("/actions/{id}/approvals") << QStringLiteral("ana") << QByteArray(R"({"note":"ok","amount":1})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("amount");
         QTest::newRow("approval note as number") << QByteArray("POST") << QStringLiteral("/actions/{id}/approvals") << QStringLiteral("ana") << QByteArray(R"({"note":7})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("note");
         QTest::newRow("blank rejection reason") << QByteArray("POST") << QStringLiteral("/actions/{id}/rejections") << QStringLiteral("ana") << QByteArray(R"({"reason":"   "})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("reason");
+        QTest::newRow("rejection without reason") << QByteArray("POST") << QStringLiteral("/actions/{id}/rejections") << QStringLiteral("ana") << QByteArray(R"({"note":"no"})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("reason");
+        QTest::newRow("rejection with free text as reason") << QByteArray("POST") << QStringLiteral("/actions/{id}/rejections") << QStringLiteral("ana") << QByteArray(R"({"reason":"customer withdrew"})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("reason");
+        QTest::newRow("rejection other without note") << QByteArray("POST") << QStringLiteral("/actions/{id}/rejections") << QStringLiteral("ana") << QByteArray(R"({"reason":"other"})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("note");
+        QTest::newRow("rejection other with blank note") << QByteArray("POST") << QStringLiteral("/actions/{id}/rejections") << QStringLiteral("ana") << QByteArray(R"({"reason":"other","note":"  "})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("note");
         QTest::newRow("lookup body not empty") << QByteArray("POST") << QStringLiteral("/actions/{id}/lookups") << QStringLiteral("sam") << QByteArray(R"({"force":true})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("force");
         QTest::newRow("reconcile unknown outcome") << QByteArray("POST") << QStringLiteral("/actions/{id}/reconciliations") << QStringLiteral("sam") << QByteArray(R"({"outcome":"maybe","evidence_lookup_seq":1,"note":"x"})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("outcome");
         QTest::newRow("follow-up negative total") << QByteArray("POST") << QStringLiteral("/actions/{id}/follow-ups") << QStringLiteral("sam") << QByteArray(R"({"desired_total_amount":-5,"note":"x"})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("desired_total_amount");
@@ -626,6 +630,41 @@ private slots:
                      .value(QStringLiteral("justification")).toString(), justification);
         QVERIFY(!conflicts.first().toObject().value(QStringLiteral("conflicting_payload")).toObject()
                      .contains(QStringLiteral("justification")));
+    }
+
+    // Issue 19: a rejection's reason and note are stored with it, in the action's approvals list,
+    // and the agent reads them on its own action.
+    void rejectionReasons()
+    {
+        const ApiReply proposed = freshAction();
+        const QString id = idOf(proposed);
+        const ApiReply rejected = m_client->post(QStringLiteral("/actions/%1/rejections").arg(id), token(QStringLiteral("ana")),
+                                                 {{QStringLiteral("reason"), QStringLiteral("wrong_amount")},
+                                                  {QStringLiteral("note"), QStringLiteral("the order was 35.00")}},
+                                                 {{"If-Match", proposed.ifMatch()}});
+        QCOMPARE(rejected.status, 200);
+        const QJsonObject approval = rejected.json.value(QStringLiteral("approval")).toObject();
+        QCOMPARE(approval.value(QStringLiteral("decision")).toString(), QStringLiteral("rejected"));
+        QCOMPARE(approval.value(QStringLiteral("reason")).toString(), QStringLiteral("wrong_amount"));
+        QCOMPARE(approval.value(QStringLiteral("note")).toString(), QStringLiteral("the order was 35.00"));
+        const ApiReply seen = m_client->get(QStringLiteral("/actions/") + id, token(QStringLiteral("agent-7")));
+        QCOMPARE(seen.status, 200);
+        QCOMPARE(seen.json.value(QStringLiteral("state")).toString(), QStringLiteral("REJECTED"));
+        const QJsonObject listed = seen.json.value(QStringLiteral("approvals")).toArray().first().toObject();
+        QCOMPARE(listed.value(QStringLiteral("reason")).toString(), QStringLiteral("wrong_amount"));
+        QCOMPARE(listed.value(QStringLiteral("note")).toString(), QStringLiteral("the order was 35.00"));
+        QCOMPARE(record(id).state, ActionState::Rejected);
+
+        // Every reason of the list is accepted; a note is optional but for "other".
+        for (const QString &reason : cs::Approval::rejectionReasons()) {
+            const ApiReply next = freshAction();
+            QJsonObject body{{QStringLiteral("reason"), reason}};
+            if (reason == u"other")
+                body.insert(QStringLiteral("note"), QStringLiteral("the customer asked us to stop"));
+            const ApiReply r = m_client->post(QStringLiteral("/actions/%1/rejections").arg(idOf(next)),
+                                              token(QStringLiteral("ana")), body, {{"If-Match", next.ifMatch()}});
+            QVERIFY2(r.status == 200, qPrintable(reason + QString::fromUtf8(r.body)));
+        }
     }
 
     void listPagingAndFilters()

@@ -230,7 +230,7 @@ void TestLedgerCopy::buildHistory(const QString &path)
     // Rejected, and pending.
     const auto p = ledger.proposals().propose(sampleInput(QStringLiteral("rejected")), agent());
     QVERIFY(p.ok());
-    QVERIFY(ledger.approvals().reject(p->record.id, approver(), text(), p->record.stateVersion).ok());
+    QVERIFY(ledger.approvals().reject(p->record.id, approver(), QStringLiteral("not_eligible"), text(), p->record.stateVersion).ok());
     QVERIFY(ledger.proposals().propose(sampleInput(QStringLiteral("pending")), agent()).ok());
 
     // A webhook event with its lookup, users, a stored API response.
@@ -460,7 +460,7 @@ void TestLedgerCopy::refusesTextPostgresCannotStore()
         QVERIFY(ledger.open(path).ok());
         const auto p = ledger.proposals().propose(sampleInput(QStringLiteral("odd")), agent());
         QVERIFY(p.ok());
-        QVERIFY(ledger.approvals().reject(p->record.id, approver(), QStringLiteral("no ") + QChar(0xD800),
+        QVERIFY(ledger.approvals().reject(p->record.id, approver(), QStringLiteral("not_eligible"), QStringLiteral("no ") + QChar(0xD800),
                                           p->record.stateVersion).ok());
     }
     const QString uri = newDatabase();

@@ -166,7 +166,7 @@ void TestLedgerCounts::randomOperations(quint32 seed, int operations, int agents
             if (r.approvalVersion == 0 && choice < 2)
                 m_store->approvals().approve(id, approver(), QStringLiteral("ok"), r.stateVersion);
             else if (choice == 0)
-                m_store->approvals().reject(id, approver(), QStringLiteral("no"), r.stateVersion);
+                m_store->approvals().reject(id, approver(), QStringLiteral("not_eligible"), QStringLiteral("no"), r.stateVersion);
             else if (choice == 1)
                 m_store->execution().transition(id, Trigger::StopForReview, approver(), QStringLiteral("look"));
             else if (const auto c = m_store->execution().claim(id, QStringLiteral("exec-1"), 30s); c.ok())
@@ -259,6 +259,7 @@ void TestLedgerCounts::migrationCountsExistingRows()
             QSqlQuery q(db);
             for (const char *sql : {"DROP TRIGGER actions_reasons_frozen", "ALTER TABLE actions DROP COLUMN justification",
                                     "ALTER TABLE actions DROP COLUMN context_url", "ALTER TABLE actions DROP COLUMN facts",
+                                    "ALTER TABLE approvals DROP COLUMN rejection_reason",
                                     "DELETE FROM schema_version WHERE version = 9",
                                     "ALTER TABLE users DROP COLUMN token_created_at",
                                     "ALTER TABLE users DROP COLUMN expires_at", "ALTER TABLE users DROP COLUMN last_used_at",
