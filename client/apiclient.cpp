@@ -182,9 +182,11 @@ ApiCall *ApiClient::approve(const QString &actionId, qint64 ifMatch, const QStri
     return post(actionPath(actionId, "approvals"), QJsonObject{ { QStringLiteral("note"), note } }, ifMatch, key);
 }
 
-ApiCall *ApiClient::reject(const QString &actionId, qint64 ifMatch, const QString &reason, const QString &key)
+ApiCall *ApiClient::reject(const QString &actionId, qint64 ifMatch, const QString &reason, const QString &note,
+                           const QString &key)
 {
-    return post(actionPath(actionId, "rejections"), QJsonObject{ { QStringLiteral("reason"), reason } }, ifMatch, key);
+    return post(actionPath(actionId, "rejections"),
+                QJsonObject{ { QStringLiteral("reason"), reason }, { QStringLiteral("note"), note } }, ifMatch, key);
 }
 
 ApiCall *ApiClient::lookUp(const QString &actionId, qint64 ifMatch, const QString &key)

@@ -75,7 +75,9 @@ public:
     // ---- mutations (ifMatch: the action's state_version; key: empty mints one) ----
     ApiCall *propose(const QJsonObject &proposal, const QString &key = QString());
     ApiCall *approve(const QString &actionId, qint64 ifMatch, const QString &note, const QString &key = QString());
-    ApiCall *reject(const QString &actionId, qint64 ifMatch, const QString &reason, const QString &key = QString());
+    // reason: one of Approval::rejectionReasons(); note required for "other".
+    ApiCall *reject(const QString &actionId, qint64 ifMatch, const QString &reason, const QString &note,
+                    const QString &key = QString());
     ApiCall *lookUp(const QString &actionId, qint64 ifMatch, const QString &key = QString());
     ApiCall *reconcile(const QString &actionId, qint64 ifMatch, bool committed, int evidenceLookupSeq,
                        const QString &note, const QString &key = QString());

@@ -92,10 +92,43 @@ QJsonObject ActionRecord::proposalPayload() const
     return payload;
 }
 
-// The proposal payload's fields, then the record's own.
+QJsonObject factsToJson(const QMap<QString, QString> &facts)
+{
+    QJsonObject json;
+    for (auto it = facts.cbegin(); it != facts.cend(); ++it)
+        json.insert(it.key(), it.value());
+    return json;
+}
+
+QMap<QString, QString> factsFromJson(const QJsonObject &json)
+{
+    QMap<QString, QString> facts;
+    for (auto it = json.constBegin(); it != json.constEnd(); ++it) {
+        if (it.value().isString())
+            facts.insert(it.key(), it.value().toString());
+    }
+    return facts;
+}
+
+QJsonObject ActionRecord::reasonsPayload() const
+{
+    QJsonObject payload;
+    if (!justification.isEmpty())
+        payload.insert(QLatin1String("justification"), justification);
+    if (!contextUrl.isEmpty())
+        payload.insert(QLatin1String("context_url"), contextUrl);
+    if (!facts.isEmpty())
+        payload.insert(QLatin1String("facts"), factsToJson(facts));
+    return payload;
+}
+
+// The proposal payload's fields, then the agent's reasons, then the record's own.
 QJsonObject ActionRecord::toJson() const
 {
     QJsonObject json = proposalPayload();
+    json.insert(QLatin1String("justification"), justification);
+    json.insert(QLatin1String("context_url"), contextUrl);
+    json.insert(QLatin1String("facts"), factsToJson(facts));
     json.insert(QLatin1String("id"), id);
     json.insert(QLatin1String("provider"), provider);
     json.insert(QLatin1String("provider_account"), providerAccount);
@@ -158,6 +191,9 @@ std::optional<ActionRecord> ActionRecord::fromJson(const QJsonObject &json, QStr
     r.reviewReason = in.string(QLatin1String("review_reason"));
     r.createdAt = in.time(QLatin1String("created_at"));
     r.updatedAt = in.time(QLatin1String("updated_at"));
+    r.justification = in.string(QLatin1String("justification"));
+    r.contextUrl = in.string(QLatin1String("context_url"));
+    r.facts = factsFromJson(in.object(QLatin1String("facts")));
     return finish(in, std::move(r), error);
 }
 

@@ -6,6 +6,7 @@
 
 #include <QDateTime>
 #include <QJsonObject>
+#include <QMap>
 #include <QString>
 
 #include <optional>
@@ -50,6 +51,17 @@ struct ActionRecord
     QDateTime createdAt;        // UTC
     QDateTime updatedAt;        // UTC
 
+    // The agent's reasons (issue 19): for the approver only. Immutable from the proposal on and
+    // never part of providerRequest() or its fingerprint. Limits are the API's (docs/API.md):
+    QString justification;             // ≤ 2,000 characters; newline and tab the only controls
+    QString contextUrl;                // an absolute https:// URL with a host, ≤ 2,048; may be empty
+    QMap<QString, QString> facts;      // ≤ 10 members; keys [a-z0-9_]{1,40}; values ≤ 200 characters
+
+    bool hasReasons() const { return !justification.isEmpty() || !contextUrl.isEmpty() || !facts.isEmpty(); }
+    // {"justification", "context_url", "facts"}: the members an agent proposed, empty ones left out
+    // (so a proposal without reasons compares as it did before they existed).
+    QJsonObject reasonsPayload() const;
+
     std::optional<Money> money() const; // nothing only for a record that was never validated
 
     // The exact request the executor sends for this action (idempotency key goes in a header and
@@ -60,6 +72,7 @@ struct ActionRecord
 
     // The payload an agent proposed, for comparing a resubmission under the same reference:
     // kind, target, amount, currency, reason, business_reference (not ids, keys or state).
+    // The agent's reasons are compared too, but through reasonsPayload().
     QJsonObject proposalPayload() const;
 
     QJsonObject toJson() const;
@@ -67,6 +80,11 @@ struct ActionRecord
 
     friend bool operator==(const ActionRecord &, const ActionRecord &) = default;
 };
+
+// facts on the wire and in the ledger: a JSON object of strings. factsFromJson keeps only string
+// members (the API refuses anything else before it gets here).
+QJsonObject factsToJson(const QMap<QString, QString> &facts);
+QMap<QString, QString> factsFromJson(const QJsonObject &json);
 
 // Timestamps on the wire: ISO-8601 UTC with milliseconds, "2026-11-29T22:38:35.123Z".
 QString toWireTime(const QDateTime &time);        // empty string for a null time

@@ -31,6 +31,14 @@ std::optional<Approval::Decision> decisionFromWire(QStringView wire)
     return valueOf(DecisionNames, wire);
 }
 
+const QStringList &Approval::rejectionReasons()
+{
+    static const QStringList reasons = {QStringLiteral("wrong_amount"), QStringLiteral("duplicate"),
+                                        QStringLiteral("not_eligible"), QStringLiteral("needs_information"),
+                                        QStringLiteral("other")};
+    return reasons;
+}
+
 QJsonObject Approval::toJson() const
 {
     QJsonObject json;
@@ -39,6 +47,7 @@ QJsonObject Approval::toJson() const
     json.insert(QLatin1String("decided_by"), decidedBy);
     json.insert(QLatin1String("decision"), toWire(decision));
     json.insert(QLatin1String("note"), note);
+    json.insert(QLatin1String("reason"), rejectionReason);
     json.insert(QLatin1String("idempotency_key"), idempotencyKey);
     json.insert(QLatin1String("approved_fingerprint"), approvedFingerprint);
     json.insert(QLatin1String("decided_at"), timeToJson(decidedAt));
@@ -56,6 +65,7 @@ std::optional<Approval> Approval::fromJson(const QJsonObject &json, QString *err
     a.decidedBy = in.string(QLatin1String("decided_by"), Need::Required, true);
     a.decision = in.enumeration(QLatin1String("decision"), decisionFromWire, Decision::Approved);
     a.note = in.string(QLatin1String("note"));
+    a.rejectionReason = in.string(QLatin1String("reason"));
     a.idempotencyKey = in.string(QLatin1String("idempotency_key"));
     a.approvedFingerprint = in.string(QLatin1String("approved_fingerprint"));
     a.decidedAt = in.time(QLatin1String("decided_at"));

@@ -3,6 +3,7 @@
 #include <QDateTime>
 #include <QJsonObject>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -19,9 +20,16 @@ struct Approval
     QString decidedBy;
     Decision decision = Decision::Approved;
     QString note;
+    // For a rejection, why, from rejectionReasons() (wire "reason"); "" for an approval and for a
+    // rejection recorded before reasons existed (ledger migration 9).
+    QString rejectionReason;
     QString idempotencyKey;        // minted by this approval; empty for a rejection
     QString approvedFingerprint;   // the request fingerprint this approval signs
     QDateTime decidedAt;           // UTC
+
+    // wrong_amount, duplicate, not_eligible, needs_information, other: the reasons an approver may
+    // give for a rejection (issue 19), in the order the console lists them.
+    static const QStringList &rejectionReasons();
 
     QJsonObject toJson() const;
     static std::optional<Approval> fromJson(const QJsonObject &json, QString *error = nullptr);

@@ -7,7 +7,7 @@ ApprovalTableModel::ApprovalTableModel(QObject *parent)
     : RecordTableModel(parent)
 {
     setColumnTitles({
-        tr("Version"), tr("Time"), tr("Decided by"), tr("Decision"), tr("Note or reason"),
+        tr("Version"), tr("Time"), tr("Decided by"), tr("Decision"), tr("Note"),
         tr("Key minted"), tr("Signed fingerprint")
     });
     Q_ASSERT(columnCount() == ColumnCount);
@@ -42,7 +42,11 @@ QVariant ApprovalTableModel::data(const QModelIndex &index, int role) const
     case DecidedByColumn:
         return a.decidedBy;
     case DecisionColumn:
-        return a.decision == Approval::Decision::Approved ? tr("approved") : tr("rejected");
+        if (a.decision == Approval::Decision::Approved)
+            return tr("approved");
+        // The rejection's reason as the API writes it (issue 19); none for older rejections.
+        return a.rejectionReason.isEmpty() ? tr("rejected")
+                                           : tr("rejected: %1").arg(QString(a.rejectionReason).replace(u'_', u' '));
     case NoteColumn:
         return a.note;
     case KeyColumn:

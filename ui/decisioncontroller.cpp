@@ -156,6 +156,7 @@ void DecisionController::submit(DecisionDialog *dialog)
     } else if (auto *d = qobject_cast<RejectDialog *>(dialog)) {
         path = QStringLiteral("/actions/%1/rejections").arg(encoded);
         body.insert(QStringLiteral("reason"), d->reason());
+        body.insert(QStringLiteral("note"), d->note());
     } else if (qobject_cast<LookupDialog *>(dialog)) {
         path = QStringLiteral("/actions/%1/lookups").arg(encoded);
     } else if (auto *d = qobject_cast<ReconcileDialog *>(dialog)) {

@@ -1,17 +1,51 @@
 #include "ui/rejectdialog.h"
+#include "models/approval.h"
 #include "models/displayformat.h"
 
+#include <QComboBox>
+#include <QLabel>
 #include <QPlainTextEdit>
+#include <QVBoxLayout>
 
 namespace cs {
+
+namespace {
+
+QString reasonLabel(const QString &wire)
+{
+    if (wire == u"wrong_amount")
+        return RejectDialog::tr("Wrong amount");
+    if (wire == u"duplicate")
+        return RejectDialog::tr("Duplicate");
+    if (wire == u"not_eligible")
+        return RejectDialog::tr("Not eligible");
+    if (wire == u"needs_information")
+        return RejectDialog::tr("Needs information");
+    if (wire == u"other")
+        return RejectDialog::tr("Other (say why in the note)");
+    return wire;
+}
+
+} // namespace
 
 RejectDialog::RejectDialog(const ActionDetail &detail, QWidget *parent)
     : DecisionDialog(QStringLiteral("reject"), detail, parent)
 {
     setObjectName(QStringLiteral("rejectDialog"));
     setWindowTitle(tr("Reject refund"));
-    m_reason = addTextField(tr("&Reason (required, recorded with the rejection):"), QStringLiteral("reason"), QStringLiteral("reasonEdit"),
-                            tr("Rejection reason"), 80);
+    auto *reasonLabelWidget = new QLabel(tr("&Reason (required, the agent sees it):"), this);
+    m_reason = new QComboBox(this);
+    m_reason->setObjectName(QStringLiteral("reasonCombo"));
+    m_reason->setAccessibleName(tr("Rejection reason"));
+    m_reason->addItem(tr("Choose a reason\u2026"), QString());
+    for (const QString &reason : Approval::rejectionReasons())
+        m_reason->addItem(reasonLabel(reason), reason);
+    reasonLabelWidget->setBuddy(m_reason);
+    fieldsLayout()->addWidget(reasonLabelWidget);
+    fieldsLayout()->addWidget(m_reason);
+    connect(m_reason, &QComboBox::currentIndexChanged, this, [this] { updateConfirm(); });
+    m_note = addTextField(tr("&Note (required for Other, recorded with the rejection):"), QStringLiteral("note"),
+                          QStringLiteral("noteEdit"), tr("Rejection note"), 80);
     setConfirmText(tr("Reject"));
     refresh();
     updateConfirm();
@@ -19,12 +53,41 @@ RejectDialog::RejectDialog(const ActionDetail &detail, QWidget *parent)
 
 QString RejectDialog::reason() const
 {
-    return m_reason->toPlainText().trimmed();
+    return m_reason->currentData().toString();
+}
+
+QString RejectDialog::note() const
+{
+    return m_note->toPlainText().trimmed();
+}
+
+QVariantMap RejectDialog::draft() const
+{
+    QVariantMap draft = DecisionDialog::draft(); // the note
+    draft.insert(QStringLiteral("reason"), reason());
+    return draft;
+}
+
+void RejectDialog::restoreDraft(const QVariantMap &draft)
+{
+    DecisionDialog::restoreDraft(draft); // the note
+    const int index = m_reason->findData(draft.value(QStringLiteral("reason")).toString());
+    m_reason->setCurrentIndex(index < 0 ? 0 : index);
+}
+
+void RejectDialog::setInputReadOnly(bool readOnly)
+{
+    m_reason->setEnabled(!readOnly);
+    DecisionDialog::setInputReadOnly(readOnly);
 }
 
 QString RejectDialog::inputProblem() const
 {
-    return reason().isEmpty() ? tr("Write the reason for the rejection.") : QString();
+    if (reason().isEmpty())
+        return tr("Choose the reason for the rejection.");
+    if (reason() == u"other" && note().isEmpty())
+        return tr("Write a note saying why: the reason is Other.");
+    return QString();
 }
 
 void RejectDialog::refresh()

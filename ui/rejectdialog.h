@@ -2,11 +2,14 @@
 
 #include "ui/decisiondialog.h"
 
+class QComboBox;
 class QPlainTextEdit;
 
 namespace cs {
 
-// Reject a PENDING action with a reason: it becomes REJECTED and nothing is ever sent.
+// Reject a PENDING action with a reason from the short list (Approval::rejectionReasons()) and
+// a note, required when the reason is "other": it becomes REJECTED and nothing is ever sent. No
+// reason is preselected: the reviewer chooses one.
 class RejectDialog : public DecisionDialog
 {
     Q_OBJECT
@@ -14,14 +17,20 @@ class RejectDialog : public DecisionDialog
 public:
     explicit RejectDialog(const ActionDetail &detail, QWidget *parent = nullptr);
 
-    QString reason() const;
+    QString reason() const; // the wire name; empty until one is chosen
+    QString note() const;
+
+    QVariantMap draft() const override;
+    void restoreDraft(const QVariantMap &draft) override;
 
 protected:
     void refresh() override;
     QString inputProblem() const override;
+    void setInputReadOnly(bool readOnly) override;
 
 private:
-    QPlainTextEdit *m_reason;
+    QComboBox *m_reason;
+    QPlainTextEdit *m_note;
 };
 
 } // namespace cs

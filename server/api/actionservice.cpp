@@ -421,7 +421,7 @@ ApiResponse ActionService::reject(const User &user, const QString &id, qint64 if
     const ActionPolicy::Verdict verdict = ActionPolicy::reject(user, record);
     if (!verdict.allowed)
         return refusal(verdict, record, instance);
-    const auto rejected = m_approvals->reject(id, user.name, request->reason, ifMatch);
+    const auto rejected = m_approvals->reject(id, user.name, request->reason, request->note, ifMatch);
     if (!rejected.ok()) {
         return mutationFailure(rejected.error(), id, ifMatch, instance);
     }

@@ -2,6 +2,7 @@
 
 #include "server/api/bodyreader.h"
 
+#include "models/approval.h"
 #include "models/money.h"
 
 #include <limits>
@@ -42,10 +43,16 @@ std::optional<DecisionParser::RejectionRequest> DecisionParser::rejection(const 
 {
     const qsizetype before = errors->size();
     BodyReader in(body, errors);
-    in.refuseUnknown({QStringLiteral("reason")});
+    in.refuseUnknown({QStringLiteral("reason"), QStringLiteral("note")});
     RejectionRequest out;
-    if (const auto reason = in.string(QStringLiteral("reason"), noteRule(true)))
-        out.reason = *reason;
+    BodyReader::StringRule reason;
+    reason.required = true;
+    reason.oneOf = Approval::rejectionReasons();
+    if (const auto value = in.string(QStringLiteral("reason"), reason))
+        out.reason = *value;
+    const bool other = out.reason == u"other";
+    if (const auto note = in.string(QStringLiteral("note"), noteRule(other)))
+        out.note = *note; // for "other", a missing or blank note is refused by the rule
     if (errors->size() != before)
         return std::nullopt;
     return out;

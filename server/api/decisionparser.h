@@ -23,9 +23,12 @@ public:
     {
         QString note;
     };
+    // reason: one of Approval::rejectionReasons(), required (422 naming "reason" when absent);
+    // note: free text, required (not blank) when the reason is "other".
     struct RejectionRequest
     {
         QString reason;
+        QString note;
     };
     struct ReconciliationRequest
     {

@@ -4,7 +4,59 @@
 
 #include "models/money.h"
 
+#include <QRegularExpression>
+#include <QUrl>
+
 namespace cs {
+
+namespace {
+
+// justification, context_url and facts (the agent's reasons; never sent to the provider).
+void parseReasons(BodyReader &in, QList<FieldError> *errors,
+                  ProposalStore::ProposalInput *input)
+{
+    BodyReader::StringRule justification;
+    justification.text = BodyReader::Text::MultiLine;
+    justification.maxLength = 2000;
+    if (const auto value = in.string(QStringLiteral("justification"), justification))
+        input->justification = *value;
+
+    BodyReader::StringRule url;
+    url.maxLength = 2048;
+    if (const auto value = in.string(QStringLiteral("context_url"), url); value && !value->isEmpty()) {
+        const QUrl parsed(*value, QUrl::StrictMode);
+        if (!parsed.isValid() || parsed.scheme() != u"https" || parsed.host().isEmpty())
+            in.fail(QStringLiteral("context_url"),
+                    QStringLiteral("must be an absolute https:// URL with a host, such as"
+                                   " \"https://support.example.com/tickets/4821\""));
+        else if (!parsed.userInfo().isEmpty())
+            in.fail(QStringLiteral("context_url"), QStringLiteral("must not contain a user name or password"));
+        else
+            input->contextUrl = *value;
+    }
+
+    const auto facts = in.object(QStringLiteral("facts"), false);
+    if (!facts)
+        return;
+    if (facts->size() > 10) {
+        in.fail(QStringLiteral("facts"), QStringLiteral("must have at most 10 members, not %1").arg(facts->size()));
+        return;
+    }
+    static const QRegularExpression key(QStringLiteral("\\A[a-z0-9_]{1,40}\\z"));
+    BodyReader f(*facts, errors, QStringLiteral("facts"));
+    BodyReader::StringRule value;
+    value.maxLength = 200;
+    for (auto it = facts->constBegin(); it != facts->constEnd(); ++it) {
+        if (!key.match(it.key()).hasMatch()) {
+            f.fail(it.key(), QStringLiteral("is not a valid key: 1 to 40 characters of a-z, 0-9 and _"));
+            continue;
+        }
+        if (const auto text = f.string(it.key(), value))
+            input->facts.insert(it.key(), *text);
+    }
+}
+
+} // namespace
 
 const QStringList &ProposalParser::refundReasons()
 {
@@ -19,7 +71,8 @@ std::optional<ProposalStore::ProposalInput> ProposalParser::parse(const QJsonObj
     BodyReader in(body, errors);
     in.refuseUnknown({QStringLiteral("kind"), QStringLiteral("target"), QStringLiteral("amount"),
                       QStringLiteral("currency"), QStringLiteral("reason"), QStringLiteral("client_reference"),
-                      QStringLiteral("business_reference")});
+                      QStringLiteral("business_reference"), QStringLiteral("justification"),
+                      QStringLiteral("context_url"), QStringLiteral("facts")});
 
     ProposalStore::ProposalInput input;
     BodyReader::StringRule kind;
@@ -86,6 +139,8 @@ std::optional<ProposalStore::ProposalInput> ProposalParser::parse(const QJsonObj
     businessReference.maxLength = 255;
     if (const auto value = in.string(QStringLiteral("business_reference"), businessReference))
         input.businessReference = *value;
+
+    parseReasons(in, errors, &input);
 
     if (errors->size() != before)
         return std::nullopt;

@@ -13,8 +13,9 @@ QString actionColumnList(const QString &tableAlias)
         QStringLiteral("requested_by"), QStringLiteral("client_reference"), QStringLiteral("parent_id"),
         QStringLiteral("request_fingerprint"), QStringLiteral("idempotency_key"), QStringLiteral("approval_version"),
         QStringLiteral("state"), QStringLiteral("state_version"), QStringLiteral("review_reason"),
-        QStringLiteral("created_at"), QStringLiteral("updated_at")};
-    static_assert(kActionColumnCount == 21);
+        QStringLiteral("created_at"), QStringLiteral("updated_at"), QStringLiteral("justification"),
+        QStringLiteral("context_url"), QStringLiteral("facts")};
+    static_assert(kActionColumnCount == 24);
     if (tableAlias.isEmpty())
         return columns.join(QStringLiteral(", "));
     QStringList qualified;

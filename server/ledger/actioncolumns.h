@@ -4,6 +4,7 @@
 #include "models/actionstate.h"
 
 #include <QDateTime>
+#include <QJsonDocument>
 #include <QString>
 #include <QVariant>
 
@@ -12,7 +13,7 @@ namespace cs {
 // The one place that owns the actions table's record columns and their mapping to ActionRecord.
 // Queries select actionColumnList(alias) first and their own extra columns after it (from column
 // kActionColumnCount on).
-constexpr int kActionColumnCount = 21;
+constexpr int kActionColumnCount = 24;
 
 // "id, kind, …, updated_at", each prefixed with "alias." unless alias is empty.
 QString actionColumnList(const QString &tableAlias = QString());
@@ -45,6 +46,9 @@ void readActionColumns(const Row &q, int first, ActionRecord *r)
     r->reviewReason = at(18).toString();
     r->createdAt = time(19);
     r->updatedAt = time(20);
+    r->justification = at(21).toString();
+    r->contextUrl = at(22).toString();
+    r->facts = factsFromJson(QJsonDocument::fromJson(at(23).toString().toUtf8()).object());
 }
 
 } // namespace cs

@@ -505,8 +505,8 @@ LedgerResult<QList<ProviderLookup>> ActionReader::lookups(const QString &actionI
 
 LedgerResult<QList<Approval>> ActionReader::approvals(const QString &actionId) const
 {
-    return historyOf<Approval>(m_db, approvalColumns(), "approvals", "version", actionId,
-                               [](const sql::Statement &q) { return approvalFromRow(q); });
+    return historyOf<Approval>(m_db, approvalHistoryColumns(), "approvals", "version", actionId,
+                               approvalHistoryFromRow);
 }
 
 LedgerResult<QList<Reconciliation>> ActionReader::reconciliations(const QString &actionId) const

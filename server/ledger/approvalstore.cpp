@@ -38,21 +38,26 @@ LedgerError checkSignable(QSqlDatabase &db, const ActionRow &row, const QString 
 LedgerResult<ActionRecord> ApprovalStore::approve(const QString &actionId, const QString &approver,
                                                   const QString &note, qint64 expectedStateVersion)
 {
-    return decide("approve", actionId, approver, note, expectedStateVersion, true);
+    return decide("approve", actionId, approver, QString(), note, expectedStateVersion, true);
 }
 
-LedgerResult<ActionRecord> ApprovalStore::reject(const QString &actionId, const QString &who, const QString &note,
-                                                 qint64 expectedStateVersion)
+LedgerResult<ActionRecord> ApprovalStore::reject(const QString &actionId, const QString &who, const QString &reason,
+                                                 const QString &note, qint64 expectedStateVersion)
 {
-    return decide("reject", actionId, who, note, expectedStateVersion, false);
+    return decide("reject", actionId, who, reason, note, expectedStateVersion, false);
 }
 
 LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QString &actionId, const QString &who,
-                                                 const QString &note, qint64 expectedStateVersion, bool approve)
+                                                 const QString &reason, const QString &note,
+                                                 qint64 expectedStateVersion, bool approve)
 {
     LedgerError error = requireText(who, approve ? QStringLiteral("approver") : QStringLiteral("who"));
     if (error.ok())
         error = checkNote(note);
+    if (error.ok() && !approve)
+        error = checkRejectionReason(reason);
+    if (error.ok() && reason == u"other" && note.trimmed().isEmpty())
+        error = err(Code::Invalid, QStringLiteral("a rejection for reason \"other\" needs a note"));
     if (!error.ok())
         return error;
     ActionRecord out;
@@ -84,6 +89,7 @@ LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QS
         approval.decidedBy = who;
         approval.decision = approve ? Approval::Decision::Approved : Approval::Decision::Rejected;
         approval.note = note;
+        approval.rejectionReason = reason;
         if (approve) // a rejection mints nothing
             approval.idempotencyKey = Ids::newIdempotencyKey(actionId, approval.version);
         approval.approvedFingerprint = row.record.requestFingerprint; // what was looked at, signed or refused
@@ -93,8 +99,11 @@ LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QS
         if (approve)
             after.record.idempotencyKey = approval.idempotencyKey;
         after.record.approvalVersion = approval.version;
+        // The audit's reason is the note; a rejection without one says its reason (both are in the
+        // approval row of `after` too).
+        const QString why = !approve && note.isEmpty() ? reason : note;
         e = commitChange(db, now, row, after,
-                         {who, approve ? QStringLiteral("approved") : QStringLiteral("rejected"), note,
+                         {who, approve ? QStringLiteral("approved") : QStringLiteral("rejected"), why,
                           QStringLiteral("approval"), approval.toJson()});
         out = after.record;
         return e;

@@ -21,13 +21,15 @@ public:
     // approval version n+1 with a freshly minted key signing the current fingerprint.
     LedgerResult<ActionRecord> approve(const QString &actionId, const QString &approver, const QString &note,
                                        qint64 expectedStateVersion);
-    // PENDING -> REJECTED, with a rejected approval row.
-    LedgerResult<ActionRecord> reject(const QString &actionId, const QString &who, const QString &note,
-                                      qint64 expectedStateVersion);
+    // PENDING -> REJECTED, with a rejected approval row carrying `reason` (one of
+    // Approval::rejectionReasons()) and the note (required, not blank, for "other").
+    LedgerResult<ActionRecord> reject(const QString &actionId, const QString &who, const QString &reason,
+                                      const QString &note, qint64 expectedStateVersion);
 
 private:
     LedgerResult<ActionRecord> decide(const char *operation, const QString &actionId, const QString &who,
-                                      const QString &note, qint64 expectedStateVersion, bool approve);
+                                      const QString &reason, const QString &note, qint64 expectedStateVersion,
+                                      bool approve);
 
     LedgerDatabase &m_db;
 };

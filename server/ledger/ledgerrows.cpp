@@ -201,6 +201,14 @@ LedgerError checkNote(const QString &note)
     return {};
 }
 
+LedgerError checkRejectionReason(const QString &reason)
+{
+    if (Approval::rejectionReasons().contains(reason))
+        return {};
+    return err(Code::Invalid, QStringLiteral("a rejection's reason must be one of %1, not \"%2\"")
+                                  .arg(Approval::rejectionReasons().join(QStringLiteral(", ")), reason));
+}
+
 LedgerError checkRefundReason(const QString &reason)
 {
     if (reason.isEmpty() || reason == u"duplicate" || reason == u"fraudulent" || reason == u"requested_by_customer")
@@ -339,12 +347,25 @@ Approval approvalFromRow(const Statement &q, int first)
     return a;
 }
 
+const QString &approvalHistoryColumns()
+{
+    static const QString columns = approvalColumns() + QStringLiteral(", rejection_reason");
+    return columns;
+}
+
+Approval approvalHistoryFromRow(const Statement &q)
+{
+    Approval a = approvalFromRow(q);
+    a.rejectionReason = q.value(kApprovalColumnCount).toString();
+    return a;
+}
+
 bool insertApproval(QSqlDatabase &db, const Approval &a, LedgerError *error)
 {
     Statement q(db);
-    return run(q, QStringLiteral("INSERT INTO approvals (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").arg(approvalColumns()),
+    return run(q, QStringLiteral("INSERT INTO approvals (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)").arg(approvalHistoryColumns()),
                {a.actionId, a.version, a.decidedBy, toWire(a.decision), text(a.note), text(a.idempotencyKey),
-                text(a.approvedFingerprint), toMs(a.decidedAt)},
+                text(a.approvedFingerprint), toMs(a.decidedAt), text(a.rejectionReason)},
                error);
 }
 

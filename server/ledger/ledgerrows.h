@@ -6,6 +6,7 @@
 // If-Match), change it through StateMachine::apply, save it under optimistic concurrency, append
 // one audit row. Every function runs inside a LedgerDatabase write or read body.
 
+#include "server/ledger/actioncolumns.h"
 #include "server/ledger/ledgererror.h"
 #include "server/ledger/sqlstatement.h"
 
@@ -32,15 +33,20 @@ constexpr int kExcerptLimit = 500;
 constexpr int kMaxListLimit = 200;
 constexpr qsizetype kMaxTextField = 255;
 constexpr qsizetype kMaxNote = 2000;
+// The agent's reasons (ActionRecord): justification ≤ kMaxNote, and these.
+constexpr qsizetype kMaxContextUrl = 2048;
+constexpr qsizetype kMaxFacts = 10;
+constexpr qsizetype kMaxFactKey = 40;
+constexpr qsizetype kMaxFactValue = 200;
 
 inline LedgerError err(Code code, const QString &message) { return LedgerError(code, message); }
 
 // --- the action row -----------------------------------------------------------------------------
 
-// The record's columns (actioncolumns.h), then the ledger's bookkeeping (from column 21 on).
+// The record's columns (actioncolumns.h), then the ledger's bookkeeping (from column 24 on).
 const QString &actionColumns();
 QString qualifiedActionColumns(const QString &alias);
-constexpr int kActionRowColumnCount = 25;
+constexpr int kActionRowColumnCount = kActionColumnCount + 4;
 
 // An action row: the record plus the execution bookkeeping ActionRecord does not carry.
 struct ActionRow
@@ -120,6 +126,8 @@ LedgerError commitChange(QSqlDatabase &db, const QDateTime &now, const ActionRow
 LedgerError requireText(const QString &value, const QString &what, qsizetype maxLength = kMaxTextField);
 LedgerError checkNote(const QString &note);
 LedgerError checkRefundReason(const QString &reason);
+// One of Approval::rejectionReasons().
+LedgerError checkRejectionReason(const QString &reason);
 QString truncated(const QString &value, qsizetype limit);
 
 // --- per-action append-only tables ---------------------------------------------------------------
@@ -140,7 +148,12 @@ bool insertAttempt(QSqlDatabase &db, const Attempt &a, LedgerError *error);
 bool finishOpenAttemptsUnknown(QSqlDatabase &db, const QString &actionId, const QDateTime &now, int *finished,
                                LedgerError *error);
 
+// The approval as execution reads it (kApprovalColumnCount columns; the executor's claim selects
+// the same columns itself); the history adds the rejection's reason (migration 10) after them.
+constexpr int kApprovalColumnCount = 8;
 const QString &approvalColumns();
+const QString &approvalHistoryColumns();
+Approval approvalHistoryFromRow(const sql::Statement &q);
 Approval approvalFromRow(const sql::Statement &q, int first = 0);
 bool insertApproval(QSqlDatabase &db, const Approval &a, LedgerError *error);
 

@@ -725,6 +725,42 @@ Migrations::Migration chargeBudgetSchema()
     return m;
 }
 
+// Version 10 (issue 19): the agent's reasons travel with the proposal — justification, context_url
+// and facts (a JSON object of strings) on actions, '' / '' / '{}' for the rows already there —
+// and a rejection's reason on approvals.
+// Immutable from the start, in the database on both engines: the agent's reasons are what an
+// approver read, so no later UPDATE may change them, sent or not (unlike the payload, which may be
+// amended before sending). None of them is part of the provider request or its fingerprint.
+Migrations::Migration reasonsSchema()
+{
+    Migrations::Migration m;
+    m.version = 10;
+    m.name = QStringLiteral("the agent's reasons on actions (justification, context_url, facts), immutable;"
+                            " a rejection's reason on approvals");
+    const QStringList columns = {QStringLiteral("justification"), QStringLiteral("context_url"),
+                                 QStringLiteral("facts")};
+    const QString message = QStringLiteral("countersign: the agent''s reasons (justification, context_url, facts)"
+                                           " never change");
+    QStringList add = {
+        QStringLiteral("ALTER TABLE actions ADD COLUMN justification TEXT NOT NULL DEFAULT ''"),
+        QStringLiteral("ALTER TABLE actions ADD COLUMN context_url TEXT NOT NULL DEFAULT ''"),
+        QStringLiteral("ALTER TABLE actions ADD COLUMN facts TEXT NOT NULL DEFAULT '{}'"),
+    };
+    // A rejection's reason (append-only like every approvals row): '' for approvals and for the
+    // rejections recorded before.
+    add << QStringLiteral("ALTER TABLE approvals ADD COLUMN rejection_reason TEXT NOT NULL DEFAULT ''");
+    m.statements = add;
+    m.statements << QStringLiteral("CREATE TRIGGER actions_reasons_frozen BEFORE UPDATE ON actions WHEN %1"
+                                   " BEGIN SELECT RAISE(ABORT, '%2'); END")
+                        .arg(anyColumnChanged(columns), message);
+    for (const QString &statement : add)
+        m.postgres << pg(statement);
+    m.postgres << QStringLiteral("CREATE TRIGGER actions_reasons_frozen BEFORE UPDATE ON actions FOR EACH ROW"
+                                 " WHEN (%1) EXECUTE FUNCTION countersign_refuse('%2')")
+                      .arg(anyColumnChanged(columns, QStringLiteral("IS DISTINCT FROM")), message);
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -741,7 +777,7 @@ const QList<Migrations::Migration> &Migrations::all()
 {
     static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema(), consoleSchema(),
                                                    sortSchema(), tokenLifecycleSchema(), followUpIndexSchema(),
-                                                   stepCostSchema(), chargeBudgetSchema()};
+                                                   stepCostSchema(), chargeBudgetSchema(), reasonsSchema()};
     return migrations;
 }
 

@@ -17,10 +17,14 @@ using namespace rows;
 namespace {
 
 // What an agent submitted, for comparing resubmissions: proposalPayload() plus the provider and
-// parent, which change what would be sent just as much.
+// parent, which change what would be sent just as much, and the agent's reasons when it gave any
+// (absent when empty: a proposal stored before they existed compares as it always did).
 QJsonObject submittedPayload(const ActionRecord &record)
 {
     QJsonObject payload = record.proposalPayload();
+    const QJsonObject reasons = record.reasonsPayload();
+    for (auto it = reasons.begin(); it != reasons.end(); ++it)
+        payload.insert(it.key(), it.value());
     payload.insert(QStringLiteral("provider"), record.provider);
     payload.insert(QStringLiteral("provider_account"), record.providerAccount);
     payload.insert(QStringLiteral("parent_id"), record.parentId);
@@ -31,6 +35,25 @@ QJsonObject submittedPayload(const ActionRecord &record)
 QString canonicalPayload(const QJsonObject &payload)
 {
     return compactJson(parseJson(compactJson(payload)));
+}
+
+// The agent's reasons within the limits the API enforces (the API names the field; this is the
+// ledger's own guard for any other caller).
+LedgerError checkReasons(const ProposalStore::ProposalInput &input)
+{
+    if (input.justification.size() > kMaxNote)
+        return err(Code::Invalid, QStringLiteral("justification is longer than %1 characters").arg(kMaxNote));
+    if (input.contextUrl.size() > kMaxContextUrl)
+        return err(Code::Invalid, QStringLiteral("context_url is longer than %1 characters").arg(kMaxContextUrl));
+    if (!input.contextUrl.isEmpty() && !input.contextUrl.startsWith(QLatin1String("https://")))
+        return err(Code::Invalid, QStringLiteral("context_url must be an https:// URL"));
+    if (input.facts.size() > kMaxFacts)
+        return err(Code::Invalid, QStringLiteral("facts has more than %1 members").arg(kMaxFacts));
+    for (auto it = input.facts.cbegin(); it != input.facts.cend(); ++it) {
+        if (it.key().isEmpty() || it.key().size() > kMaxFactKey || it.value().size() > kMaxFactValue)
+            return err(Code::Invalid, QStringLiteral("facts.%1 is outside the limits").arg(it.key()));
+    }
+    return {};
 }
 
 LedgerError checkInput(const ProposalStore::ProposalInput &input, const QString &requestedBy)
@@ -50,6 +73,8 @@ LedgerError checkInput(const ProposalStore::ProposalInput &input, const QString 
         error = err(Code::Invalid, QStringLiteral("provider_account is longer than 255 characters"));
     if (error.ok())
         error = checkRefundReason(input.reason);
+    if (error.ok())
+        error = checkReasons(input);
     return error;
 }
 
@@ -160,6 +185,9 @@ LedgerResult<ProposalStore::ProposeResult> ProposalStore::propose(const Proposal
     candidate.requestedBy = requestedBy;
     candidate.clientReference = input.clientReference;
     candidate.parentId = input.parentId;
+    candidate.justification = input.justification;
+    candidate.contextUrl = input.contextUrl;
+    candidate.facts = input.facts;
     const QJsonObject candidatePayload = submittedPayload(candidate);
 
     ProposeResult result;
@@ -224,12 +252,13 @@ LedgerResult<ProposalStore::ProposeResult> ProposalStore::propose(const Proposal
         Statement insert(db);
         if (!run(insert,
                  QStringLiteral("INSERT INTO actions (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                                " ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                                " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                      .arg(actionColumns()),
                  {r.id, r.kind, toWire(r.targetType), r.targetId, text(r.businessReference), r.amount, r.currency,
                   text(r.reason), r.provider, text(r.providerAccount), r.requestedBy, r.clientReference,
                   textOrNull(r.parentId), r.requestFingerprint, text(r.idempotencyKey), r.approvalVersion,
-                  toWire(r.state), r.stateVersion, text(r.reviewReason), toMs(r.createdAt), toMs(r.updatedAt), 0,
+                  toWire(r.state), r.stateVersion, text(r.reviewReason), toMs(r.createdAt), toMs(r.updatedAt),
+                  text(r.justification), text(r.contextUrl), compactJson(factsToJson(r.facts)), 0,
                   textOrNull(QString()), msOrNull(std::optional<qint64>()), row.proposedPayload},
                  &e)) {
             return e;

@@ -8,6 +8,7 @@
 #include <QDateTime>
 #include <QJsonObject>
 #include <QList>
+#include <QMap>
 #include <QString>
 
 namespace cs {
@@ -36,6 +37,11 @@ public:
         QString parentId;        // for a follow-up: an existing action; empty otherwise
         QString note;            // why, in the proposer's words: kept in the "proposed" audit event
                                  // (its reason and after.note), not part of the payload
+        // The agent's reasons (ActionRecord): stored with the action, immutable (a trigger), compared
+        // on resubmission, never part of the provider request. Limits as ActionRecord states them.
+        QString justification;
+        QString contextUrl;
+        QMap<QString, QString> facts;
         // What the provider said about the target just before (the caller asked it): recorded
         // with the proposal (ChargeStore). A new proposal that does not fit its charge's budget
         // is refused with OverBudget and nothing is written, the snapshot included.

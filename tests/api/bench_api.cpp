@@ -102,7 +102,7 @@ int main(int argc, char *argv[])
     }, 412);
     all << measure(QStringLiteral("POST /actions/{id}/rejections"), n, [&](int i) {
         return client.post(QStringLiteral("/actions/%1/rejections").arg(ids.at(n + i)), ana,
-                           {{QStringLiteral("reason"), QStringLiteral("bench")}}, {{"If-Match", "\"1\""}}).status;
+                           {{QStringLiteral("reason"), QStringLiteral("other")}, {QStringLiteral("note"), QStringLiteral("bench")}}, {{"If-Match", "\"1\""}}).status;
     }, 200);
     all << measure(QStringLiteral("POST /actions/{id}/lookups (paysim)"), n, [&](int i) {
         return client.post(QStringLiteral("/actions/%1/lookups").arg(ids.at(n + i)), sam, {}, {{"If-Match", "\"2\""}}).status;

@@ -197,7 +197,7 @@ private slots:
             reply = m_client->post(QStringLiteral("/actions/%1/approvals").arg(id), t, {}, ifMatch);
         } else if (endpoint.endsWith(u"rejections")) {
             reply = m_client->post(QStringLiteral("/actions/%1/rejections").arg(id), t,
-                                   {{QStringLiteral("reason"), QStringLiteral("duplicate request")}}, ifMatch);
+                                   {{QStringLiteral("reason"), QStringLiteral("duplicate")}, {QStringLiteral("note"), QStringLiteral("duplicate request")}}, ifMatch);
         } else if (endpoint.endsWith(u"lookups")) {
             reply = m_client->post(QStringLiteral("/actions/%1/lookups").arg(id), t, {}, ifMatch);
         } else if (endpoint.endsWith(u"reconciliations")) {
@@ -283,7 +283,7 @@ private slots:
             headers.append({"If-Match", value});
         const LedgerCounts before = ledgerCounts(m_harness.ledger());
         const ApiReply reply = m_client->post(QStringLiteral("/actions/%1/rejections").arg(id), token(QStringLiteral("bob")),
-                                              {{QStringLiteral("reason"), QStringLiteral("not needed")}}, headers);
+                                              {{QStringLiteral("reason"), QStringLiteral("not_eligible")}}, headers);
         QVERIFY2(reply.status == status, reply.body.constData());
         if (!code.isEmpty()) {
             QCOMPARE(reply.code(), code);
@@ -400,6 +400,30 @@ private slots:
         QTest::newRow("unknown reason") << QByteArray("POST") << actions << a << proposal("reason", QStringLiteral("because")) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("reason");
         QTest::newRow("client_reference too long") << QByteArray("POST") << actions << a << proposal("client_reference", QString(256, u'x')) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("client_reference");
         QTest::newRow("null client_reference") << QByteArray("POST") << actions << a << proposal("client_reference", QJsonValue::Null) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("client_reference");
+        // The agent's reasons (issue 19): bounded, typed, https only, the member named.
+        const auto facts = [&](const QJsonObject &value) { return proposal("facts", value); };
+        QTest::newRow("justification too long") << QByteArray("POST") << actions << a << proposal("justification", QString(2001, u'x')) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("justification");
+        QTest::newRow("justification with a bell") << QByteArray("POST") << actions << a << proposal("justification", QStringLiteral("ring\x07")) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("justification");
+        QTest::newRow("justification as number") << QByteArray("POST") << actions << a << proposal("justification", 7) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("justification");
+        QTest::newRow("context_url http") << QByteArray("POST") << actions << a << proposal("context_url", QStringLiteral("http://tickets.example.com/1")) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("context_url");
+        QTest::newRow("context_url javascript") << QByteArray("POST") << actions << a << proposal("context_url", QStringLiteral("javascript:alert(1)")) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("context_url");
+        QTest::newRow("context_url relative") << QByteArray("POST") << actions << a << proposal("context_url", QStringLiteral("/tickets/1")) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("context_url");
+        QTest::newRow("context_url without host") << QByteArray("POST") << actions << a << proposal("context_url", QStringLiteral("https:///tickets/1")) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("context_url");
+        QTest::newRow("context_url with user info") << QByteArray("POST") << actions << a << proposal("context_url", QStringLiteral("https://bob:secret@tickets.example.com/1")) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("context_url");
+        QTest::newRow("context_url too long") << QByteArray("POST") << actions << a << proposal("context_url", QString(QStringLiteral("https://example.com/") + QString(2030, u'a'))) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("context_url");
+        QTest::newRow("context_url with a space") << QByteArray("POST") << actions << a << proposal("context_url", QStringLiteral("https://example.com/a b")) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("context_url");
+        QTest::newRow("facts not an object") << QByteArray("POST") << actions << a << proposal("facts", QJsonArray{QStringLiteral("x")}) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("facts");
+        QJsonObject eleven;
+        for (int i = 0; i < 11; ++i)
+            eleven.insert(QStringLiteral("k%1").arg(i), QStringLiteral("v"));
+        QTest::newRow("facts with 11 members") << QByteArray("POST") << actions << a << facts(eleven) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("facts");
+        QTest::newRow("fact key upper case") << QByteArray("POST") << actions << a << facts({{QStringLiteral("Order"), QStringLiteral("1")}}) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("facts.Order");
+        QTest::newRow("fact key too long") << QByteArray("POST") << actions << a << facts({{QString(41, u'k'), QStringLiteral("1")}}) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QString(QStringLiteral("facts.") + QString(41, u'k'));
+        QTest::newRow("fact key empty") << QByteArray("POST") << actions << a << facts({{QString(), QStringLiteral("1")}}) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("facts.");
+        QTest::newRow("fact value a number") << QByteArray("POST") << actions << a << facts({{QStringLiteral("order_total"), 4000}}) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("facts.order_total");
+        QTest::newRow("fact value too long") << QByteArray("POST") << actions << a << facts({{QStringLiteral("said"), QString(201, u'x')}}) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("facts.said");
+        QTest::newRow("fact value with a newline") << QByteArray("POST") << actions << a << facts({{QStringLiteral("said"), QStringLiteral("two\nlines")}}) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("facts.said");
+        QTest::newRow("fact value an object") << QByteArray("POST") << actions << a << facts({{QStringLiteral("said"), QJsonObject()}}) << json << QByteArray() << 422 << QStringLiteral("validation_failed") << QStringLiteral("facts.said");
         QTest::newRow("oversized body") << QByteArray("POST") << actions << a << QByteArray(70000, ' ') + proposal("kind", QStringLiteral("refund")) << json << QByteArray() << 413 << QStringLiteral("payload_too_large") << QString();
         QTest::newRow("form body") << QByteArray("POST") << actions << a << QByteArray("kind=refund&amount=4000") << QByteArray("application/x-www-form-urlencoded") << QByteArray() << 415 << QStringLiteral("unsupported_media_type") << QString();
         QTest::newRow("latin-1 charset") << QByteArray("POST") << actions << a << proposal("kind", QStringLiteral("refund")) << QByteArray("application/json; charset=iso-8859-1") << QByteArray() << 415 << QStringLiteral("unsupported_media_type") << QString();
@@ -410,6 +434,10 @@ private slots:
         QTest::newRow("approval with unknown member") << QByteArray("POST") << QStringLiteral("/actions/{id}/approvals") << QStringLiteral("ana") << QByteArray(R"({"note":"ok","amount":1})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("amount");
         QTest::newRow("approval note as number") << QByteArray("POST") << QStringLiteral("/actions/{id}/approvals") << QStringLiteral("ana") << QByteArray(R"({"note":7})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("note");
         QTest::newRow("blank rejection reason") << QByteArray("POST") << QStringLiteral("/actions/{id}/rejections") << QStringLiteral("ana") << QByteArray(R"({"reason":"   "})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("reason");
+        QTest::newRow("rejection without reason") << QByteArray("POST") << QStringLiteral("/actions/{id}/rejections") << QStringLiteral("ana") << QByteArray(R"({"note":"no"})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("reason");
+        QTest::newRow("rejection with free text as reason") << QByteArray("POST") << QStringLiteral("/actions/{id}/rejections") << QStringLiteral("ana") << QByteArray(R"({"reason":"customer withdrew"})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("reason");
+        QTest::newRow("rejection other without note") << QByteArray("POST") << QStringLiteral("/actions/{id}/rejections") << QStringLiteral("ana") << QByteArray(R"({"reason":"other"})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("note");
+        QTest::newRow("rejection other with blank note") << QByteArray("POST") << QStringLiteral("/actions/{id}/rejections") << QStringLiteral("ana") << QByteArray(R"({"reason":"other","note":"  "})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("note");
         QTest::newRow("lookup body not empty") << QByteArray("POST") << QStringLiteral("/actions/{id}/lookups") << QStringLiteral("sam") << QByteArray(R"({"force":true})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("force");
         QTest::newRow("reconcile unknown outcome") << QByteArray("POST") << QStringLiteral("/actions/{id}/reconciliations") << QStringLiteral("sam") << QByteArray(R"({"outcome":"maybe","evidence_lookup_seq":1,"note":"x"})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("outcome");
         QTest::newRow("follow-up negative total") << QByteArray("POST") << QStringLiteral("/actions/{id}/follow-ups") << QStringLiteral("sam") << QByteArray(R"({"desired_total_amount":-5,"note":"x"})") << json << QByteArray("If-Match: {etag}") << 422 << QStringLiteral("validation_failed") << QStringLiteral("desired_total_amount");
@@ -511,6 +539,132 @@ private slots:
         const QJsonArray conflicts = detail.json.value(QStringLiteral("conflicts")).toArray();
         QCOMPARE(conflicts.size(), 1);
         QCOMPARE(conflicts.first().toObject().value(QStringLiteral("conflicting_payload")).toObject().value(QStringLiteral("amount")).toInteger(), 4500);
+    }
+
+    // Issue 19: the agent's reasons are stored with the proposal, returned by the detail, kept in
+    // the "proposed" audit row, compared on resubmission — and never part of the provider request:
+    // the same proposal with and without them has the same request_fingerprint.
+    void agentReasons()
+    {
+        const QJsonObject facts{{QStringLiteral("customer_said"), QStringLiteral("the parcel never arrived")},
+                                {QStringLiteral("order_total"), QStringLiteral("USD 99.00")}};
+        const QString url = QStringLiteral("https://support.example.com/tickets/4821?tab=1#note-3");
+        const QString justification = QStringLiteral("Carrier confirms loss.\n\tTracking 1Z999.");
+        const auto withReasons = [&](const QString &reference) {
+            QJsonObject p = ApiClient::proposal(reference, 4000);
+            p.insert(QStringLiteral("justification"), justification);
+            p.insert(QStringLiteral("context_url"), url);
+            p.insert(QStringLiteral("facts"), facts);
+            return p;
+        };
+        const QString reference = nextReference(QStringLiteral("reasons"));
+        const ApiReply created = m_client->propose(token(QStringLiteral("agent-7")), withReasons(reference));
+        QCOMPARE(created.status, 201);
+        const QString id = idOf(created);
+        QCOMPARE(created.json.value(QStringLiteral("justification")).toString(), justification);
+
+        const ApiReply detail = m_client->get(QStringLiteral("/actions/") + id, token(QStringLiteral("agent-7")));
+        QCOMPARE(detail.status, 200); // the agent reads its own action, reasons included
+        QCOMPARE(detail.json.value(QStringLiteral("justification")).toString(), justification);
+        QCOMPARE(detail.json.value(QStringLiteral("context_url")).toString(), url);
+        QCOMPARE(detail.json.value(QStringLiteral("facts")).toObject(), facts);
+        const cs::ActionRecord stored = record(id);
+        QCOMPARE(stored.justification, justification);
+        QCOMPARE(stored.contextUrl, url);
+        QCOMPARE(stored.facts.value(QStringLiteral("customer_said")), QStringLiteral("the parcel never arrived"));
+        for (const auto &[name, value] : stored.providerRequest().fields)
+            QVERIFY2(!value.contains(QStringLiteral("parcel")) && !value.contains(QStringLiteral("support.example.com"))
+                         && !value.contains(QStringLiteral("Carrier")), qPrintable(name));
+
+        const QJsonObject proposedAudit = detail.json.value(QStringLiteral("audit")).toArray().first().toObject();
+        QCOMPARE(proposedAudit.value(QStringLiteral("event")).toString(), QStringLiteral("proposed"));
+        QCOMPARE(proposedAudit.value(QStringLiteral("after")).toObject().value(QStringLiteral("justification")).toString(),
+                 justification);
+        QCOMPARE(proposedAudit.value(QStringLiteral("after")).toObject().value(QStringLiteral("facts")).toObject(), facts);
+
+        // The same proposal without reasons, under another reference: the same provider request.
+        const ApiReply bare = m_client->propose(token(QStringLiteral("agent-7")),
+                                                ApiClient::proposal(nextReference(QStringLiteral("bare")), 4000));
+        QCOMPARE(bare.status, 201);
+        const cs::ActionRecord bareRecord = record(idOf(bare));
+        QVERIFY(!bareRecord.hasReasons());
+        QCOMPARE(bare.json.value(QStringLiteral("facts")).toObject(), QJsonObject());
+        QCOMPARE(bare.json.value(QStringLiteral("context_url")).toString(), QString());
+        // (the action id is in the request's metadata, so compare with this action's id swapped in)
+        cs::ActionRecord swapped = bareRecord;
+        swapped.id = id;
+        QCOMPARE(cs::requestFingerprint(swapped.providerRequest()), stored.requestFingerprint);
+        QCOMPARE(cs::requestFingerprint(bareRecord.providerRequest()), bareRecord.requestFingerprint);
+
+        // Resubmitted as it was: the same action, nothing written.
+        const LedgerCounts before = ledgerCounts(m_harness.ledger());
+        const ApiReply same = m_client->propose(token(QStringLiteral("agent-7")), withReasons(reference));
+        QCOMPARE(same.status, 200);
+        QCOMPARE(idOf(same), id);
+        QCOMPARE(ledgerCounts(m_harness.ledger()), before);
+
+        // Resubmitted with changed reasons: the changed-resubmission path (409, flagged, unchanged).
+        for (const char *member : {"justification", "context_url", "facts"}) {
+            QJsonObject changed = withReasons(reference);
+            if (QLatin1String(member) == QLatin1String("facts"))
+                changed.insert(QLatin1String(member), QJsonObject{{QStringLiteral("order_total"), QStringLiteral("USD 9.00")}});
+            else if (QLatin1String(member) == QLatin1String("context_url"))
+                changed.insert(QLatin1String(member), QStringLiteral("https://support.example.com/tickets/1"));
+            else
+                changed.remove(QLatin1String(member));
+            const ApiReply refused = m_client->propose(token(QStringLiteral("agent-7")), changed);
+            QVERIFY2(refused.status == 409, member);
+            QCOMPARE(refused.code(), QStringLiteral("payload_mismatch"));
+            QCOMPARE(refused.json.value(QStringLiteral("action_id")).toString(), id);
+        }
+        const cs::ActionRecord after = record(id);
+        QCOMPARE(after.justification, justification);
+        QCOMPARE(after.contextUrl, url);
+        QCOMPARE(after.facts, stored.facts);
+        QCOMPARE(after.requestFingerprint, stored.requestFingerprint);
+        QCOMPARE(after.state, ActionState::RequiresReview);
+        const QJsonArray conflicts = m_client->get(QStringLiteral("/actions/") + id, token(QStringLiteral("aud")))
+                                         .json.value(QStringLiteral("conflicts")).toArray();
+        QCOMPARE(conflicts.size(), 3);
+        QCOMPARE(conflicts.first().toObject().value(QStringLiteral("stored_payload")).toObject()
+                     .value(QStringLiteral("justification")).toString(), justification);
+        QVERIFY(!conflicts.first().toObject().value(QStringLiteral("conflicting_payload")).toObject()
+                     .contains(QStringLiteral("justification")));
+    }
+
+    // Issue 19: a rejection's reason and note are stored with it, in the action's approvals list,
+    // and the agent reads them on its own action.
+    void rejectionReasons()
+    {
+        const ApiReply proposed = freshAction();
+        const QString id = idOf(proposed);
+        const ApiReply rejected = m_client->post(QStringLiteral("/actions/%1/rejections").arg(id), token(QStringLiteral("ana")),
+                                                 {{QStringLiteral("reason"), QStringLiteral("wrong_amount")},
+                                                  {QStringLiteral("note"), QStringLiteral("the order was 35.00")}},
+                                                 {{"If-Match", proposed.ifMatch()}});
+        QCOMPARE(rejected.status, 200);
+        const QJsonObject approval = rejected.json.value(QStringLiteral("approval")).toObject();
+        QCOMPARE(approval.value(QStringLiteral("decision")).toString(), QStringLiteral("rejected"));
+        QCOMPARE(approval.value(QStringLiteral("reason")).toString(), QStringLiteral("wrong_amount"));
+        QCOMPARE(approval.value(QStringLiteral("note")).toString(), QStringLiteral("the order was 35.00"));
+        const ApiReply seen = m_client->get(QStringLiteral("/actions/") + id, token(QStringLiteral("agent-7")));
+        QCOMPARE(seen.status, 200);
+        QCOMPARE(seen.json.value(QStringLiteral("state")).toString(), QStringLiteral("REJECTED"));
+        const QJsonObject listed = seen.json.value(QStringLiteral("approvals")).toArray().first().toObject();
+        QCOMPARE(listed.value(QStringLiteral("reason")).toString(), QStringLiteral("wrong_amount"));
+        QCOMPARE(listed.value(QStringLiteral("note")).toString(), QStringLiteral("the order was 35.00"));
+        QCOMPARE(record(id).state, ActionState::Rejected);
+
+        // Every reason of the list is accepted; a note is optional but for "other".
+        for (const QString &reason : cs::Approval::rejectionReasons()) {
+            const ApiReply next = freshAction();
+            QJsonObject body{{QStringLiteral("reason"), reason}};
+            if (reason == u"other")
+                body.insert(QStringLiteral("note"), QStringLiteral("the customer asked us to stop"));
+            const ApiReply r = m_client->post(QStringLiteral("/actions/%1/rejections").arg(idOf(next)),
+                                              token(QStringLiteral("ana")), body, {{"If-Match", next.ifMatch()}});
+            QVERIFY2(r.status == 200, qPrintable(reason + QString::fromUtf8(r.body)));
+        }
     }
 
     void listPagingAndFilters()

@@ -137,7 +137,7 @@ private slots:
         const ApiReply second = propose(QStringLiteral("agent-8"));
         const QString id2 = second.json.value(QStringLiteral("id")).toString();
         QCOMPARE(m_client->post(QStringLiteral("/actions/%1/rejections").arg(id2), token(QStringLiteral("bob")),
-                                {{QStringLiteral("reason"), QStringLiteral("not ours")}}, {{"If-Match", second.ifMatch()}}).status, 200);
+                                {{QStringLiteral("reason"), QStringLiteral("not_eligible")}, {QStringLiteral("note"), QStringLiteral("not ours")}}, {{"If-Match", second.ifMatch()}}).status, 200);
         QCOMPARE(m_client->approve(token(QStringLiteral("bob")), id, first.ifMatch()).status, 412);
         const ApiReply third = propose(QStringLiteral("agent-7"));
         QVERIFY(live.waitForEvents(5));

@@ -124,7 +124,7 @@ Endpoint endpoint(const QString &name, int serial)
     if (name == u"approve")
         return {"/approvals", QStringLiteral("ana"), {{"note", "\"ok\""}}};
     if (name == u"reject")
-        return {"/rejections", QStringLiteral("ana"), {{"reason", "\"no\""}}};
+        return {"/rejections", QStringLiteral("ana"), {{"reason", "\"other\""}, {"note", "\"no\""}}};
     if (name == u"reconcile")
         return {"/reconciliations", QStringLiteral("sam"),
                 {{"outcome", "\"committed\""}, {"evidence_lookup_seq", "1"}, {"note", "\"checked\""}}};
@@ -258,7 +258,7 @@ void TestHostileInput::refused_data()
     // Finding 1: a lone surrogate in every text member of every endpoint.
     row("#1 client_reference lone high", "propose", "client_reference", R"("o\ud800")", 422, v, "client_reference");
     row("#1 approval note lone high", "approve", "note", R"("ok\ud800")", 422, v, "note");
-    row("#1 rejection reason lone low", "reject", "reason", R"("no\udc00")", 422, v, "reason");
+    row("#1 rejection note lone low", "reject", "note", R"("no\udc00")", 422, v, "note");
     row("#1 follow-up note lone high", "follow-up", "note", R"("\ud800x")", 422, v, "note");
     row("#1 follow-up client_reference lone", "follow-up", "client_reference", R"("f\udfff")", 422, v, "client_reference");
     row("#1 reconciliation note lone high", "reconcile", "note", R"("\ud83d")", 422, v, "note");
@@ -269,12 +269,12 @@ void TestHostileInput::refused_data()
     // Unicode: escapes.
     row("reversed pair", "propose", "client_reference", R"("\ude00\ud83d")", 422, v, "client_reference");
     row("high then a letter escape", "approve", "note", R"("\ud83d\u0041")", 422, v, "note");
-    row("two high surrogates", "reject", "reason", R"("\ud83d\ud83d")", 422, v, "reason");
+    row("two high surrogates", "reject", "note", R"("\ud83d\ud83d")", 422, v, "note");
     // Unicode: raw bytes that are not UTF-8.
     row("overlong slash", "propose", "client_reference", "\"a\xc0\xaf\"", 422, v, "client_reference");
     row("overlong 3-byte", "approve", "note", "\"\xe0\x80\xaf\"", 422, v, "note");
     row("UTF-8 encoded surrogate", "propose", "business_reference", "\"\xed\xa0\x80\"", 422, v, "business_reference");
-    row("escaped high + encoded low", "reject", "reason", "\"\\ud800\xed\xb0\x80\"", 422, v, "reason");
+    row("escaped high + encoded low", "reject", "note", "\"\\ud800\xed\xb0\x80\"", 422, v, "note");
     row("over U+10FFFF", "follow-up", "note", "\"\xf4\x90\x80\x80\"", 422, v, "note");
     row("0xFF byte", "propose", "client_reference", "\"o\xff\"", 422, v, "client_reference");
     row("truncated sequence", "reconcile", "note", "\"\xe2\x82\"", 422, v, "note");
@@ -282,7 +282,7 @@ void TestHostileInput::refused_data()
     // Unicode: controls and invisible characters.
     row("NUL escape in a reference", "propose", "client_reference", R"("a\u0000b")", 422, v, "client_reference");
     row("NUL escape in a note", "approve", "note", R"("a\u0000b")", 422, v, "note");
-    row("BEL in a note", "reject", "reason", R"("ring\u0007")", 422, v, "reason");
+    row("BEL in a note", "reject", "note", R"("ring\u0007")", 422, v, "note");
     row("ESC in a reference", "propose", "business_reference", R"("\u001b[31mred")", 422, v, "business_reference");
     row("CR in a note", "follow-up", "note", R"("line\rover")", 422, v, "note");
     row("tab in a reference", "propose", "client_reference", R"("a\tb")", 422, v, "client_reference");
@@ -293,7 +293,7 @@ void TestHostileInput::refused_data()
     row("raw C1 bytes in a note", "approve", "note", "\"a\xc2\x9b\"", 422, v, "note");
     row("line separator in a note", "approve", "note", R"("a\u2028b")", 422, v, "note");
     row("paragraph separator in a reference", "propose", "client_reference", R"("a\u2029b")", 422, v, "client_reference");
-    row("bidi override in a note", "reject", "reason", R"("\u202egnp.exe")", 422, v, "reason");
+    row("bidi override in a note", "reject", "note", R"("\u202egnp.exe")", 422, v, "note");
     row("bidi isolate in a reference", "propose", "business_reference", R"("a\u2066b")", 422, v, "business_reference");
     row("zero-width space in a reference", "propose", "client_reference", R"("a\u200bb")", 422, v, "client_reference");
     row("BOM inside a reference", "propose", "client_reference", "\"\xef\xbb\xbfref\"", 422, v, "client_reference");
@@ -301,7 +301,7 @@ void TestHostileInput::refused_data()
     rawRow("leading BOM", "approve", "\xef\xbb\xbf{\"note\":\"ok\"}", 400, "malformed_json");
     row("raw NUL byte in a string", "approve", "note", QByteArray("\"a\0b\"", 5), 400, "malformed_json");
     row("raw control in a string", "propose", "client_reference", "\"a\x01\"", 400, "malformed_json");
-    row("raw tab in a string", "reject", "reason", "\"a\tb\"", 400, "malformed_json");
+    row("raw tab in a string", "reject", "note", "\"a\tb\"", 400, "malformed_json");
     row("raw newline in a string", "approve", "note", "\"a\nb\"", 400, "malformed_json");
     rawRow("invalid UTF-8 in a member name", "approve", "{\"not\xff\":\"ok\"}", 400, "malformed_json");
     rawRow("lone surrogate in a member name", "approve", R"({"n\ud800":"ok"})", 400, "malformed_json");
@@ -443,8 +443,8 @@ void TestHostileInput::accepted_data()
     row("newline and tab in a note", "approve", "note", R"("line one\n\tline two")", QStringLiteral("line one\n\tline two"));
     row("emoji ZWJ sequence in a note", "approve", "note", R"("\ud83d\udc69\u200d\ud83d\udcbb ok")",
         QStringLiteral("\U0001F469\u200D\U0001F4BB ok"));
-    row("LRM in a reason", "reject", "reason", R"("\u200eno")", QStringLiteral("\u200Eno"));
-    row("U+FFFD itself", "reject", "reason", R"("\ufffd")", QStringLiteral("\uFFFD"));
+    row("LRM in a note", "reject", "note", R"("\u200eno")", QStringLiteral("\u200Eno"));
+    row("U+FFFD itself", "reject", "note", R"("\ufffd")", QStringLiteral("\uFFFD"));
     row("lowercase scheme", "propose", "client_reference", R"("lower-scheme")", QStringLiteral("lower-scheme"),
         {"bearer {token}"});
     row("escaped slash", "approve", "note", R"("a\/b")", QStringLiteral("a/b"));

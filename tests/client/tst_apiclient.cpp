@@ -241,7 +241,7 @@ private slots:
         else if (operation == QLatin1String("follow_up"))
             call = c->followUp(id, 1, 5000, QStringLiteral("note"));
         else if (operation == QLatin1String("reject-blank"))
-            call = c->reject(id, 1, QStringLiteral("   "));
+            call = c->reject(id, 1, QStringLiteral("   "), QString());
         else if (operation == QLatin1String("approve-own")) {
             const QJsonObject own = m_backend.propose(m_charges.at(m_nextCharge++ % m_charges.size()), 100,
                                                       QStringLiteral("own-%1").arg(++m_nextRef), QString(), QStringLiteral("root"));
@@ -264,7 +264,7 @@ private slots:
     {
         const QString id = proposeOne().value(QLatin1String("id")).toString();
         auto approver = client(QStringLiteral("ana"));
-        const ApiResponse rejected = wait(approver->reject(id, 1, QStringLiteral("duplicate ticket")));
+        const ApiResponse rejected = wait(approver->reject(id, 1, QStringLiteral("duplicate"), QStringLiteral("duplicate ticket")));
         QVERIFY2(rejected.ok(), qPrintable(rejected.error.userText()));
         QCOMPARE(rejected.object().value(QLatin1String("action")).toObject().value(QLatin1String("state")).toString(), QStringLiteral("REJECTED"));
 
@@ -349,7 +349,7 @@ private slots:
         auto c = client(QStringLiteral("ana"), proxy.url());
         c->setDeadline(700ms);
         proxy.holdNextPostResponse();
-        ApiCall *call = c->reject(id, 1, QStringLiteral("slow backend"));
+        ApiCall *call = c->reject(id, 1, QStringLiteral("other"), QStringLiteral("slow backend"));
         QSignalSpy resending(call, &ApiCall::resending);
         QVERIFY(resending.isValid());
         const ApiResponse r = wait(call);

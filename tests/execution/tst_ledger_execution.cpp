@@ -193,7 +193,7 @@ void TestLedgerExecution::auditChainVerifiesWithAnyStrings()
                                                             QStringLiteral("ref \"%1\" ü").arg(i)),
                                                 QStringLiteral("agent \"x\" ü"));
         QVERIFY2(proposed.ok(), qPrintable(proposed.error().toString()));
-        QVERIFY(m_ledger->approvals().reject(proposed->record.id, QStringLiteral("bob ü"), notes.at(i), proposed->record.stateVersion).ok());
+        QVERIFY(m_ledger->approvals().reject(proposed->record.id, QStringLiteral("bob ü"), QStringLiteral("not_eligible"), notes.at(i), proposed->record.stateVersion).ok());
     }
     const auto verification = m_ledger->reader().verifyAudit();
     QVERIFY(verification.ok());

@@ -8,6 +8,7 @@
 #include "tests/fuzz/apibody.h"
 #include "tests/fuzz/fuzzcheck.h"
 
+#include "models/approval.h"
 #include "models/money.h"
 
 using namespace cs;
@@ -53,8 +54,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             checkText(a->note, 2000, false);
         break;
     case 1:
-        if (const auto r = parseChecked(&DecisionParser::rejection, *body))
-            checkText(r->reason, 2000, true);
+        if (const auto r = parseChecked(&DecisionParser::rejection, *body)) {
+            // The reason is one of the list; the note free text, not blank for "other".
+            FUZZ_CHECK(Approval::rejectionReasons().contains(r->reason));
+            checkText(r->note, 2000, r->reason == u"other");
+        }
         break;
     case 2: {
         const bool ok = parseChecked(

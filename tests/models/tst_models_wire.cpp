@@ -271,6 +271,7 @@ private slots:
     void actionRecordLenientWhereDocumented();
 
     void proposalPayload();
+    void agentReasonsAreNeverSent();
 
     void chainHashKnownAnswer();
     void chainHashSensitivity_data();
@@ -385,6 +386,13 @@ void TestWire::actionRecordRoundTrip_data()
     r = fullRecord();
     r.kind = QStringLiteral("refund_adjustment");
     QTest::newRow("another kind") << r;
+
+    r = fullRecord();
+    r.justification = QStringLiteral("Carrier confirms the parcel was lost.\n\t\u20ac 40 of \u20ac 99 \U0001F600");
+    r.contextUrl = QStringLiteral("https://support.example.com/tickets/4821?tab=1#n3");
+    r.facts = {{QStringLiteral("customer_said"), QStringLiteral("\"never arrived\"")},
+               {QStringLiteral("order_total"), QStringLiteral("USD 99.00")}};
+    QTest::newRow("the agent's reasons") << r;
 }
 
 void TestWire::actionRecordRoundTrip()
@@ -551,9 +559,9 @@ void TestWire::goldenWireText_data()
 
     QTest::newRow("action record") << fullRecord().toJson() << QByteArray(
         R"({"amount":4000,"approval_version":1,"business_reference":"order 1042",)"
-        R"("client_reference":"refund-order-1042","created_at":"2026-11-29T22:38:35.123Z",)"
-        R"("currency":"usd","id":"act_k3v9q2m7x4p8r1t6w5y0z2ab","idempotency_key":"csk_01",)"
-        R"("kind":"refund","parent_id":"act_aaaaaaaaaaaaaaaaaaaaaaaa","provider":"paysim",)"
+        R"("client_reference":"refund-order-1042","context_url":"","created_at":"2026-11-29T22:38:35.123Z",)"
+        R"("currency":"usd","facts":{},"id":"act_k3v9q2m7x4p8r1t6w5y0z2ab","idempotency_key":"csk_01",)"
+        R"("justification":"","kind":"refund","parent_id":"act_aaaaaaaaaaaaaaaaaaaaaaaa","provider":"paysim",)"
         R"("provider_account":"acct_demo","reason":"requested_by_customer",)"
         R"("request_fingerprint":"b54f07323486ba183e80b48069b603ef113eaf3b81f47d61422b6353b9cd294f",)"
         R"("requested_by":"agent-7","review_reason":"","state":"EXECUTING","state_version":4,)"
@@ -561,8 +569,9 @@ void TestWire::goldenWireText_data()
         R"("updated_at":"2026-11-29T22:39:01.007Z"})");
 
     QTest::newRow("minimal action record") << minimalRecord().toJson() << QByteArray(
-        R"({"amount":1,"approval_version":0,"business_reference":"","client_reference":"",)"
-        R"("created_at":null,"currency":"eur","id":"act_minimal","idempotency_key":"","kind":"refund",)"
+        R"({"amount":1,"approval_version":0,"business_reference":"","client_reference":"","context_url":"",)"
+        R"("created_at":null,"currency":"eur","facts":{},"id":"act_minimal","idempotency_key":"",)"
+        R"("justification":"","kind":"refund",)"
         R"("parent_id":"","provider":"","provider_account":"","reason":"","request_fingerprint":"",)"
         R"("requested_by":"","review_reason":"","state":"PENDING","state_version":1,)"
         R"("target":{"charge":"ch_1"},"updated_at":null})");
@@ -571,7 +580,7 @@ void TestWire::goldenWireText_data()
         R"({"action_id":"act_k3v9q2m7x4p8r1t6w5y0z2ab",)"
         R"("approved_fingerprint":"b54f07323486ba183e80b48069b603ef113eaf3b81f47d61422b6353b9cd294f",)"
         R"("decided_at":"2026-11-29T22:38:40.250Z","decided_by":"alice","decision":"approved",)"
-        R"("idempotency_key":"csk_01","note":"matches the order","version":2})");
+        R"("idempotency_key":"csk_01","note":"matches the order","reason":"","version":2})");
 
     QTest::newRow("attempt") << fullAttempt().toJson() << QByteArray(
         R"({"action_id":"act_k3v9q2m7x4p8r1t6w5y0z2ab","error_code":"",)"
@@ -833,6 +842,31 @@ void TestWire::actionRecordLenientWhereDocumented()
 }
 
 // ---- proposal payload ------------------------------------------------------------------------
+
+// Issue 19: the agent's reasons are for the approver; the provider request and its fingerprint
+// are the same with and without them, and proposalPayload() does not carry them either.
+void TestWire::agentReasonsAreNeverSent()
+{
+    ActionRecord with = fullRecord();
+    with.justification = QStringLiteral("lost in transit");
+    with.contextUrl = QStringLiteral("https://support.example.com/tickets/4821");
+    with.facts = {{QStringLiteral("order_total"), QStringLiteral("USD 99.00")}};
+    const ActionRecord without = fullRecord();
+    QVERIFY(with.hasReasons());
+    QVERIFY(!without.hasReasons());
+    QCOMPARE(with.providerRequest().formBody(), without.providerRequest().formBody());
+    QCOMPARE(requestFingerprint(with.providerRequest()), requestFingerprint(without.providerRequest()));
+    QCOMPARE(with.proposalPayload(), without.proposalPayload());
+    QCOMPARE(compact(with.reasonsPayload()),
+             QByteArray(R"({"context_url":"https://support.example.com/tickets/4821","facts":{"order_total":"USD 99.00"},)"
+                        R"("justification":"lost in transit"})"));
+    QCOMPARE(without.reasonsPayload(), QJsonObject()); // absent when empty
+    const QJsonObject json = with.toJson();
+    QCOMPARE(json.value(QStringLiteral("facts")).toObject().value(QStringLiteral("order_total")).toString(),
+             QStringLiteral("USD 99.00"));
+    QCOMPARE(without.toJson().value(QStringLiteral("facts")).toObject(), QJsonObject());
+    QCOMPARE(without.toJson().value(QStringLiteral("justification")).toString(), QString());
+}
 
 void TestWire::proposalPayload()
 {

@@ -91,7 +91,7 @@ void TestAuditProperty::acceptedTextRoundTrips()
         const QString note = cs::test::randomText(random, 2000, true, false);
         const bool approve = random.bounded(2) == 0;
         const auto decided = approve ? m_ledger->approvals().approve(record.id, approver(), note, record.stateVersion)
-                                     : m_ledger->approvals().reject(record.id, approver(), note, record.stateVersion);
+                                     : m_ledger->approvals().reject(record.id, approver(), QStringLiteral("not_eligible"), note, record.stateVersion);
         QVERIFY2(decided.ok(), qPrintable(decided.error().toString())); // the fingerprint survived storage
         checkChain(approve ? "approved" : "rejected", round);
         const auto approvals = m_ledger->reader().approvals(record.id);
@@ -131,7 +131,7 @@ void TestAuditProperty::anyTextKeepsTheChain()
         const ActionRecord record = proposed->record;
         const QString note = cs::test::randomText(random, 500, true, true);
         (void)(random.bounded(2) == 0 ? m_ledger->approvals().approve(record.id, approver(), note, record.stateVersion)
-                                      : m_ledger->approvals().reject(record.id, approver(), note, record.stateVersion));
+                                      : m_ledger->approvals().reject(record.id, approver(), QStringLiteral("not_eligible"), note, record.stateVersion));
         checkChain("decided", round);
         if (QTest::currentTestFailed())
             return;

@@ -191,7 +191,7 @@ void TestChargeBudget::stagesCountWhatTheyMust()
     const ActionRecord queued = approved(QStringLiteral("b"), 2000);
     const ActionRecord inFlight = approved(QStringLiteral("c"), 1000);
     const ActionRecord rejected = propose(QStringLiteral("e"), 700);
-    QVERIFY(m_ledger->approvals().reject(rejected.id, approver(), QStringLiteral("no"), rejected.stateVersion).ok());
+    QVERIFY(m_ledger->approvals().reject(rejected.id, approver(), QStringLiteral("not_eligible"), QStringLiteral("no"), rejected.stateVersion).ok());
     // Claims take the oldest approved first: queued (b), then inFlight (c). Finish b as COMPLETED
     // (the provider's snapshot does not list it yet), leave c EXECUTING.
     const auto b = m_ledger->execution().claimNext(QStringLiteral("exec"), 60s);
@@ -501,7 +501,7 @@ void TestChargeBudget::approvalCountsWhatIsApproved()
     QVERIFY(stored.idempotencyKey.isEmpty());
     // Rejecting a frees its room: b fits again.
     const ActionRecord current = *m_ledger->reader().action(a.id);
-    QVERIFY(m_ledger->approvals().reject(a.id, approver(), QStringLiteral("wrong amount"), current.stateVersion).ok());
+    QVERIFY(m_ledger->approvals().reject(a.id, approver(), QStringLiteral("wrong_amount"), QString(), current.stateVersion).ok());
     QVERIFY(m_ledger->approvals().approve(b.id, approver(), QStringLiteral("ok"), b.stateVersion).ok());
 }
 

@@ -204,7 +204,7 @@ ActionRecord TestLedger::inState(ActionState state, const QString &ref)
     }
     case ActionState::Rejected: {
         const ActionRecord p = propose(ref);
-        const auto r = m_store->approvals().reject(p.id, approver(), QStringLiteral("no"), p.stateVersion);
+        const auto r = m_store->approvals().reject(p.id, approver(), QStringLiteral("not_eligible"), QStringLiteral("no"), p.stateVersion);
         return r.ok() ? r.value() : ActionRecord();
     }
     case ActionState::RequiresReview: {
@@ -495,7 +495,15 @@ void TestLedger::approvalRules()
 void TestLedger::rejectRecordsDecision()
 {
     const ActionRecord p = propose(QStringLiteral("ref-1"));
-    const auto r = m_store->approvals().reject(p.id, approver(), QStringLiteral("duplicate of order-1000"), p.stateVersion);
+    // A reason from the list is required, and "other" needs a note (issue 19); nothing is written.
+    QCOMPARE(w(m_store->approvals().reject(p.id, approver(), QString(), QStringLiteral("x"), p.stateVersion).code()),
+             w(LedgerError::Code::Invalid));
+    QCOMPARE(w(m_store->approvals().reject(p.id, approver(), QStringLiteral("customer withdrew"), QString(), p.stateVersion).code()),
+             w(LedgerError::Code::Invalid));
+    QCOMPARE(w(m_store->approvals().reject(p.id, approver(), QStringLiteral("other"), QStringLiteral("  "), p.stateVersion).code()),
+             w(LedgerError::Code::Invalid));
+    QCOMPARE(m_store->reader().approvals(p.id)->size(), 0);
+    const auto r = m_store->approvals().reject(p.id, approver(), QStringLiteral("duplicate"), QStringLiteral("duplicate of order-1000"), p.stateVersion);
     QVERIFY2(r.ok(), qPrintable(r.error().toString()));
     QCOMPARE(w(r->state), w(ActionState::Rejected));
     const auto approvals = m_store->reader().approvals(p.id);
@@ -503,6 +511,7 @@ void TestLedger::rejectRecordsDecision()
     QCOMPARE(int(approvals->first().decision), int(Approval::Decision::Rejected));
     QVERIFY(approvals->first().idempotencyKey.isEmpty());
     QCOMPARE(approvals->first().note, QStringLiteral("duplicate of order-1000"));
+    QCOMPARE(approvals->first().rejectionReason, QStringLiteral("duplicate"));
     // Terminal: neither approval nor claim.
     QCOMPARE(w(m_store->approvals().approve(p.id, approver(), QString(), r->stateVersion).code()),
              w(LedgerError::Code::IllegalTransition));
@@ -1086,7 +1095,7 @@ void TestLedger::staleVersionRefused()
     if (operation == u"approve")
         error = m_store->approvals().approve(p.id, QStringLiteral("bob"), QString(), stale).error();
     else if (operation == u"reject")
-        error = m_store->approvals().reject(p.id, QStringLiteral("bob"), QString(), stale).error();
+        error = m_store->approvals().reject(p.id, QStringLiteral("bob"), QStringLiteral("not_eligible"), QString(), stale).error();
     else if (operation == u"amend")
         error = m_store->proposals().amendBeforeSending(p.id, QStringLiteral("bob"), 1000, QString(), stale).error();
     else if (operation == u"transition")

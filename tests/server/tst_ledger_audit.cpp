@@ -72,7 +72,7 @@ void TestLedgerAudit::runWorkload()
         m_clock.advance(7);
         ActionRecord a = p->record;
         if (i % 4 == 3) {
-            QVERIFY(m_store->approvals().reject(a.id, approver(), QStringLiteral("no"), a.stateVersion).ok());
+            QVERIFY(m_store->approvals().reject(a.id, approver(), QStringLiteral("not_eligible"), QStringLiteral("no"), a.stateVersion).ok());
             continue;
         }
         a = m_store->proposals().amendBeforeSending(a.id, approver(), 900 + i, QString(), a.stateVersion).value();

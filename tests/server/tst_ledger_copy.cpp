@@ -115,6 +115,7 @@ private:
     qint64 m_auditRows = 0;
     QString m_copiedUri; // the database copyKeepsEveryRow filled
     QString m_copiedName;
+    QString m_reasonedId; // an action proposed with the agent's reasons
 };
 
 void TestLedgerCopy::initTestCase()
@@ -162,6 +163,10 @@ void TestLedgerCopy::buildHistory(const QString &path)
     const auto approved = [&](const QString &ref, const QString &parent = QString()) {
         auto input = sampleInput(ref);
         input.note = awkward(notes++);
+        // The agent's reasons (migration 10): copied like every other column.
+        input.justification = text() + QStringLiteral("\n\tline two");
+        input.contextUrl = QStringLiteral("https://support.example.com/tickets/") + ref;
+        input.facts = {{QStringLiteral("customer_said"), text()}, {QStringLiteral("order_total"), QStringLiteral("USD 99.00")}};
         input.parentId = parent;
         if (!parent.isEmpty())
             input.amount = 1000;
@@ -184,6 +189,7 @@ void TestLedgerCopy::buildHistory(const QString &path)
 
     // COMPLETED, and a partial refund of it left pending.
     const ActionRecord done = approved(QStringLiteral("done"));
+    m_reasonedId = done.id;
     auto c = ledger.execution().claim(done.id, QStringLiteral("exec-1"), 30s);
     QVERIFY(c.ok());
     finish(*c, Attempt::Outcome::Succeeded, Trigger::ProviderSucceeded);
@@ -224,7 +230,7 @@ void TestLedgerCopy::buildHistory(const QString &path)
     // Rejected, and pending.
     const auto p = ledger.proposals().propose(sampleInput(QStringLiteral("rejected")), agent());
     QVERIFY(p.ok());
-    QVERIFY(ledger.approvals().reject(p->record.id, approver(), text(), p->record.stateVersion).ok());
+    QVERIFY(ledger.approvals().reject(p->record.id, approver(), QStringLiteral("not_eligible"), text(), p->record.stateVersion).ok());
     QVERIFY(ledger.proposals().propose(sampleInput(QStringLiteral("pending")), agent()).ok());
 
     // A webhook event with its lookup, users, a stored API response.
@@ -363,6 +369,17 @@ void TestLedgerCopy::copyKeepsEveryRow()
     QVERIFY(lastOnTarget.ok() && lastOnSource.ok() && lastOnTarget->size() == 1 && lastOnSource->size() == 1);
     QCOMPARE(lastOnTarget->first().hash, lastOnSource->first().hash);
     QCOMPARE(lastOnTarget->first().hash, report->auditHead);
+
+    // The agent's reasons, read back through the ledger on both sides.
+    const auto reasonedOnSource = original.reader().action(m_reasonedId);
+    const auto reasonedOnTarget = copied.reader().action(m_reasonedId);
+    QVERIFY(reasonedOnSource.ok() && reasonedOnTarget.ok());
+    QVERIFY(reasonedOnSource->hasReasons());
+    QCOMPARE(reasonedOnSource->facts.size(), 2);
+    QVERIFY(reasonedOnSource->justification.endsWith(QStringLiteral("line two")));
+    QCOMPARE(reasonedOnTarget->justification, reasonedOnSource->justification);
+    QCOMPARE(reasonedOnTarget->contextUrl, reasonedOnSource->contextUrl);
+    QCOMPARE(reasonedOnTarget->facts, reasonedOnSource->facts);
 }
 
 void TestLedgerCopy::copiedLedgerKeepsWorking()
@@ -462,7 +479,7 @@ void TestLedgerCopy::refusesTextPostgresCannotStore()
         QVERIFY(ledger.open(path).ok());
         const auto p = ledger.proposals().propose(sampleInput(QStringLiteral("odd")), agent());
         QVERIFY(p.ok());
-        QVERIFY(ledger.approvals().reject(p->record.id, approver(), QStringLiteral("no ") + QChar(0xD800),
+        QVERIFY(ledger.approvals().reject(p->record.id, approver(), QStringLiteral("not_eligible"), QStringLiteral("no ") + QChar(0xD800),
                                           p->record.stateVersion).ok());
     }
     const QString uri = newDatabase();

@@ -166,7 +166,7 @@ void TestLedgerCounts::randomOperations(quint32 seed, int operations, int agents
             if (r.approvalVersion == 0 && choice < 2)
                 m_store->approvals().approve(id, approver(), QStringLiteral("ok"), r.stateVersion);
             else if (choice == 0)
-                m_store->approvals().reject(id, approver(), QStringLiteral("no"), r.stateVersion);
+                m_store->approvals().reject(id, approver(), QStringLiteral("not_eligible"), QStringLiteral("no"), r.stateVersion);
             else if (choice == 1)
                 m_store->execution().transition(id, Trigger::StopForReview, approver(), QStringLiteral("look"));
             else if (const auto c = m_store->execution().claim(id, QStringLiteral("exec-1"), 30s); c.ok())
@@ -249,7 +249,7 @@ void TestLedgerCounts::countsMatchGroupBy()
 // columns start exact.
 void TestLedgerCounts::migrationCountsExistingRows()
 {
-    SKIP_ON_POSTGRES("undoes SQLite's migrations 4 to 6 by hand (DROP TRIGGER, DROP COLUMN on the SQLite schema)");
+    SKIP_ON_POSTGRES("undoes SQLite's migrations 4 to 9 by hand (DROP TRIGGER, DROP COLUMN on the SQLite schema)");
     randomOperations(5, 200, 2);
     m_reader = nullptr;
     m_store.reset();
@@ -257,10 +257,14 @@ void TestLedgerCounts::migrationCountsExistingRows()
         QSqlDatabase db = rawDb();
         {
             QSqlQuery q(db);
-            for (const char *sql : {"ALTER TABLE users DROP COLUMN token_created_at",
-                                    "ALTER TABLE users DROP COLUMN expires_at", "ALTER TABLE users DROP COLUMN last_used_at",
+            for (const char *sql : {"DROP TRIGGER actions_reasons_frozen", "ALTER TABLE actions DROP COLUMN justification",
+                                    "ALTER TABLE actions DROP COLUMN context_url", "ALTER TABLE actions DROP COLUMN facts",
+                                    "ALTER TABLE approvals DROP COLUMN rejection_reason",
+                                    "DELETE FROM schema_version WHERE version = 10",
                                     "DROP TABLE charge_snapshots", "DROP TABLE charges",
                                     "DELETE FROM schema_version WHERE version = 9",
+                                    "ALTER TABLE users DROP COLUMN token_created_at",
+                                    "ALTER TABLE users DROP COLUMN expires_at", "ALTER TABLE users DROP COLUMN last_used_at",
                                     "DELETE FROM schema_version WHERE version = 8",
                                     "DELETE FROM schema_version WHERE version = 7",
                                     "DELETE FROM schema_version WHERE version = 6", "DROP TRIGGER actions_attempt_count", "DROP TRIGGER actions_last_event",

@@ -60,7 +60,11 @@ void TestLedgerTriggers::init()
     QVERIFY(m_store->open(path, options).ok());
 
     auto approve = [&](const QString &ref) {
-        const auto p = m_store->proposals().propose(sampleInput(ref), agent());
+        ProposalStore::ProposalInput input = sampleInput(ref);
+        input.justification = QStringLiteral("the parcel was lost");
+        input.contextUrl = QStringLiteral("https://support.example.com/tickets/") + ref;
+        input.facts = {{QStringLiteral("order_total"), QStringLiteral("USD 99.00")}};
+        const auto p = m_store->proposals().propose(input, agent());
         m_clock.advance(1);
         return m_store->approvals().approve(p->record.id, approver(), QString(), p->record.stateVersion).value();
     };
@@ -177,6 +181,21 @@ void TestLedgerTriggers::forbiddenStatementFails_data()
     QTest::newRow("UPDATE key to NULL-like empty") << QStringLiteral("UPDATE actions SET idempotency_key = '' WHERE id = :open");
     QTest::newRow("UPDATE id") << QStringLiteral("UPDATE actions SET id = 'act_other' WHERE id = :pending");
     QTest::newRow("UPDATE proposed payload") << QStringLiteral("UPDATE actions SET proposed_payload = '{}' WHERE id = :pending");
+
+    // Issue 19: the agent's reasons never change, sent or not (the approver read them).
+    QTest::newRow("UPDATE justification before any attempt")
+        << QStringLiteral("UPDATE actions SET justification = 'changed' WHERE id = :pending");
+    QTest::newRow("UPDATE justification after an attempt")
+        << QStringLiteral("UPDATE actions SET justification = '' WHERE id = :sent");
+    QTest::newRow("UPDATE context_url before any attempt")
+        << QStringLiteral("UPDATE actions SET context_url = 'https://evil.example.com/' WHERE id = :pending");
+    QTest::newRow("UPDATE context_url while executing")
+        << QStringLiteral("UPDATE actions SET context_url = '' WHERE id = :open");
+    QTest::newRow("UPDATE facts before any attempt")
+        << QStringLiteral("UPDATE actions SET facts = '{\"a\":\"b\"}' WHERE id = :pending");
+    QTest::newRow("UPDATE facts after an attempt") << QStringLiteral("UPDATE actions SET facts = '{}' WHERE id = :sent");
+    QTest::newRow("UPDATE amount and justification before any attempt")
+        << QStringLiteral("UPDATE actions SET amount = 4100, justification = 'other' WHERE id = :pending");
 
     QTest::newRow("DELETE from actions") << QStringLiteral("DELETE FROM actions WHERE id = :pending");
     QTest::newRow("DELETE all actions") << QStringLiteral("DELETE FROM actions");

@@ -169,7 +169,8 @@ int main(int argc, char *argv[])
     const QString rejected = backend.propose(charge(3250), 3250, QStringLiteral("order-0990-refund"), QStringLiteral("order-0990"),
                                              QStringLiteral("support-agent")).value(QLatin1String("id")).toString();
     backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/rejections").arg(rejected),
-                 QJsonObject{ { QStringLiteral("reason"), QStringLiteral("already refunded as store credit") } }, 1);
+                 QJsonObject{ { QStringLiteral("reason"), QStringLiteral("duplicate") },
+                              { QStringLiteral("note"), QStringLiteral("already refunded as store credit") } }, 1);
     waitForState(backend, done1, QStringLiteral("COMPLETED"), 20000);
 
     // ---- a plain changed resubmission while pending ----

@@ -14,6 +14,7 @@
 #include "ui/draftstore.h"
 
 #include <QJsonArray>
+#include <QComboBox>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -236,11 +237,11 @@ private slots:
         desk.controller.openReject();
         DecisionDialog *dialog = desk.controller.openDialog();
         QVERIFY(dialog);
-        QTest::keyClicks(child<QPlainTextEdit>(dialog, "reasonEdit"), QStringLiteral("half a thought"));
+        QTest::keyClicks(child<QPlainTextEdit>(dialog, "noteEdit"), QStringLiteral("half a thought"));
         QTest::keyClick(dialog, Qt::Key_Escape);
         QTRY_VERIFY(!desk.controller.openDialog());
         const QString draftKey = DraftStore::keyFor(QStringLiteral("reject"), id);
-        QCOMPARE(desk.controller.drafts().draft(draftKey).fields.value(QStringLiteral("reason")).toString(),
+        QCOMPARE(desk.controller.drafts().draft(draftKey).fields.value(QStringLiteral("note")).toString(),
                  QStringLiteral("half a thought"));
         DraftStore onDisk;
         QVERIFY(onDisk.open(file));
@@ -249,11 +250,40 @@ private slots:
         desk.controller.openReject();
         dialog = desk.controller.openDialog();
         QVERIFY(dialog);
-        QCOMPARE(child<QPlainTextEdit>(dialog, "reasonEdit")->toPlainText(), QStringLiteral("half a thought"));
+        QCOMPARE(child<QPlainTextEdit>(dialog, "noteEdit")->toPlainText(), QStringLiteral("half a thought"));
     }
 
     // The backend refuses (here: an auditor's token behind an approver's view): the reason is
     // shown, the input stays editable and is kept as a draft, and the key is spent.
+    // Issue 19: the reject dialog asks for a reason from the list (none preselected) and a note
+    // only for "other"; what it sends is stored with the rejection.
+    void rejectAsksForAReason()
+    {
+        const QString id = propose(800, "reasons");
+        Desk desk(m_backend.url(), m_backend.token(QStringLiteral("ana")));
+        QSignalSpy applied(&desk.controller, &DecisionController::decisionApplied);
+        QVERIFY(applied.isValid());
+        QVERIFY(desk.show(id));
+        desk.controller.openReject();
+        DecisionDialog *dialog = desk.controller.openDialog();
+        QVERIFY(dialog);
+        auto *combo = child<QComboBox>(dialog, "reasonCombo");
+        QCOMPARE(combo->currentData().toString(), QString());
+        QCOMPARE(combo->count(), 6);
+        QVERIFY(!dialog->confirmButton()->isEnabled());
+        combo->setCurrentIndex(combo->findData(QStringLiteral("other")));
+        QVERIFY(!dialog->confirmButton()->isEnabled()); // "other" needs a note
+        QTest::keyClicks(child<QPlainTextEdit>(dialog, "noteEdit"), QStringLiteral("customer asked us to wait"));
+        QVERIFY(dialog->confirmButton()->isEnabled());
+        combo->setCurrentIndex(combo->findData(QStringLiteral("needs_information")));
+        QVERIFY(dialog->confirmButton()->isEnabled());
+        QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(applied.count(), 1, 10000);
+        const QJsonObject approval = m_backend.action(id).value(QLatin1String("approvals")).toArray().first().toObject();
+        QCOMPARE(approval.value(QLatin1String("reason")).toString(), QStringLiteral("needs_information"));
+        QCOMPARE(approval.value(QLatin1String("note")).toString(), QStringLiteral("customer asked us to wait"));
+    }
+
     void refusalKeepsTheInput()
     {
         const QString id = propose(700, "refused");
@@ -266,8 +296,12 @@ private slots:
         desk.controller.openReject();
         DecisionDialog *dialog = desk.controller.openDialog();
         QVERIFY(dialog);
-        auto *reason = child<QPlainTextEdit>(dialog, "reasonEdit");
+        auto *reason = child<QPlainTextEdit>(dialog, "noteEdit");
         QTest::keyClicks(reason, QStringLiteral("not owed"));
+        {
+            auto *combo = child<QComboBox>(dialog, "reasonCombo");
+            combo->setCurrentIndex(combo->findData(QStringLiteral("not_eligible")));
+        }
         QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
         QLabel *status = child<QLabel>(dialog, "statusLabel");
         QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QStringLiteral("Not done.")), 10000);
@@ -276,7 +310,7 @@ private slots:
         QCOMPARE(reason->toPlainText(), QStringLiteral("not owed"));
         QVERIFY(!reason->isReadOnly());
         const DraftStore::Draft draft = desk.controller.drafts().draft(DraftStore::keyFor(QStringLiteral("reject"), id));
-        QCOMPARE(draft.fields.value(QStringLiteral("reason")).toString(), QStringLiteral("not owed"));
+        QCOMPARE(draft.fields.value(QStringLiteral("note")).toString(), QStringLiteral("not owed"));
         QVERIFY(draft.idempotencyKey.isEmpty());
         QCOMPARE(m_backend.action(id).value(QLatin1String("state")).toString(), QStringLiteral("PENDING"));
     }
@@ -294,7 +328,11 @@ private slots:
         desk.controller.openReject();
         DecisionDialog *dialog = desk.controller.openDialog();
         QVERIFY(dialog);
-        QTest::keyClicks(child<QPlainTextEdit>(dialog, "reasonEdit"), QStringLiteral("customer withdrew"));
+        QTest::keyClicks(child<QPlainTextEdit>(dialog, "noteEdit"), QStringLiteral("customer withdrew"));
+        {
+            auto *combo = child<QComboBox>(dialog, "reasonCombo");
+            combo->setCurrentIndex(combo->findData(QStringLiteral("not_eligible")));
+        }
         QCOMPARE(m_backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/rejections").arg(id),
                                 QJsonObject{ { QStringLiteral("reason"), QStringLiteral("duplicate") } }, 1).status,
                  200);
@@ -306,7 +344,7 @@ private slots:
         QLabel *changes = child<QLabel>(dialog, "changesLabel");
         QVERIFY(changes->isVisible());
         QVERIFY2(changes->text().contains(QStringLiteral("rejected by ben")), qPrintable(changes->text()));
-        QCOMPARE(child<QPlainTextEdit>(dialog, "reasonEdit")->toPlainText(), QStringLiteral("customer withdrew"));
+        QCOMPARE(child<QPlainTextEdit>(dialog, "noteEdit")->toPlainText(), QStringLiteral("customer withdrew"));
         QVERIFY(!dialog->confirmButton()->isEnabled());
     }
 
@@ -320,7 +358,7 @@ private slots:
         DecisionDialog *dialog = desk.controller.openDialog();
         QVERIFY(dialog);
         QCOMPARE(m_backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/rejections").arg(id),
-                                QJsonObject{ { QStringLiteral("reason"), QStringLiteral("no") } }, 1).status,
+                                QJsonObject{ { QStringLiteral("reason"), QStringLiteral("not_eligible") } }, 1).status,
                  200);
         QVERIFY(desk.show(id));
         desk.controller.adoptShownDetail(desk.pane->detail(), true);

@@ -169,6 +169,17 @@ private slots:
         QAbstractItemModelTester t1(&approvals, QAbstractItemModelTester::FailureReportingMode::QtTest);
         approvals.setRecords(d.approvals);
         QCOMPARE(approvals.index(0, ApprovalTableModel::DecisionColumn).data().toString(), QStringLiteral("approved"));
+        // A rejection shows its reason (issue 19); one recorded before reasons existed, none.
+        Approval rejected = d.approvals.first();
+        rejected.decision = Approval::Decision::Rejected;
+        rejected.rejectionReason = QStringLiteral("needs_information");
+        Approval older = rejected;
+        older.rejectionReason.clear();
+        approvals.setRecords({rejected, older});
+        QCOMPARE(approvals.index(0, ApprovalTableModel::DecisionColumn).data().toString(),
+                 QStringLiteral("rejected: needs information"));
+        QCOMPARE(approvals.index(1, ApprovalTableModel::DecisionColumn).data().toString(), QStringLiteral("rejected"));
+        approvals.setRecords(d.approvals);
 
         ReconciliationTableModel reconciliations;
         QAbstractItemModelTester t2(&reconciliations, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -309,7 +320,7 @@ private slots:
         row("lookups", new LookupTableModel, { u"#"_qs, u"Time"_qs, u"Method"_qs, u"Asked by"_qs,
             u"Result"_qs, u"Provider object"_qs, u"Status"_qs, u"Amount"_qs, u"HTTP"_qs });
         row("approvals", new ApprovalTableModel, { u"Version"_qs, u"Time"_qs, u"Decided by"_qs,
-            u"Decision"_qs, u"Note or reason"_qs, u"Key minted"_qs, u"Signed fingerprint"_qs });
+            u"Decision"_qs, u"Note"_qs, u"Key minted"_qs, u"Signed fingerprint"_qs });
         row("reconciliations", new ReconciliationTableModel, { u"#"_qs, u"Time"_qs, u"Decided by"_qs,
             u"Outcome"_qs, u"Evidence"_qs, u"Note"_qs });
         row("audit", new AuditTableModel, { u"Seq"_qs, u"Time"_qs, u"Actor"_qs, u"Event"_qs,

@@ -24,6 +24,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QJsonArray>
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -380,16 +381,20 @@ private slots:
         c->window->decisionAction(QStringLiteral("reject"))->trigger();
         DecisionDialog *dialog = c->window->decisions()->openDialog();
         QVERIFY(dialog);
-        QTest::keyClicks(child<QPlainTextEdit>(dialog, "reasonEdit"), QStringLiteral("customer withdrew the claim"));
+        QTest::keyClicks(child<QPlainTextEdit>(dialog, "noteEdit"), QStringLiteral("customer withdrew the claim"));
+        {
+            auto *combo = child<QComboBox>(dialog, "reasonCombo");
+            combo->setCurrentIndex(combo->findData(QStringLiteral("not_eligible")));
+        }
         QCOMPARE(m_backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/rejections").arg(id),
-                                QJsonObject{ { QStringLiteral("reason"), QStringLiteral("duplicate of order 77") } }, 1).status,
+                                QJsonObject{ { QStringLiteral("reason"), QStringLiteral("duplicate") }, { QStringLiteral("note"), QStringLiteral("duplicate of order 77") } }, 1).status,
                  200);
         QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
         QLabel *changes = child<QLabel>(dialog, "changesLabel");
         QTRY_VERIFY_WITH_TIMEOUT(changes->isVisible(), 10000);
         QVERIFY2(changes->text().contains(QStringLiteral("rejected by ben")), qPrintable(changes->text()));
         QVERIFY(changes->text().contains(QStringLiteral("Rejected")));
-        QCOMPARE(child<QPlainTextEdit>(dialog, "reasonEdit")->toPlainText(), QStringLiteral("customer withdrew the claim"));
+        QCOMPARE(child<QPlainTextEdit>(dialog, "noteEdit")->toPlainText(), QStringLiteral("customer withdrew the claim"));
         QVERIFY(!dialog->confirmButton()->isEnabled()); // it is no longer PENDING
         QCOMPARE(m_backend.action(id).value(QLatin1String("approvals")).toArray().size(), 1);
     }
@@ -443,13 +448,13 @@ private slots:
             return;
         c->window->decisionAction(QStringLiteral("reject"))->trigger();
         DecisionDialog *dialog = c->window->decisions()->openDialog();
-        QTest::keyClicks(child<QPlainTextEdit>(dialog, "reasonEdit"), QStringLiteral("half a thought"));
+        QTest::keyClicks(child<QPlainTextEdit>(dialog, "noteEdit"), QStringLiteral("half a thought"));
         QTest::keyClick(dialog, Qt::Key_Escape);
         QTRY_VERIFY(!c->window->decisions()->openDialog());
         c->window->decisionAction(QStringLiteral("reject"))->trigger();
         dialog = c->window->decisions()->openDialog();
         QVERIFY(dialog);
-        QCOMPARE(child<QPlainTextEdit>(dialog, "reasonEdit")->toPlainText(), QStringLiteral("half a thought"));
+        QCOMPARE(child<QPlainTextEdit>(dialog, "noteEdit")->toPlainText(), QStringLiteral("half a thought"));
         dialog->done(QDialog::Rejected);
     }
 
@@ -538,7 +543,7 @@ private slots:
         QCOMPARE(c->window->detailPane()->detail().record.id, older);
         // A change of the selected action updates it in place.
         QCOMPARE(m_backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/rejections").arg(older),
-                                QJsonObject{ { QStringLiteral("reason"), QStringLiteral("no") } }, 1).status, 200);
+                                QJsonObject{ { QStringLiteral("reason"), QStringLiteral("not_eligible") } }, 1).status, 200);
         QTRY_COMPARE_WITH_TIMEOUT(c->window->detailPane()->detail().record.state, ActionState::Rejected, 10000);
         const int row = c->window->queueModel()->rowOf(older);
         QVERIFY(row >= 0);
