@@ -77,6 +77,8 @@ private:
                           TargetType type = TargetType::Charge);
     void record(const ChargeSnapshot &s);
     ChargeBudget budget(ChargeBudget::Stage stage, const QString &excluding = QString());
+    // Finishes attempt 1 of a claimed action as the provider's refund `refundId`: COMPLETED.
+    bool complete(const QString &actionId, const QString &refundId);
     int attemptsOf(const QString &actionId);
 
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -156,6 +158,17 @@ ChargeBudget TestChargeBudget::budget(ChargeBudget::Stage stage, const QString &
     return *b;
 }
 
+bool TestChargeBudget::complete(const QString &actionId, const QString &refundId)
+{
+    ExecutionStore::AttemptResult ok;
+    ok.outcome = Attempt::Outcome::Succeeded;
+    ok.httpStatus = 200;
+    ok.providerObjectId = refundId;
+    return m_ledger->execution()
+        .finishAttempt(actionId, 1, ok, Trigger::ProviderSucceeded, QStringLiteral("200"), QStringLiteral("exec"))
+        .ok();
+}
+
 int TestChargeBudget::attemptsOf(const QString &actionId)
 {
     const auto detail = m_ledger->reader().attempts(actionId);
@@ -196,12 +209,7 @@ void TestChargeBudget::stagesCountWhatTheyMust()
     // (the provider's snapshot does not list it yet), leave c EXECUTING.
     const auto b = m_ledger->execution().claimNext(QStringLiteral("exec"), 60s);
     QVERIFY(b.ok() && *b && (*b)->record.id == queued.id);
-    ExecutionStore::AttemptResult ok;
-    ok.outcome = Attempt::Outcome::Succeeded;
-    ok.httpStatus = 200;
-    ok.providerObjectId = QStringLiteral("re_b");
-    QVERIFY(m_ledger->execution().finishAttempt(queued.id, 1, ok, Trigger::ProviderSucceeded, QStringLiteral("200"),
-                                                QStringLiteral("exec")).ok());
+    QVERIFY(complete(queued.id, QStringLiteral("re_b")));
     const auto c = m_ledger->execution().claimNext(QStringLiteral("exec"), 60s);
     QVERIFY(c.ok() && *c && (*c)->record.id == inFlight.id);
     const ActionRecord later = approved(QStringLiteral("d"), 400);
@@ -226,12 +234,7 @@ void TestChargeBudget::completedRefundsCountOnceWhenTheProviderListsThem()
     const ActionRecord a = approved(QStringLiteral("a"), 2500);
     const auto claimed = m_ledger->execution().claimNext(QStringLiteral("exec"), 60s);
     QVERIFY(claimed.ok() && *claimed);
-    ExecutionStore::AttemptResult ok;
-    ok.outcome = Attempt::Outcome::Succeeded;
-    ok.httpStatus = 200;
-    ok.providerObjectId = QStringLiteral("re_a");
-    QVERIFY(m_ledger->execution().finishAttempt(a.id, 1, ok, Trigger::ProviderSucceeded, QStringLiteral("200"),
-                                                QStringLiteral("exec")).ok());
+    QVERIFY(complete(a.id, QStringLiteral("re_a")));
     // Before the provider lists it: reserved in Countersign.
     ChargeBudget b = budget(ChargeBudget::Stage::Claim);
     QCOMPARE(b.reserved, qint64(2500));
