@@ -15,6 +15,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -79,6 +80,9 @@ private:
     ChargeBudget budget(ChargeBudget::Stage stage, const QString &excluding = QString());
     // Finishes attempt 1 of a claimed action as the provider's refund `refundId`: COMPLETED.
     bool complete(const QString &actionId, const QString &refundId);
+    // Runs `step(ledger, n)` on two threads at once (n = 0, 1), each with a ledger of its own on
+    // this test's database, as two instances have; false if a ledger did not open.
+    bool race(const std::function<void(Ledger &, int)> &step);
     int attemptsOf(const QString &actionId);
 
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -167,6 +171,29 @@ bool TestChargeBudget::complete(const QString &actionId, const QString &refundId
     return m_ledger->execution()
         .finishAttempt(actionId, 1, ok, Trigger::ProviderSucceeded, QStringLiteral("200"), QStringLiteral("exec"))
         .ok();
+}
+
+bool TestChargeBudget::race(const std::function<void(Ledger &, int)> &step)
+{
+    std::atomic<bool> opened[2] = {false, false};
+    std::atomic<int> ready{0};
+    auto racer = [&](int n) {
+        Ledger mine;
+        Ledger::Options o;
+        o.recoverExpiredLeasesOnOpen = false;
+        opened[n] = mine.open(m_path, o).ok();
+        ++ready;
+        while (ready.load() < 2)
+            std::this_thread::yield();
+        if (opened[n])
+            step(mine, n);
+        mine.execution().releaseThread();
+    };
+    std::thread t1(racer, 0);
+    std::thread t2(racer, 1);
+    t1.join();
+    t2.join();
+    return opened[0] && opened[1];
 }
 
 int TestChargeBudget::attemptsOf(const QString &actionId)
@@ -394,29 +421,13 @@ void TestChargeBudget::racingClaimsNeverBothFit()
         record(s);
         std::atomic<int> claims{0};
         std::atomic<bool> failed{false};
-        std::atomic<bool> go{false};
-        auto claimer = [&] {
-            Ledger mine;
-            Ledger::Options o;
-            o.recoverExpiredLeasesOnOpen = false;
-            if (!mine.open(m_path, o).ok()) {
-                failed = true;
-                return;
-            }
-            while (!go.load())
-                std::this_thread::yield();
+        QVERIFY(race([&](Ledger &mine, int) {
             const auto c = mine.execution().claimNext(QStringLiteral("racer"), 60s);
             if (!c.ok())
                 failed = true;
             else if (*c)
                 ++claims;
-            mine.execution().releaseThread();
-        };
-        std::thread t1(claimer);
-        std::thread t2(claimer);
-        go = true;
-        t1.join();
-        t2.join();
+        }));
         QVERIFY(!failed.load());
         QCOMPARE(claims.load(), 1);
         const ActionState sa = m_ledger->reader().action(a.id)->state;
@@ -532,19 +543,9 @@ void TestChargeBudget::racingProposalsNeverBothFit()
         std::atomic<int> created{0};
         std::atomic<int> overBudget{0};
         std::atomic<bool> failed{false};
-        std::atomic<bool> go{false};
-        auto proposer = [&](const QString &ref) {
-            Ledger mine;
-            Ledger::Options o;
-            o.recoverExpiredLeasesOnOpen = false;
-            if (!mine.open(m_path, o).ok()) {
-                failed = true;
-                return;
-            }
-            ProposalStore::ProposalInput input = sampleInput(ref, 6000);
+        QVERIFY(race([&](Ledger &mine, int n) {
+            ProposalStore::ProposalInput input = sampleInput(QStringLiteral("p%1-%2").arg(n).arg(round), 6000);
             input.targetId = charge;
-            while (!go.load())
-                std::this_thread::yield();
             const auto r = mine.proposals().propose(input, agent());
             if (r.ok() && r->status == ProposalStore::ProposeResult::Status::Created)
                 ++created;
@@ -552,13 +553,7 @@ void TestChargeBudget::racingProposalsNeverBothFit()
                 ++overBudget;
             else
                 failed = true;
-            mine.execution().releaseThread();
-        };
-        std::thread t1(proposer, QStringLiteral("p1-%1").arg(round));
-        std::thread t2(proposer, QStringLiteral("p2-%1").arg(round));
-        go = true;
-        t1.join();
-        t2.join();
+        }));
         QVERIFY(!failed.load());
         QCOMPARE(created.load(), 1);
         QCOMPARE(overBudget.load(), 1);
