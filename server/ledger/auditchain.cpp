@@ -164,9 +164,9 @@ LedgerError AuditChain::append(QSqlDatabase &db, const QDateTime &now, const QSt
     return {};
 }
 
-LedgerError AuditChain::flush(QSqlDatabase &db, qint64 *lastSeq, QString *xactId)
+LedgerError AuditChain::flush(QSqlDatabase &db, Flushed *flushed)
 {
-    *lastSeq = 0;
+    *flushed = Flushed();
     PendingRows &pending = pendingRows();
     if (pending.connection != db.connectionName() || pending.rows.isEmpty()) {
         pending.rows.clear();
@@ -190,7 +190,7 @@ LedgerError AuditChain::flush(QSqlDatabase &db, qint64 *lastSeq, QString *xactId
             return error;
         if (last.next()) {
             if (postgres)
-                *xactId = last.value(2).toString();
+                flushed->xactId = last.value(2).toString();
             if (!last.value(0).isNull()) {
                 row.seq = last.value(0).toLongLong();
                 row.prevHash = last.value(1).toString().toLatin1();
@@ -222,7 +222,8 @@ LedgerError AuditChain::flush(QSqlDatabase &db, qint64 *lastSeq, QString *xactId
         row.prevHash = hash.toLatin1();
     }
     pending.rows.clear();
-    *lastSeq = row.seq;
+    flushed->lastSeq = row.seq;
+    flushed->lastHash = QString::fromLatin1(row.prevHash); // the hash of the row written last
     return {};
 }
 

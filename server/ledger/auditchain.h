@@ -52,11 +52,22 @@ public:
     // (A truncated tail is not detectable by a chain alone.)
     static LedgerResult<Verification> verify(QSqlDatabase &db);
 
+    // What flush() wrote. The last row's seq and hash identify the transaction that wrote it (the
+    // hash covers the row's time, action, content and its predecessor's hash): after a COMMIT whose
+    // answer was lost, LedgerDatabase reads the row with that seq back, and only that row with
+    // that hash proves the transaction committed. xactId: the transaction's id (PostgreSQL, read
+    // under the chain's lock), the read-back's first question.
+    struct Flushed
+    {
+        qint64 lastSeq = 0; // 0: no row written
+        QString lastHash;
+        QString xactId;
+    };
+
     // Writes the rows queued by append() on this thread (none: nothing, not even the lock).
-    // PostgreSQL: takes the advisory lock, reads the transaction id (*xactId, for a COMMIT whose
-    // answer is lost) and queues `NOTIFY countersign_changes` (delivered at commit). *lastSeq: the
-    // seq of the last row written (0 if none).
-    static LedgerError flush(QSqlDatabase &db, qint64 *lastSeq, QString *xactId);
+    // PostgreSQL: takes the advisory lock, reads the transaction id and queues
+    // `NOTIFY countersign_changes` (delivered at commit).
+    static LedgerError flush(QSqlDatabase &db, Flushed *flushed);
     // The rows queued on this thread: dropped at every BEGIN and rollback; a savepoint rolls back
     // to the count it saw (pendingCount / dropPendingAfter).
     static void discardPending();

@@ -243,14 +243,16 @@ LedgerError LedgerDatabase::writeOnce(const char *operation, const WriteBody &bo
         return error;
     }
     error = body(db, now());
-    QString xactId;
+    AuditChain::Flushed flushed;
     if (error.ok())
-        error = AuditChain::flush(db, lastSeq, &xactId);
-    if (error.ok() && postgres && xactId.isEmpty()) {
+        error = AuditChain::flush(db, &flushed);
+    if (error.ok() && postgres && flushed.xactId.isEmpty()) {
+        // _if_assigned: a transaction that wrote nothing has no id (NULL) and gets none here.
         sql::Statement q(db);
-        if (sql::run(q, QStringLiteral("SELECT pg_current_xact_id()::text"), {}, &error) && q.next())
-            xactId = q.value(0).toString();
+        if (sql::run(q, QStringLiteral("SELECT pg_current_xact_id_if_assigned()::text"), {}, &error) && q.next())
+            flushed.xactId = q.value(0).toString();
     }
+    *lastSeq = flushed.lastSeq;
     if (!error.ok()) {
         rollback(db);
         *retry = error.code() == Code::Busy || error.code() == Code::Unavailable;
@@ -263,46 +265,95 @@ LedgerError LedgerDatabase::writeOnce(const char *operation, const WriteBody &bo
             qCDebug(lcLedger) << operation << "refused:" << error.toString();
         return error;
     }
+    if (postgres && m_lostCommitHook) {
+        if (const std::optional<QString> askAbout = m_lostCommitHook(operation, flushed.xactId)) {
+            rollback(db); // instead of COMMIT; the answer is "lost"
+            *stage = "could not commit:";
+            return resolveLostCommit(operation, *askAbout, flushed.lastSeq, flushed.lastHash, retry);
+        }
+    }
     if (sql::plain(db, QStringLiteral("COMMIT"), &error)) {
         qCDebug(lcLedger) << operation << "committed";
         return {};
     }
     *stage = "could not commit:";
     if (postgres && (error.code() == Code::Unavailable || LedgerConnections::isBroken(db)))
-        return resolveLostCommit(operation, xactId, retry);
+        return resolveLostCommit(operation, flushed.xactId, flushed.lastSeq, flushed.lastHash, retry);
     rollback(db);
     *retry = error.code() == Code::Busy;
     return error;
 }
 
 // The connection went while COMMIT was on its way: the transaction may or may not have
-// committed (FoundationDB's commit_unknown_result). Asked on a new connection; "in progress"
-// (the old session has not noticed yet) is asked again for a few seconds.
-LedgerError LedgerDatabase::resolveLostCommit(const char *operation, const QString &xactId, bool *retry)
+// committed (FoundationDB's commit_unknown_result). Asked on a new connection, in one statement
+// (one snapshot):
+//  - the id's status, or "future" when the id is not below one handed out now (pg_xact_status
+//    would raise an error): the id was never handed out by this server's history, so the
+//    transaction is not in it — a crash lost it before its WAL reached the disk;
+//  - whether the id's end is visible to the statement's snapshot (clog says "committed" a moment
+//    before the snapshot stops counting the transaction as running);
+//  - the hash of the audit row with the seq the transaction wrote last.
+// "aborted" or "future": it did not commit (an id that committed is never handed out again), so
+// it runs again. "committed": about this transaction OR another one that got the same id after a
+// crash; only the transaction's own last audit row with its own hash proves it was this one —
+// absent or another hash: it did not commit, and it runs again. A transaction that wrote no
+// audit row has no such proof: Unavailable (unknown), never a success it cannot prove. One with
+// no id wrote nothing: committed or not, nothing is lost, success. "in progress" (the old session
+// has not noticed yet, or a transaction that got the id again is running), committed but not yet
+// visible, or no connection: asked again for a few seconds, then Unavailable.
+LedgerError LedgerDatabase::resolveLostCommit(const char *operation, const QString &xactId, qint64 auditSeq,
+                                              const QString &auditHash, bool *retry)
 {
     *retry = false;
     m_connections->discardCurrentThread();
+    if (xactId.isEmpty()) {
+        qCWarning(lcLedger) << operation << "lost the answer to COMMIT; it wrote nothing";
+        return {};
+    }
+    const auto didNotCommit = [&](const char *why) {
+        qCWarning(lcLedger).nospace() << operation << " lost the answer to COMMIT; it did not commit (" << why
+                                      << "): retrying";
+        *retry = true;
+        return LedgerError(Code::Unavailable, QStringLiteral("the commit was lost"));
+    };
     const QDeadlineTimer deadline(10000);
     for (int round = 0; !deadline.hasExpired(); ++round) {
         LedgerError error;
         QSqlDatabase db = m_connections->forCurrentThread(&error);
-        if (error.ok() && !xactId.isEmpty()) {
+        if (error.ok()) {
             sql::Statement q(db);
-            if (sql::run(q, QStringLiteral("SELECT pg_xact_status(CAST(? AS xid8))"), {xactId}, &error)) {
-                const QString status = q.next() ? q.value(0).toString() : QString();
-                if (status == u"committed") {
-                    qCWarning(lcLedger) << operation << "lost the answer to COMMIT; it committed";
-                    return {};
+            if (sql::run(q, QStringLiteral(
+                                "SELECT CASE WHEN CAST(? AS xid8) >= pg_current_xact_id() THEN 'future'"
+                                " ELSE pg_xact_status(CAST(? AS xid8)) END,"
+                                " pg_visible_in_snapshot(CAST(? AS xid8), pg_current_snapshot()),"
+                                " (SELECT hash FROM audit WHERE seq = ?)"),
+                         {xactId, xactId, xactId, auditSeq}, &error)
+                && q.next()) {
+                const QString status = q.value(0).toString();
+                const bool ended = q.value(1).toBool();
+                const QVariant hash = q.value(2);
+                if (status == u"aborted")
+                    return didNotCommit("aborted");
+                if (status == u"future")
+                    return didNotCommit("its id is not in the database's history");
+                if (status == u"committed" && ended) {
+                    if (auditSeq <= 0) {
+                        qCWarning(lcLedger) << operation << "lost the answer to COMMIT; its id committed, but it"
+                                            << "wrote no audit row to prove that it was this transaction";
+                        return LedgerError(Code::Unavailable,
+                                           QStringLiteral("the connection to the ledger database was lost during"
+                                                          " COMMIT; the outcome is unknown (the write leaves no"
+                                                          " audit row to read back)"));
+                    }
+                    if (!hash.isNull() && hash.toString() == auditHash) {
+                        qCWarning(lcLedger) << operation << "lost the answer to COMMIT; it committed (audit row"
+                                            << auditSeq << "is there)";
+                        return {};
+                    }
+                    return didNotCommit("its id was handed out again; its audit row is not there");
                 }
-                if (status == u"aborted") {
-                    qCWarning(lcLedger) << operation << "lost the answer to COMMIT; it did not commit: retrying";
-                    *retry = true;
-                    return LedgerError(Code::Unavailable, QStringLiteral("the commit was lost"));
-                }
-                // "in progress" (the old session has not noticed yet): ask again. NULL ("too old
-                // to know") cannot happen for a transaction of a moment ago; it is not taken as
-                // "did not commit" either: asked again until the deadline, then Unavailable.
-
+                // "in progress", committed but not yet visible, or NULL ("too old to know", which
+                // cannot happen for a transaction of a moment ago): asked again.
             }
         }
         if (!error.ok())

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 
 namespace cs {
@@ -39,10 +40,13 @@ class LedgerConnections;
 // timeouts (55P03), serialization failures (40001) and concurrent inserts of one key (23505) are
 // retried as whole transactions, Options::busyRetries times with backoff. A lost connection before
 // COMMIT is retried on a new one (the transaction cannot have committed). A connection lost during
-// COMMIT leaves the outcome unknown: write() reads the transaction's status back
-// (pg_xact_status) on a new connection and returns success only if it committed, retries it if it
-// did not, and returns Unavailable if it cannot find out — so a caller never acts on a
-// transaction (a claim's attempt row) that it does not know is committed. Times come from the
+// COMMIT leaves the outcome unknown: write() reads the outcome back on a new connection
+// (resolveLostCommit) and returns success only with proof that THIS transaction committed — its
+// last audit row (AuditChain::Flushed: seq and hash) is there — retries it when it did not, and
+// returns Unavailable when it cannot find out — so a caller never acts on a transaction (a
+// claim's attempt row, a proposal) that it does not know is committed. pg_xact_status alone is no
+// proof: after a crash the id of a transaction whose WAL never reached the disk is handed out
+// again, and "committed" may be about another transaction. Times come from the
 // database's clock when no Options::clock is given, so the leases of instances on different hosts
 // are compared on one clock.
 //
@@ -106,10 +110,20 @@ public:
     static LedgerError onSavepoint(QSqlDatabase &db, const std::function<LedgerError()> &step,
                                    LedgerError *stepError);
 
+    // Tests only (tst_ledger_pgfaults): asked at the COMMIT of every write on PostgreSQL with the
+    // operation and the transaction's id (empty: it has none, it wrote nothing). nullopt: COMMIT as
+    // usual. A value: the transaction is rolled back instead, its answer reported lost, and the
+    // read-back asks about that id — e.g. one another transaction committed, as after a crash
+    // that handed the id out again. Unset (the default) it costs one test of an empty function.
+    // Set or clear it only while no write runs.
+    using LostCommitHook = std::function<std::optional<QString>(const char *operation, const QString &xactId)>;
+    void setLostCommitHookForTesting(LostCommitHook hook) { m_lostCommitHook = std::move(hook); }
+
 private:
     LedgerError writeOnce(const char *operation, const WriteBody &body, QSqlDatabase &db, bool *retry,
                           qint64 *lastSeq, const char **stage);
-    LedgerError resolveLostCommit(const char *operation, const QString &xactId, bool *retry);
+    LedgerError resolveLostCommit(const char *operation, const QString &xactId, qint64 auditSeq,
+                                  const QString &auditHash, bool *retry);
     void measureClockOffset(QSqlDatabase &db);
     void notifyCommitted(qint64 lastSeq);
 
@@ -125,6 +139,7 @@ private:
     // steps of milliseconds while the lock is free again after a fraction of one.
     QMutex m_writeMutex;
     int m_schemaVersion = 0;
+    LostCommitHook m_lostCommitHook;
 };
 
 // `out` if error is ok, else error: the end of every operation that fills a value inside a body.

@@ -6,6 +6,9 @@
 //    object works again after the start, nothing half-written;
 //  - a lost COMMIT through a relay that cuts the wire around it (tests/support/pgwireproxy.h):
 //    committed and read back, never arrived and retried, or unknown (Unavailable);
+//  - a lost COMMIT whose transaction id another transaction committed (an id handed out again
+//    after a crash; LedgerDatabase's test hook rolls back instead of committing): the read-back
+//    trusts only the transaction's own last audit row, and runs it again;
 //  - several processes (ledger_claimer) claiming one set of actions; a fork and a gap in the audit
 //    chain inserted by raw SQL are found by verify and by `countersignd audit verify`;
 //  - TRUNCATE of the append-only tables refused by the triggers;
@@ -39,6 +42,13 @@ using namespace std::chrono_literals;
 using Code = LedgerError::Code;
 
 namespace {
+
+LedgerError insertProbe(QSqlDatabase &db, const QDateTime &)
+{
+    QSqlQuery q(db);
+    return q.exec(QStringLiteral("INSERT INTO probe VALUES (1)")) ? LedgerError()
+                                                                   : LedgerError(Code::Storage, q.lastError().text());
+}
 
 // Mirrors LedgerDatabase::Options::unavailableRetries (3): reconnects before a call gives up.
 constexpr int kUnavailableRetries = 3;
@@ -139,6 +149,8 @@ private slots:
     void lostCommitThatCommittedIsReadBack();
     void lostCommitThatNeverArrivedIsRetried();
     void lostCommitUnknownIsUnavailable();
+    void lostCommitOfAnIdHandedOutAgain_data();
+    void lostCommitOfAnIdHandedOutAgain();
     void processesClaimEachActionOnce();
     void verifyFindsForkAndGap_data();
     void verifyFindsForkAndGap();
@@ -514,8 +526,12 @@ void TestLedgerPostgres::lostCommitThatCommittedIsReadBack_data()
 }
 
 // The server got COMMIT and committed; the answer never came back. write() asks the database on
-// a new connection (pg_xact_status) and reports success; the row is there once. A write that ran
-// again would find the action EXECUTING (IllegalTransition) or insert a second row.
+// a new connection. A claim: its id committed and its last audit row is there with its hash, so
+// write() reports success; the row is there once (a write that ran again would find the action
+// EXECUTING, IllegalTransition). A plain write leaves no audit row: "committed" about its id
+// could be about another transaction that got the id after a crash, so write() does not claim a
+// success it cannot prove — Unavailable, the outcome unknown — and does not run it again either
+// (it did commit: one row).
 void TestLedgerPostgres::lostCommitThatCommittedIsReadBack()
 {
     QFETCH(bool, withAudit);
@@ -532,12 +548,9 @@ void TestLedgerPostgres::lostCommitThatCommittedIsReadBack()
         QVERIFY2(claimed.ok(), qPrintable(claimed.error().toString()));
         QCOMPARE(claimed->attempt.seq, 1);
     } else {
-        const LedgerError wrote = ledger->database().write("probe", [](QSqlDatabase &db, const QDateTime &) {
-            QSqlQuery q(db);
-            return q.exec(QStringLiteral("INSERT INTO probe VALUES (1)")) ? LedgerError()
-                                                                           : LedgerError(Code::Storage, q.lastError().text());
-        });
-        QVERIFY2(wrote.ok(), qPrintable(wrote.toString()));
+        const LedgerError wrote = ledger->database().write("probe", insertProbe);
+        QCOMPARE(wrote.code(), Code::Unavailable);
+        QVERIFY2(wrote.message().contains(QStringLiteral("no audit row")), qPrintable(wrote.toString()));
     }
     QCOMPARE(proxy.faultsFired(), 1);
     QVERIFY(proxy.connectionsAccepted() >= 2); // the status was asked on a new connection
@@ -604,6 +617,91 @@ void TestLedgerPostgres::lostCommitUnknownIsUnavailable()
     QVERIFY(recovered.ok());
     QCOMPARE(*recovered, 1);
     QCOMPARE(m_ledger->reader().action(ids.first())->state, ActionState::ConfirmationUnknown);
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
+}
+
+void TestLedgerPostgres::lostCommitOfAnIdHandedOutAgain_data()
+{
+    QTest::addColumn<QString>("write");    // propose, approve, plain (no audit row), nothing (no row at all)
+    QTest::addColumn<QString>("askAbout"); // committed: another transaction's id; future: one not handed out yet
+    QTest::newRow("a proposal, its id committed by another") << "propose" << "committed";
+    QTest::newRow("an approval, its id committed by another") << "approve" << "committed";
+    QTest::newRow("a proposal, its id not handed out yet") << "propose" << "future";
+    QTest::newRow("a plain write (no audit row), its id committed by another") << "plain" << "committed";
+    QTest::newRow("a write that wrote nothing (no id)") << "nothing" << "own";
+}
+
+// The reused-id situation of a crash (an immediate shutdown before the transaction's WAL reached
+// the disk; PostgreSQL then hands its id out again, and another transaction commits under it),
+// made exact by LedgerDatabase's test hook: at the chosen write's COMMIT the transaction is rolled
+// back instead, its answer reported lost, and the read-back asks about the id of a transaction
+// that did commit (psql's). pg_xact_status says "committed"; the transaction's own last audit row
+// is not there, so it did not commit and runs again: the proposal (the approval) exists exactly
+// once and the chain verifies. An id not handed out yet ("future") did not commit either. A plain
+// write has no audit row to prove it: Unavailable, never success. A write that wrote nothing has
+// no id and nothing to lose: success, not run again.
+void TestLedgerPostgres::lostCommitOfAnIdHandedOutAgain()
+{
+    QFETCH(QString, write);
+    QFETCH(QString, askAbout);
+    QCOMPARE(scalar(QStringLiteral("CREATE TABLE probe (n INT); SELECT 0")), 0);
+    const qint64 committedElsewhere = scalar(QStringLiteral("SELECT pg_current_xact_id()")); // autocommit: committed
+    QVERIFY(committedElsewhere > 0);
+    QString approvable;
+    qint64 approvableVersion = 0;
+    if (write == u"approve") {
+        const QStringList ids = proposedActions(*m_ledger, 1, QStringLiteral("h-"));
+        QCOMPARE(ids.size(), 1);
+        approvable = ids.first();
+        approvableVersion = m_ledger->reader().action(approvable)->stateVersion;
+    }
+    const QByteArray operation = write == u"plain" || write == u"nothing" ? QByteArray("probe") : write.toLatin1();
+    int commits = 0;
+    QString ownId;
+    LedgerDatabase &database = m_ledger->database();
+    database.setLostCommitHookForTesting([&](const char *op, const QString &xactId) -> std::optional<QString> {
+        if (operation != op || commits++ > 0)
+            return std::nullopt; // other writes, and the retry, commit
+        ownId = xactId;
+        if (askAbout == u"committed")
+            return QString::number(committedElsewhere);
+        if (askAbout == u"future")
+            return QString::number(xactId.toLongLong() + 1000000);
+        return xactId;
+    });
+    auto unhook = qScopeGuard([&] { database.setLostCommitHookForTesting({}); });
+
+    if (write == u"propose") {
+        const auto proposed = m_ledger->proposals().propose(sampleInput(QStringLiteral("reused-id")), agent());
+        QVERIFY2(proposed.ok(), qPrintable(proposed.error().toString()));
+        QCOMPARE(commits, 2); // the lost one, then the retry's
+        QVERIFY2(m_ledger->reader().action(proposed->record.id).ok(), "the proposal reported is not there");
+        QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM actions WHERE client_reference = 'reused-id'")), 1);
+        QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM audit WHERE action_id = '%1'").arg(proposed->record.id)), 1);
+    } else if (write == u"approve") {
+        const auto approved = m_ledger->approvals().approve(approvable, approver(), QString(), approvableVersion);
+        QVERIFY2(approved.ok(), qPrintable(approved.error().toString()));
+        QCOMPARE(commits, 2);
+        QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM approvals WHERE action_id = '%1'").arg(approvable)), 1);
+        QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM audit WHERE action_id = '%1'").arg(approvable)), 2);
+        QVERIFY(m_ledger->execution().claim(approvable, QStringLiteral("exec-1"), 30s).ok()); // it is approved
+    } else if (write == u"plain") {
+        const LedgerError wrote = database.write("probe", insertProbe);
+        QCOMPARE(wrote.code(), Code::Unavailable);
+        QVERIFY2(wrote.message().contains(QStringLiteral("no audit row")), qPrintable(wrote.toString()));
+        QCOMPARE(commits, 1); // not run again: it might have committed
+        QVERIFY(!ownId.isEmpty());
+        QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM probe")), 0);
+    } else {
+        const LedgerError wrote = database.write("probe", [](QSqlDatabase &db, const QDateTime &) {
+            QSqlQuery q(db);
+            return q.exec(QStringLiteral("SELECT count(*) FROM probe")) ? LedgerError()
+                                                                         : LedgerError(Code::Storage, q.lastError().text());
+        });
+        QVERIFY2(wrote.ok(), qPrintable(wrote.toString()));
+        QCOMPARE(commits, 1);
+        QVERIFY(ownId.isEmpty()); // a transaction that wrote nothing has no id
+    }
     QVERIFY(m_ledger->reader().verifyAudit()->ok);
 }
 
