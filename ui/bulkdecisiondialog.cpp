@@ -4,7 +4,7 @@
 #include "ui/statepalette.h"
 
 #include <QComboBox>
-#include <QDialogButtonBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
@@ -24,7 +24,7 @@ BulkDecisionDialog::BulkDecisionDialog(const QString &kind, QWidget *parent)
     setObjectName(QStringLiteral("bulkDecisionDialog"));
     setWindowTitle(approve ? tr("Approve selected refunds") : tr("Reject selected refunds"));
     setWindowModality(Qt::WindowModal);
-    setMinimumSize(820, 480);
+    setMinimumSize(960, 520);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(18, 16, 18, 14);
     layout->setSpacing(10);
@@ -47,10 +47,12 @@ BulkDecisionDialog::BulkDecisionDialog(const QString &kind, QWidget *parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setShowGrid(false);
     m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->setTextElideMode(Qt::ElideRight);
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 10);
-    const int widths[] = { 150, 100, 220, 96 };
+    // The result (a problem's title and detail) wraps; ids keep both ends.
+    m_table->setWordWrap(true);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->verticalHeader()->setMinimumSectionSize(m_table->fontMetrics().height() + 10);
+    const int widths[] = { 130, 110, 210, 92 };
     for (int c = 0; c < BulkDecisionModel::ResultColumn; ++c)
         m_table->setColumnWidth(c, widths[c]);
     layout->addWidget(m_table, 1);
@@ -101,16 +103,21 @@ BulkDecisionDialog::BulkDecisionDialog(const QString &kind, QWidget *parent)
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_status);
 
-    auto *buttons = new QDialogButtonBox(this);
-    m_confirm = buttons->addButton(approve ? tr("Approve") : tr("Reject"), QDialogButtonBox::AcceptRole);
-    m_confirm->setObjectName(QStringLiteral("confirmButton"));
-    m_confirm->setAutoDefault(false);
-    m_retry = buttons->addButton(tr("Retry failed"), QDialogButtonBox::ActionRole);
+    // Buttons that come and go stay out of a QDialogButtonBox: Qt 6.4's shows every button it
+    // holds again whenever it lays them out.
+    auto *buttons = new QHBoxLayout;
+    buttons->addStretch(1);
+    m_retry = new QPushButton(tr("Retry failed"), this);
     m_retry->setObjectName(QStringLiteral("retryFailedButton"));
-    m_retry->setAutoDefault(false);
-    m_close = buttons->addButton(QDialogButtonBox::Cancel);
+    m_confirm = new QPushButton(approve ? tr("Approve") : tr("Reject"), this);
+    m_confirm->setObjectName(QStringLiteral("confirmButton"));
+    m_close = new QPushButton(tr("Cancel"), this);
     m_close->setObjectName(QStringLiteral("closeButton"));
-    layout->addWidget(buttons);
+    for (QPushButton *button : { m_retry, m_confirm, m_close }) {
+        button->setAutoDefault(false);
+        buttons->addWidget(button);
+    }
+    layout->addLayout(buttons);
     connect(m_confirm, &QPushButton::clicked, this, [this] {
         if (!m_confirmed && blockingReason().isEmpty())
             emit confirmed();
@@ -162,18 +169,19 @@ void BulkDecisionDialog::updateState()
     const int ready = m_model->count(Status::Ready);
     const int skipped = m_model->count(Status::Skipped);
     const int toDecide = m_model->rowCount() - skipped;
+    const QString refunds = toDecide == 1 ? tr("1 refund") : tr("%1 refunds").arg(toDecide);
     m_description->setText(
-        (approve ? tr("<p style=\"font-size:large\"><b>Approve %n refund(s)</b></p>", nullptr, toDecide)
-                 : tr("<p style=\"font-size:large\"><b>Reject %n refund(s)</b></p>", nullptr, toDecide))
+        (approve ? tr("<p style=\"font-size:large\"><b>Approve %1</b></p>").arg(refunds)
+                 : tr("<p style=\"font-size:large\"><b>Reject %1</b></p>").arg(refunds))
         + (approve ? tr("<p>Each action gets its <b>own approval</b>, its own fresh idempotency key and its own four-eyes "
                         "check, sent one request per action with the version you see. <b>Nothing is sent to the "
                         "provider now</b>: each stays PENDING, approved and queued, until the executor claims it.</p>")
                    : tr("<p>Each action gets its <b>own rejection</b>, sent one request per action with the version you "
                         "see, with the reason and note below. Each becomes <b>REJECTED</b>: nothing is ever sent to the "
                         "provider for it.</p>")));
-    QString totals = tr("<b>Total:</b> %1 in %n action(s)", nullptr, toDecide).arg(m_model->totalsText().toHtmlEscaped());
+    QString totals = tr("<b>Total:</b> %1 in %2").arg(m_model->totalsText().toHtmlEscaped(), refunds);
     if (skipped > 0)
-        totals += tr(" &nbsp;\u00b7&nbsp; <b>%n skipped</b> (not offered: see why in the list)", nullptr, skipped);
+        totals += tr(" &nbsp;\u00b7&nbsp; <b>%1 skipped</b> (not offered: see why in the list)").arg(skipped);
     m_totals->setText(totals);
 
     const int done = m_model->count(Status::Done);

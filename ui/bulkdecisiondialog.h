@@ -38,6 +38,7 @@ public:
     QString blockingReason() const;
 
     QTableView *table() const { return m_table; }
+    QLabel *descriptionLabel() const { return m_description; }
     QPushButton *confirmButton() const { return m_confirm; }
     QPushButton *retryButton() const { return m_retry; }
     QPushButton *closeButton() const { return m_close; }

@@ -185,6 +185,9 @@ private slots:
         QCOMPARE(model->index(1, BulkDecisionModel::AmountColumn).data().toString(), QStringLiteral("12.00 USD"));
         QVERIFY(dialog->confirmButton()->isEnabled());
         QCOMPARE(dialog->confirmButton()->text(), QStringLiteral("Approve 3"));
+        QVERIFY(QTest::qWaitForWindowExposed(dialog));
+        QVERIFY(!dialog->retryButton()->isVisible()); // nothing has failed yet
+        QVERIFY(dialog->descriptionLabel()->text().contains(QStringLiteral("Approve 3 refunds")));
 
         // Someone else rejects the second one while the reviewer looks at the dialog.
         QCOMPARE(m_backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/rejections").arg(ids.at(1)),
