@@ -26,8 +26,8 @@ QVariant ApprovalTableModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ToolTipRole) {
         if (index.column() == FingerprintColumn)
             return a.approvedFingerprint;
-        if (index.column() == NoteColumn)
-            return a.note;
+        if (index.column() == NoteColumn || index.column() == DecisionColumn)
+            return a.decision == Approval::Decision::Rejected ? display::rejectionText(a.rejectionReason, a.note) : a.note;
         if (index.column() == DecidedAtColumn)
             return display::isoTime(a.decidedAt);
         return QVariant();
@@ -44,9 +44,8 @@ QVariant ApprovalTableModel::data(const QModelIndex &index, int role) const
     case DecisionColumn:
         if (a.decision == Approval::Decision::Approved)
             return tr("approved");
-        // The rejection's reason as the API writes it (issue 19); none for older rejections.
-        return a.rejectionReason.isEmpty() ? tr("rejected")
-                                           : tr("rejected: %1").arg(QString(a.rejectionReason).replace(u'_', u' '));
+        // The rejection's reason in the reject dialog's words (issue 19); none for older rejections.
+        return a.rejectionReason.isEmpty() ? tr("rejected") : tr("rejected: %1").arg(display::rejectionReason(a.rejectionReason));
     case NoteColumn:
         return a.note;
     case KeyColumn:

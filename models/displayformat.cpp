@@ -114,6 +114,29 @@ QString yesNo(bool value)
     return value ? tr("yes") : tr("no");
 }
 
+QString rejectionReason(const QString &wire)
+{
+    if (wire == u"wrong_amount")
+        return tr("Wrong amount");
+    if (wire == u"duplicate")
+        return tr("Duplicate");
+    if (wire == u"not_eligible")
+        return tr("Not eligible");
+    if (wire == u"needs_information")
+        return tr("Needs information");
+    if (wire == u"other")
+        return tr("Other");
+    return wire;
+}
+
+QString rejectionText(const QString &wireReason, const QString &note)
+{
+    const QString reason = rejectionReason(wireReason);
+    if (reason.isEmpty() || note.isEmpty())
+        return reason.isEmpty() ? note : reason;
+    return reason + QStringLiteral(": ") + note;
+}
+
 std::optional<qint64> parseAmount(const QString &text, const QString &currency)
 {
     int exponent = Money::exponent(currency);

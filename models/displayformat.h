@@ -23,6 +23,13 @@ QString isoTime(const QDateTime &utc);  // "2026-11-29T22:38:35.123Z" (tooltips)
 QString duration(qint64 milliseconds);  // "120 ms", "3.4 s", "2 min 5 s", "23 h 59 min"
 QString shortHash(const QString &hex);  // "3f2a9c…8b1d" for long hex strings and keys
 QString yesNo(bool value);
+// A rejection's reason (Approval::rejectionReasons(), issue 19) in the words the reject dialog
+// lists: "Wrong amount", "Duplicate", "Not eligible", "Needs information", "Other"; the wire
+// text itself for a reason this console does not know; empty for none.
+QString rejectionReason(const QString &wire);
+// A rejection as one line: "Wrong amount: the order total was 40.00" (the note after the reason;
+// either alone when the other is empty).
+QString rejectionText(const QString &wireReason, const QString &note);
 // A JSON value as a reviewer reads it: strings bare, integers without a fraction, true/false/null,
 // arrays and objects as compact JSON; "\u2014" for an absent (undefined) value.
 QString jsonValue(const QJsonValue &value);

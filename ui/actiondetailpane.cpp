@@ -6,6 +6,7 @@
 #include "models/lookuptablemodel.h"
 #include "models/reconciliationtablemodel.h"
 #include "models/relatedactionmodel.h"
+#include "ui/agentreasonsview.h"
 #include "ui/payloaddiffwidget.h"
 #include "ui/statepalette.h"
 #include "ui/timelinewidget.h"
@@ -142,8 +143,19 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     overviewScroll->setWidgetResizable(true);
     overviewScroll->setFrameShape(QFrame::NoFrame);
     auto *overview = new QWidget(overviewScroll);
-    auto *form = new QFormLayout(overview);
-    form->setContentsMargins(8, 10, 8, 10);
+    auto *overviewLayout = new QVBoxLayout(overview);
+    overviewLayout->setContentsMargins(8, 10, 8, 10);
+    overviewLayout->setSpacing(8);
+    // The agent's reasons first: what an approver reads before the record's mechanics.
+    auto *reasonsTitle = new QLabel(tr("<b>The agent's reasons</b>"), overview);
+    reasonsTitle->setObjectName(QStringLiteral("reasonsTitle"));
+    overviewLayout->addWidget(reasonsTitle);
+    m_reasonsView = new AgentReasonsView(overview);
+    overviewLayout->addWidget(m_reasonsView);
+    auto *form = new QFormLayout;
+    overviewLayout->addLayout(form);
+    overviewLayout->addStretch(1);
+    form->setContentsMargins(0, 6, 0, 0);
     form->setHorizontalSpacing(18);
     form->setVerticalSpacing(7);
     form->setLabelAlignment(Qt::AlignRight | Qt::AlignTop);
@@ -251,14 +263,14 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
 
 QLabel *ActionDetailPane::addField(QFormLayout *form, const QString &objectName, const QString &label, bool monospace)
 {
-    auto *value = new QLabel(form->parentWidget());
+    auto *value = new QLabel(m_reasonsView->parentWidget());
     value->setObjectName(objectName);
     value->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     value->setWordWrap(true);
     value->setAccessibleName(label);
     if (monospace)
         value->setFont(StatePalette::monospaceFont());
-    auto *caption = new QLabel(label + QLatin1Char(':'), form->parentWidget());
+    auto *caption = new QLabel(label + QLatin1Char(':'), m_reasonsView->parentWidget());
     caption->setBuddy(value);
     QPalette muted = caption->palette();
     muted.setColor(QPalette::WindowText, StatePalette::mutedText(palette()));
@@ -393,6 +405,7 @@ void ActionDetailPane::updateOverview()
     const auto set = [this](const char *name, const QString &text) {
         m_fields.value(QString::fromLatin1(name))->setText(text.isEmpty() ? QStringLiteral("\u2014") : text);
     };
+    m_reasonsView->setRecord(r);
     set("fieldId", r.id);
     set("fieldTarget", toWire(r.targetType) + QStringLiteral("  ") + r.targetId);
     set("fieldOrder", r.businessReference);

@@ -16,6 +16,7 @@ class QFrame;
 
 namespace cs {
 
+class AgentReasonsView;
 class ApprovalTableModel;
 class AttemptTableModel;
 class AuditTableModel;
@@ -26,7 +27,8 @@ class RelatedActionModel;
 class TimelineWidget;
 
 // Everything about the selected action: a header (amount, target, state), the decision buttons
-// with the reason each unavailable one is unavailable, and tabs — the record, the evidence
+// with the reason each unavailable one is unavailable, and tabs — the agent's reasons and the
+// record, the evidence
 // (attempt history and provider lookups), approvals, reconciliations, the audit trail, related
 // actions, the payload diff when a changed resubmission was caught — above a timeline picture.
 // Refreshing with a newer detail of the same action updates the tables in place (selection and
@@ -57,6 +59,7 @@ public:
     LookupTableModel *lookupModel() const { return m_lookups; }
     AttemptTableModel *attemptModel() const { return m_attempts; }
     QLabel *permissionReasonsLabel() const { return m_reasons; }
+    AgentReasonsView *reasonsView() const { return m_reasonsView; }
     QByteArray splitterState() const;
     void restoreSplitterState(const QByteArray &state);
 
@@ -90,6 +93,7 @@ private:
     QSplitter *m_splitter;
     QTabWidget *m_tabs;
     QHash<QString, QLabel *> m_fields;
+    AgentReasonsView *m_reasonsView = nullptr;
     AttemptTableModel *m_attempts;
     LookupTableModel *m_lookups;
     ApprovalTableModel *m_approvals;

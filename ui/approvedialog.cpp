@@ -1,7 +1,10 @@
 #include "ui/approvedialog.h"
 #include "models/displayformat.h"
+#include "ui/agentreasonsview.h"
 
+#include <QLabel>
 #include <QPlainTextEdit>
+#include <QVBoxLayout>
 
 namespace cs {
 
@@ -10,6 +13,14 @@ ApproveDialog::ApproveDialog(const ActionDetail &detail, QWidget *parent)
 {
     setObjectName(QStringLiteral("approveDialog"));
     setWindowTitle(tr("Approve refund"));
+    // Why, below what will be sent. (The charge's budget and story go between these two
+    // sections once the backend serves them: issue 19's "the charge's story".)
+    auto *reasonsTitle = new QLabel(tr("<b>The agent's reasons</b>"), this);
+    reasonsTitle->setObjectName(QStringLiteral("reasonsTitle"));
+    fieldsLayout()->addWidget(reasonsTitle);
+    m_reasons = new AgentReasonsView(this);
+    fieldsLayout()->addWidget(m_reasons);
+    fieldsLayout()->addSpacing(6);
     m_note = addTextField(tr("&Note (optional, kept with the approval):"), QStringLiteral("note"), QStringLiteral("noteEdit"), tr("Approval note"), 70);
     setConfirmText(tr("Approve"));
     refresh();
@@ -24,6 +35,7 @@ QString ApproveDialog::note() const
 void ApproveDialog::refresh()
 {
     const ActionRecord &r = m_detail.record;
+    m_reasons->setRecord(r);
     const QString amount = display::money(r.amount, r.currency);
     QString html = tr("<p style=\"font-size:large\"><b>Approve a refund of %1</b></p>").arg(amount.toHtmlEscaped());
     html += QStringLiteral("<table cellspacing=\"4\">");

@@ -2,6 +2,7 @@
 #include "ui/statepalette.h"
 
 #include <QDialogButtonBox>
+#include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -61,17 +62,23 @@ DecisionDialog::DecisionDialog(const QString &kind, const ActionDetail &detail, 
     m_status->setVisible(false);
     layout->addWidget(m_status);
 
+    // "Stop resending" stays out of the button box: Qt 6.4's QDialogButtonBox shows every button
+    // it holds again whenever it lays them out (on show, on a style change).
+    auto *buttonRow = new QHBoxLayout;
+    m_stop = new QPushButton(tr("Stop resending"), this);
+    m_stop->setObjectName(QStringLiteral("stopResendingButton"));
+    m_stop->setAutoDefault(false);
+    m_stop->setVisible(false);
+    buttonRow->addWidget(m_stop);
     auto *buttons = new QDialogButtonBox(this);
     m_confirm = buttons->addButton(tr("Confirm"), QDialogButtonBox::AcceptRole);
     m_confirm->setObjectName(QStringLiteral("confirmButton"));
     m_confirm->setDefault(false);
     m_confirm->setAutoDefault(false);
-    m_stop = buttons->addButton(tr("Stop resending"), QDialogButtonBox::ActionRole);
-    m_stop->setObjectName(QStringLiteral("stopResendingButton"));
-    m_stop->setVisible(false);
     m_cancel = buttons->addButton(QDialogButtonBox::Cancel);
     m_cancel->setObjectName(QStringLiteral("cancelButton"));
-    layout->addWidget(buttons);
+    buttonRow->addWidget(buttons, 1);
+    layout->addLayout(buttonRow);
 
     connect(m_confirm, &QPushButton::clicked, this, [this] {
         if (!m_sending && blockingReason().isEmpty())

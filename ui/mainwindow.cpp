@@ -5,6 +5,7 @@
 #include "client/tokenstore.h"
 #include "models/actionqueuemodel.h"
 #include "ui/actiondetailpane.h"
+#include "ui/bulkdecisioncontroller.h"
 #include "ui/connectiondialog.h"
 #include "ui/consolesettings.h"
 #include "ui/decisioncontroller.h"
@@ -90,6 +91,7 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
 
     m_decisions = new DecisionController(m_client, m_pane, this, this);
     buildActions();
+    buildBulkDecisions();
     buildMenus();
 
     m_detailReload.setSingleShot(true);
@@ -219,6 +221,42 @@ void MainWindow::buildActions()
     addActions({ m_refreshAction, m_findAction, m_connectionAction });
 }
 
+// Approve or reject several selected actions at once: the BulkDecisionController does the work.
+void MainWindow::buildBulkDecisions()
+{
+    m_bulk = new BulkDecisionController(m_client, &m_decisions->drafts(), this, this);
+    const auto make = [this](const char *kind, const char *objectName, const QString &text, const char *shortcut,
+                             const QString &help) {
+        auto *action = new QAction(text, this);
+        action->setObjectName(QString::fromLatin1(objectName));
+        action->setShortcut(QKeySequence(QString::fromLatin1(shortcut)));
+        action->setShortcutContext(Qt::WindowShortcut);
+        action->setStatusTip(help);
+        action->setEnabled(false);
+        connect(action, &QAction::triggered, this, [this, kind = QString::fromLatin1(kind)] {
+            m_bulk->open(kind, m_queue->selectedActionIds());
+        });
+        addAction(action);
+        return action;
+    };
+    m_bulkApproveAction = make("approve", "approveSelectedAction", tr("Approve &selected\u2026"), "Ctrl+Alt+A",
+                               tr("Approve every selected PENDING action, each with its own approval and key"));
+    m_bulkRejectAction = make("reject", "rejectSelectedAction", tr("Reject s&elected\u2026"), "Ctrl+Alt+R",
+                              tr("Reject every selected PENDING action with one reason and note"));
+    connect(m_queue, &QueueView::selectionChanged, this, [this] {
+        const bool any = !m_queue->selectedActionIds().isEmpty();
+        m_bulkApproveAction->setEnabled(any);
+        m_bulkRejectAction->setEnabled(any);
+    });
+    connect(m_bulk, &BulkDecisionController::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_bulk, &BulkDecisionController::decisionApplied, this, &MainWindow::decisionApplied);
+    connect(m_bulk, &BulkDecisionController::queueRowOutdated, m_model, &ActionQueueModel::refreshAction);
+    connect(m_bulk, &BulkDecisionController::detailOutdated, this, [this](const QString &id) {
+        if (id == m_currentId)
+            m_detailReload.start();
+    });
+}
+
 void MainWindow::buildMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
@@ -231,6 +269,8 @@ void MainWindow::buildMenus()
     QMenu *action = menuBar()->addMenu(tr("&Action"));
     for (const char *kind : { "approve", "reject", "lookup", "reconcile", "follow_up" })
         action->addAction(m_decisionActions.value(QString::fromLatin1(kind)));
+    action->addSeparator();
+    action->addActions({ m_bulkApproveAction, m_bulkRejectAction });
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_findAction);
@@ -257,6 +297,9 @@ void MainWindow::buildMenus()
         };
         for (QAction *a : std::as_const(m_decisionActions))
             row(a->shortcut().toString(QKeySequence::NativeText), a->iconText());
+        row(QStringLiteral("Shift+\u2191 \u2193, Ctrl+Space"), tr("Select several actions in the queue"));
+        row(m_bulkApproveAction->shortcut().toString(QKeySequence::NativeText), tr("Approve the selected actions"));
+        row(m_bulkRejectAction->shortcut().toString(QKeySequence::NativeText), tr("Reject the selected actions"));
         row(QStringLiteral("Ctrl+F"), tr("Search the queue"));
         row(QStringLiteral("Ctrl+1 \u2026 Ctrl+5"), tr("Queue, Pending, Unknown, Review, All"));
         row(QStringLiteral("\u2191 \u2193"), tr("Move through the queue"));

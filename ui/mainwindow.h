@@ -19,6 +19,7 @@ class ActionQueueModel;
 class ActionDetailPane;
 class ApiClient;
 class ApiPageSource;
+class BulkDecisionController;
 class ConsoleSettings;
 class DecisionController;
 class EventStreamClient;
@@ -50,6 +51,12 @@ public:
     // "approve", "reject", "lookup", "reconcile", "follow_up"
     QAction *decisionAction(const QString &kind) const { return m_decisionActions.value(kind); }
     DecisionController *decisions() const { return m_decisions; }
+    // Approve / reject the queue's selected actions at once ("approve", "reject").
+    BulkDecisionController *bulkDecisions() const { return m_bulk; }
+    QAction *bulkDecisionAction(const QString &kind) const
+    {
+        return kind == QLatin1String("approve") ? m_bulkApproveAction : m_bulkRejectAction;
+    }
     QueueView *queueView() const { return m_queue; }
     ActionQueueModel *queueModel() const { return m_model; }
     ActionDetailPane *detailPane() const { return m_pane; }
@@ -79,6 +86,7 @@ protected:
 
 private:
     void buildActions();
+    void buildBulkDecisions();
     void buildMenus();
     void restoreLayout();
     void saveLayout();
@@ -102,6 +110,9 @@ private:
     ActionDetailPane *m_pane;
     OfflineBanner *m_banner;
     DecisionController *m_decisions = nullptr;
+    BulkDecisionController *m_bulk = nullptr;
+    QAction *m_bulkApproveAction = nullptr;
+    QAction *m_bulkRejectAction = nullptr;
     QSplitter *m_splitter;
     QLabel *m_backendLabel;
     QLabel *m_userLabel;

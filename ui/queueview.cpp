@@ -4,6 +4,7 @@
 #include "ui/statepalette.h"
 
 #include <QButtonGroup>
+#include <algorithm>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeyEvent>
@@ -82,7 +83,9 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     // The backend sorts (ActionQuery::sort): a header click asks for the list in that order
     // instead of sorting the loaded rows (onSortIndicatorChanged).
     m_table->setSortingEnabled(false);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    // Several rows for a bulk decision (Shift/Ctrl with the mouse or the arrows, Ctrl+Space,
+    // Ctrl+A); the current row is the one the detail pane shows.
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
     m_table->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
@@ -149,6 +152,7 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
         restoreSelection();
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &QueueView::onCurrentChanged);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &QueueView::selectionChanged);
 
     // New rows above the visible ones must not push what the reviewer looks at out of view:
     // the scroll position moves down by the rows inserted above the top one. Several inserts
@@ -289,6 +293,18 @@ bool QueueView::selectAction(const QString &actionId)
     m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_table->scrollTo(index);
     return true;
+}
+
+QStringList QueueView::selectedActionIds() const
+{
+    QList<int> rows;
+    for (const QModelIndex &index : m_table->selectionModel()->selectedRows())
+        rows.append(index.row());
+    std::sort(rows.begin(), rows.end());
+    QStringList ids;
+    for (int row : std::as_const(rows))
+        ids.append(m_model->index(row, 0).data(ActionQueueModel::ActionIdRole).toString());
+    return ids;
 }
 
 QByteArray QueueView::headerState() const

@@ -24,7 +24,8 @@ class ActionQueueModel;
 // attempts and last-event headers) go to the backend through the model's query; the table shows
 // what the model has loaded and asks for more as it scrolls.
 // Keeps the selected action selected across live updates, pages and reloads, and keeps the
-// visible rows in place when new ones arrive above them.
+// visible rows in place when new ones arrive above them. Several rows may be selected for a
+// bulk decision; the current one is the action shown.
 class QueueView : public QWidget
 {
     Q_OBJECT
@@ -51,6 +52,8 @@ public:
     QString currentActionId() const { return m_selectedId; }
     // Selects the row of the action if it is loaded; returns whether it was.
     bool selectAction(const QString &actionId);
+    // The selected rows' actions, in queue order (several for a bulk decision).
+    QStringList selectedActionIds() const;
 
     QTableView *table() const { return m_table; }
     QLineEdit *searchEdit() const { return m_search; }
@@ -64,6 +67,7 @@ public slots:
 signals:
     void currentActionChanged(const QString &actionId);
     void filterChanged(cs::QueueView::Filter filter, const QString &search);
+    void selectionChanged();
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;

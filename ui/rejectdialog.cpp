@@ -9,25 +9,6 @@
 
 namespace cs {
 
-namespace {
-
-QString reasonLabel(const QString &wire)
-{
-    if (wire == u"wrong_amount")
-        return RejectDialog::tr("Wrong amount");
-    if (wire == u"duplicate")
-        return RejectDialog::tr("Duplicate");
-    if (wire == u"not_eligible")
-        return RejectDialog::tr("Not eligible");
-    if (wire == u"needs_information")
-        return RejectDialog::tr("Needs information");
-    if (wire == u"other")
-        return RejectDialog::tr("Other (say why in the note)");
-    return wire;
-}
-
-} // namespace
-
 RejectDialog::RejectDialog(const ActionDetail &detail, QWidget *parent)
     : DecisionDialog(QStringLiteral("reject"), detail, parent)
 {
@@ -37,9 +18,7 @@ RejectDialog::RejectDialog(const ActionDetail &detail, QWidget *parent)
     m_reason = new QComboBox(this);
     m_reason->setObjectName(QStringLiteral("reasonCombo"));
     m_reason->setAccessibleName(tr("Rejection reason"));
-    m_reason->addItem(tr("Choose a reason\u2026"), QString());
-    for (const QString &reason : Approval::rejectionReasons())
-        m_reason->addItem(reasonLabel(reason), reason);
+    addReasons(m_reason);
     reasonLabelWidget->setBuddy(m_reason);
     fieldsLayout()->addWidget(reasonLabelWidget);
     fieldsLayout()->addWidget(m_reason);
@@ -49,6 +28,13 @@ RejectDialog::RejectDialog(const ActionDetail &detail, QWidget *parent)
     setConfirmText(tr("Reject"));
     refresh();
     updateConfirm();
+}
+
+void RejectDialog::addReasons(QComboBox *combo)
+{
+    combo->addItem(tr("Choose a reason\u2026"), QString());
+    for (const QString &reason : Approval::rejectionReasons())
+        combo->addItem(reason == u"other" ? tr("Other (say why in the note)") : display::rejectionReason(reason), reason);
 }
 
 QString RejectDialog::reason() const

@@ -17,6 +17,10 @@ class RejectDialog : public DecisionDialog
 public:
     explicit RejectDialog(const ActionDetail &detail, QWidget *parent = nullptr);
 
+    // The short list's entries (their words, the wire name as item data) after a "Choose a
+    // reason…" entry with empty data: also the bulk rejection's list.
+    static void addReasons(QComboBox *combo);
+
     QString reason() const; // the wire name; empty until one is chosen
     QString note() const;
 

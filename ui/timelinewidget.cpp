@@ -93,11 +93,16 @@ void TimelineWidget::setDetail(const ActionDetail &d)
     // Human decisions and caught conflicts.
     for (const Approval &a : d.approvals) {
         const bool approved = a.decision == Approval::Decision::Approved;
-        point(Lane::Decision, a.decidedAt, approved ? tr("approved v%1").arg(a.version) : tr("rejected"),
+        const QString rejectedLabel = a.rejectionReason.isEmpty()
+            ? tr("rejected")
+            : tr("rejected: %1").arg(display::rejectionReason(a.rejectionReason));
+        point(Lane::Decision, a.decidedAt, approved ? tr("approved v%1").arg(a.version) : rejectedLabel,
               approved ? tr("Approval v%1 by %2 at %3\nkey %4\nsigns %5")
                              .arg(a.version).arg(a.decidedBy, display::isoTime(a.decidedAt), a.idempotencyKey,
                                   a.approvedFingerprint)
-                       : tr("Rejected by %1 at %2: %3").arg(a.decidedBy, display::isoTime(a.decidedAt), a.note),
+                       : tr("Rejected by %1 at %2: %3")
+                             .arg(a.decidedBy, display::isoTime(a.decidedAt),
+                                  display::rejectionText(a.rejectionReason, a.note)),
               StatePalette::stateChip(approved ? ActionState::Completed : ActionState::Rejected, pal).text);
     }
     for (const Reconciliation &r : d.reconciliations) {

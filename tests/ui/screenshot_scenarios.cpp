@@ -4,6 +4,11 @@
 //   screenshot-queue.png   the pending queue, an approver's view
 //   screenshot-review.png  a REQUIRES_REVIEW refund: attempts, lookups and the timeline
 //   screenshot-diff.png    the same refund's changed resubmission, side by side
+// and then shows two dialogs in this process (against the same backend) and saves them:
+//   screenshot-approve-reasons.png  the approve dialog of a refund proposed with the agent's reasons
+//   screenshot-bulk.png             a bulk approval after a partial failure: one row refused
+//                                   (rejected by someone else meanwhile), one without an answer
+//                                   (lost on the way back, through a FaultProxy), one skipped
 //
 // The review scenario is DESIGN.md's failure pattern: the first request commits at the provider
 // but its connection is reset before the answer; lookups fail and same-key retries meet an
@@ -11,14 +16,25 @@
 // supervisor's lookup finds the 40.00 refund, and the agent "re-reasons" 45.00 under the same
 // reference — caught as a changed resubmission.
 
+#include "client/apiclient.h"
+#include "models/actiondetail.h"
+#include "models/bulkdecisionmodel.h"
 #include "tests/client/backendprocess.h"
+#include "tests/client/faultproxy.h"
+#include "ui/approvedialog.h"
+#include "ui/bulkdecisioncontroller.h"
+#include "ui/bulkdecisiondialog.h"
+#include "ui/draftstore.h"
 
+#include <QApplication>
 #include <QCommandLineParser>
-#include <QCoreApplication>
+#include <QPushButton>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QHash>
 #include <QJsonArray>
+#include <QPlainTextEdit>
 #include <QProcess>
 #include <QTextStream>
 #include <QThread>
@@ -73,11 +89,36 @@ bool waitForState(const BackendProcess &backend, const QString &id, const QStrin
     return false;
 }
 
+// Runs the event loop until `done` holds (this is a script, not the console: waiting is fine).
+template <typename Predicate>
+bool waitUntil(Predicate done, int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (!done()) {
+        if (timer.elapsed() > timeoutMs)
+            return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(10);
+    }
+    return true;
+}
+
+void settleAndSave(QWidget *widget, const QString &path)
+{
+    widget->show();
+    widget->raise();
+    waitUntil([] { return false; }, 800); // the last layout and paint
+    if (!widget->grab().save(path))
+        fail(QStringLiteral("could not save %1").arg(path));
+    out() << "saved " << path << Qt::endl;
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
 {
-    QCoreApplication app(argc, argv);
+    QApplication app(argc, argv);
     QCommandLineParser parser;
     parser.addHelpOption();
     const QCommandLineOption consoleOption(QStringLiteral("console"), QStringLiteral("The countersign executable."),
@@ -198,13 +239,41 @@ int main(int argc, char *argv[])
         { 1899, 1899, "usd", "order-1132", "billing-agent" },
     };
     QString queueSelection;
+    QHash<QString, QString> byOrder;
     for (const Proposal &p : pending) {
         const QString currency = QString::fromLatin1(p.currency);
-        const QJsonObject action = backend.propose(charge(p.chargeAmount, currency), p.amount,
-                                                   QString::fromLatin1(p.order) + QStringLiteral("-refund"), QString::fromLatin1(p.order),
-                                                   QString::fromLatin1(p.agent), currency);
-        if (QString::fromLatin1(p.order) == QLatin1String("order-1127"))
+        const QString order = QString::fromLatin1(p.order);
+        QJsonObject action;
+        if (order == QLatin1String("order-1127")) {
+            // This one comes with the agent's reasons (issue 19): the approve dialog's picture.
+            QJsonObject proposal;
+            proposal.insert(QStringLiteral("kind"), QStringLiteral("refund"));
+            proposal.insert(QStringLiteral("target"), QJsonObject{ { QStringLiteral("charge"), charge(p.chargeAmount, currency) } });
+            proposal.insert(QStringLiteral("amount"), QJsonValue(p.amount));
+            proposal.insert(QStringLiteral("currency"), currency);
+            proposal.insert(QStringLiteral("reason"), QStringLiteral("requested_by_customer"));
+            proposal.insert(QStringLiteral("client_reference"), QString(order + QStringLiteral("-refund")));
+            proposal.insert(QStringLiteral("business_reference"), order);
+            proposal.insert(QStringLiteral("justification"),
+                            QStringLiteral("The customer returned one of the two chairs in this order (item 2 of 2); the "
+                                           "warehouse scanned the return on 28 November. Refunding that item's price, half "
+                                           "of the charge."));
+            proposal.insert(QStringLiteral("context_url"), QStringLiteral("https://support.example.com/tickets/5531"));
+            QJsonObject facts;
+            facts.insert(QStringLiteral("customer_said"), QStringLiteral("One chair arrived with a cracked leg, I sent it back."));
+            facts.insert(QStringLiteral("order_total"), QStringLiteral("USD 150.00 (2 items)"));
+            facts.insert(QStringLiteral("return_scanned"), QStringLiteral("2026-11-28, warehouse RTN-2291"));
+            proposal.insert(QStringLiteral("facts"), facts);
+            const BackendProcess::Reply reply = backend.post(QString::fromLatin1(p.agent), QStringLiteral("/actions"), proposal);
+            if (reply.status != 201)
+                fail(QStringLiteral("the proposal with reasons was refused: %1").arg(reply.status));
+            action = reply.body;
             queueSelection = action.value(QLatin1String("id")).toString();
+        } else {
+            action = backend.propose(charge(p.chargeAmount, currency), p.amount, order + QStringLiteral("-refund"), order,
+                                     QString::fromLatin1(p.agent), currency);
+        }
+        byOrder.insert(order, action.value(QLatin1String("id")).toString());
         QThread::msleep(150);
     }
     out() << "populated; mismatch " << mismatch << Qt::endl;
@@ -229,6 +298,51 @@ int main(int argc, char *argv[])
     shoot(QStringLiteral("ana"), queueSelection, QStringLiteral("overview"), QStringLiteral("queue"), QStringLiteral("screenshot-queue.png"));
     shoot(QStringLiteral("sue"), reviewId, QStringLiteral("evidence"), QStringLiteral("queue"), QStringLiteral("screenshot-review.png"));
     shoot(QStringLiteral("sue"), reviewId, QStringLiteral("diff"), QStringLiteral("review"), QStringLiteral("screenshot-diff.png"));
+
+    // ---- the dialogs, shown here against the same backend ----
+    {
+        const BackendProcess::Reply read = backend.get(QStringLiteral("ana"), QStringLiteral("/actions/") + queueSelection);
+        const std::optional<cs::ActionDetail> detail = cs::ActionDetail::fromJson(read.body);
+        if (!detail)
+            fail(QStringLiteral("could not read %1").arg(queueSelection));
+        cs::ApproveDialog dialog(*detail);
+        dialog.resize(dialog.sizeHint().expandedTo(QSize(640, 0)));
+        settleAndSave(&dialog, outDir + QStringLiteral("/screenshot-approve-reasons.png"));
+        dialog.done(QDialog::Rejected);
+    }
+    {
+        FaultProxy proxy(backend.port());
+        if (!proxy.listen())
+            fail(QStringLiteral("the fault proxy could not listen"));
+        cs::ApiClient client;
+        client.setBaseUrl(proxy.url());
+        client.setToken(backend.token(QStringLiteral("ana")));
+        client.setResendPolicy(std::chrono::milliseconds(200), std::chrono::milliseconds(400), 1); // no automatic resend
+        client.setDeadline(std::chrono::milliseconds(1500));
+        cs::DraftStore drafts;
+        cs::BulkDecisionController bulk(&client, &drafts, nullptr);
+        // The one whose answer goes missing first (it is sent first), the one someone else
+        // rejects meanwhile, two that go through, and one this approver may not decide.
+        const QStringList ids = { byOrder.value(QStringLiteral("order-1129")), byOrder.value(QStringLiteral("order-1121")),
+                                  byOrder.value(QStringLiteral("order-1122")), byOrder.value(QStringLiteral("order-1125")),
+                                  byOrder.value(QStringLiteral("order-1132")), rejected };
+        bulk.open(QStringLiteral("approve"), ids);
+        cs::BulkDecisionDialog *dialog = bulk.openDialog();
+        using Status = cs::BulkDecisionModel::Status;
+        if (!dialog || !waitUntil([dialog] { return dialog->model()->count(Status::Checking) == 0; }, 15000))
+            fail(QStringLiteral("the bulk dialog did not read its actions"));
+        backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/rejections").arg(ids.at(3)),
+                     QJsonObject{ { QStringLiteral("reason"), QStringLiteral("wrong_amount") },
+                                  { QStringLiteral("note"), QStringLiteral("only one item was returned") } },
+                     version(backend, ids.at(3)));
+        proxy.holdNextPostResponse(); // applied, its answer held until the client gives up
+        dialog->findChild<QPlainTextEdit *>(QStringLiteral("noteEdit"))->setPlainText(QStringLiteral("small refunds, tickets checked"));
+        dialog->confirmButton()->click();
+        if (!waitUntil([dialog] { return dialog->model()->count(Status::Sending) == 0; }, 20000))
+            fail(QStringLiteral("the bulk approval did not finish"));
+        settleAndSave(dialog, outDir + QStringLiteral("/screenshot-bulk.png"));
+        dialog->done(QDialog::Rejected);
+    }
     backend.stop();
     return 0;
 }

@@ -176,8 +176,14 @@ private slots:
         Approval older = rejected;
         older.rejectionReason.clear();
         approvals.setRecords({rejected, older});
+        // In the reject dialog's words, not the wire code; the note follows it in the tooltip.
+        rejected.note = QStringLiteral("which order?");
+        approvals.setRecords({rejected, older});
         QCOMPARE(approvals.index(0, ApprovalTableModel::DecisionColumn).data().toString(),
-                 QStringLiteral("rejected: needs information"));
+                 QStringLiteral("rejected: Needs information"));
+        QCOMPARE(approvals.index(0, ApprovalTableModel::DecisionColumn).data(Qt::ToolTipRole).toString(),
+                 QStringLiteral("Needs information: which order?"));
+        QCOMPARE(approvals.index(0, ApprovalTableModel::NoteColumn).data().toString(), QStringLiteral("which order?"));
         QCOMPARE(approvals.index(1, ApprovalTableModel::DecisionColumn).data().toString(), QStringLiteral("rejected"));
         approvals.setRecords(d.approvals);
 
