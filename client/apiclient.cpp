@@ -194,6 +194,11 @@ ApiCall *ApiClient::lookUp(const QString &actionId, qint64 ifMatch, const QStrin
     return post(actionPath(actionId, "lookups"), QJsonObject(), ifMatch, key, qMax(m_lookupDeadlineMs, m_deadlineMs));
 }
 
+ApiCall *ApiClient::readCharge(const QString &actionId, const QString &key)
+{
+    return post(actionPath(actionId, "charge-lookups"), QJsonObject(), -1, key, qMax(m_lookupDeadlineMs, m_deadlineMs));
+}
+
 ApiCall *ApiClient::reconcile(const QString &actionId, qint64 ifMatch, bool committed, int evidenceLookupSeq,
                               const QString &note, const QString &key)
 {

@@ -79,6 +79,9 @@ public:
     ApiCall *reject(const QString &actionId, qint64 ifMatch, const QString &reason, const QString &note,
                     const QString &key = QString());
     ApiCall *lookUp(const QString &actionId, qint64 ifMatch, const QString &key = QString());
+    // POST …/charge-lookups: the provider's view of the action's charge now, recorded; 201
+    // {snapshot, budget, warnings} (docs/API.md). No If-Match; the lookup deadline.
+    ApiCall *readCharge(const QString &actionId, const QString &key = QString());
     ApiCall *reconcile(const QString &actionId, qint64 ifMatch, bool committed, int evidenceLookupSeq,
                        const QString &note, const QString &key = QString());
     ApiCall *followUp(const QString &actionId, qint64 ifMatch, qint64 desiredTotalAmount, const QString &note,

@@ -217,6 +217,7 @@ bool DemoStack::start()
         {QStringLiteral("refund-bot"), QStringLiteral("agent")},   {QStringLiteral("ana"), QStringLiteral("approver")},
         {QStringLiteral("ben"), QStringLiteral("approver")},       {QStringLiteral("sue"), QStringLiteral("supervisor")},
         {QStringLiteral("aud"), QStringLiteral("auditor")},        {QStringLiteral("root"), QStringLiteral("admin")},
+        {QStringLiteral("returns-bot"), QStringLiteral("agent")}, // scenario 8's second agent
     };
     for (const auto &[name, role] : users) {
         if (!d->addUser(name, role))

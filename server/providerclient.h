@@ -104,6 +104,11 @@ public:
         return snapshot;
     }
 
+    // Whether retrieveCharge asks the provider. false (the default): countersignd reads no charge
+    // and records no snapshot, at a proposal or when an approver asks — an adapter that cannot
+    // read charges leaves the budget unknown rather than filling the ledger with "not supported".
+    virtual bool readsCharges() const { return false; }
+
     // Aborts every request in flight, from any thread; they end as Unknown (the request may
     // have reached the provider). The last resort of a graceful stop. Default: does nothing.
     virtual void abortInFlight() {}

@@ -88,6 +88,7 @@ public:
     // GET /v1/charges/{id}?expand[]=refunds, then GET /v1/refunds?charge=… for every further page
     // (at most maxListPages; more is ERROR: a partial list would overstate what is left).
     ChargeSnapshot retrieveCharge(TargetType targetType, const QString &targetId, const QString &askedBy) override;
+    bool readsCharges() const override { return true; }
     void abortInFlight() override;
 
 private:

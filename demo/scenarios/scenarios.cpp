@@ -24,6 +24,9 @@ QList<ScenarioInfo> scenarioCatalogue()
          QStringLiteral("429s and 503s: backoff and retries with the same key; one refund.")},
         {7, QStringLiteral("key-window-expired"), QStringLiteral("Key window expired"),
          QStringLiteral("The outcome stays unknown past the provider's key window: no blind retry; lookup and human review.")},
+        {8, QStringLiteral("two-agents-one-charge"), QStringLiteral("Two agents, one charge"),
+         QStringLiteral("Two agents each propose 60% of one $99 charge: the second is refused at the proposal with the "
+                        "charge's budget (captured − refunded − held in Countersign); the first is approved and sent.")},
     };
 }
 
@@ -37,6 +40,7 @@ std::unique_ptr<Scenario> makeScenario(int id, DemoStack *stack)
     case 5: return makeCrashMidFlightScenario(stack);
     case 6: return makeOutageScenario(stack);
     case 7: return makeKeyWindowScenario(stack);
+    case 8: return makeTwoAgentsScenario(stack);
     default: return nullptr;
     }
 }

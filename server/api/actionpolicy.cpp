@@ -34,6 +34,8 @@ bool ActionPolicy::mayCall(Role role, Operation operation)
     case Operation::Approve:
     case Operation::Reject:
         return role == Role::Approver || role == Role::Admin;
+    case Operation::ChargeLookup: // what an approver reads before deciding; it writes evidence only
+        return role == Role::Approver || role == Role::Supervisor || role == Role::Admin;
     case Operation::Lookup:
     case Operation::Reconcile:
     case Operation::FollowUp:
@@ -65,6 +67,8 @@ QString ActionPolicy::operationName(Operation operation)
         return QStringLiteral("reject actions");
     case Operation::Lookup:
         return QStringLiteral("look up actions at the provider");
+    case Operation::ChargeLookup:
+        return QStringLiteral("read charges at the provider");
     case Operation::Reconcile:
         return QStringLiteral("reconcile actions");
     case Operation::FollowUp:

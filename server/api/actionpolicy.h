@@ -18,7 +18,7 @@ namespace cs {
 class ActionPolicy
 {
 public:
-    enum class Operation { Me, ListActions, GetAction, Propose, Approve, Reject, Lookup, Reconcile, FollowUp, Events };
+    enum class Operation { Me, ListActions, GetAction, Propose, Approve, Reject, Lookup, ChargeLookup, Reconcile, FollowUp, Events };
 
     // The role × operation matrix. Own-only roles (agents reading) are allowed here; the handler
     // then restricts them with ownOnly().

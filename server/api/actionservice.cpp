@@ -1,5 +1,6 @@
 #include "server/api/actionservice.h"
 
+#include "models/chargewarnings.h"
 #include "models/refundstatus.h"
 
 #include "server/api/apilog.h"
@@ -88,7 +89,7 @@ std::optional<Approval> approvalVersion(const QList<Approval> &approvals, int ve
 
 ActionService::ActionService(Stores stores, ProviderClient *provider, Config config)
     : m_proposals(stores.proposals), m_approvals(stores.approvals), m_evidence(stores.evidence), m_reader(stores.reader),
-      m_provider(provider), m_config(std::move(config)),
+      m_charges(stores.charges), m_provider(provider), m_config(std::move(config)),
       m_views(m_config.keyWindow, m_config.keyWindowSafetyMargin)
 {
 }
@@ -315,6 +316,15 @@ ApiResponse ActionService::get(const User &user, const QString &id, const QStrin
     json.insert(QStringLiteral("related"),
                 QJsonObject{{QStringLiteral("parent"), parent}, {QStringLiteral("follow_ups"), toArray(followUpJson)}});
 
+    const auto charge = chargeView(record, QDateTime::currentDateTimeUtc());
+    if (!charge.ok())
+        return ledgerFailure(charge.error(), instance);
+    json.insert(QStringLiteral("charge"), *charge);
+    const auto requester = m_reader->requesterRecord(record.requestedBy, QDateTime::currentDateTimeUtc());
+    if (!requester.ok())
+        return ledgerFailure(requester.error(), instance);
+    json.insert(QStringLiteral("requester_record"), requesterRecordJson(*requester));
+
     json.insert(QStringLiteral("permissions"),
                 QJsonObject{
                     {QStringLiteral("approve"), ActionViews::permission(ActionPolicy::approve(user, record, *attempts, *approvals))},
@@ -337,6 +347,14 @@ ApiResponse ActionService::propose(const User &user, const QJsonObject &body, co
         return validationFailed(errors, instance);
     input->provider = m_config.providerName;
     input->providerAccount = m_config.providerAccount;
+    if (readsCharges()) {
+        // A resubmission is answered from the ledger: no provider read, nothing that could fail.
+        const auto existing = m_reader->proposalId(user.name, input->clientReference);
+        if (!existing.ok())
+            return ledgerFailure(existing.error(), instance);
+        if (existing->isEmpty())
+            input->charge = m_provider->retrieveCharge(input->targetType, input->targetId, QStringLiteral("proposal"));
+    }
     const auto result = m_proposals->propose(*input, user.name);
     if (!result.ok())
         return ledgerFailure(result.error(), instance);
@@ -532,6 +550,119 @@ ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 
                         {"ETag", etagFor(record.stateVersion)}};
     qCInfo(lcApi) << user.name << "proposed follow-up" << record.id << "of" << parent.id << "for" << remaining;
     return response;
+}
+
+// --- the charge ---------------------------------------------------------------------------------
+
+bool ActionService::readsCharges() const
+{
+    return m_charges && m_provider && m_provider->readsCharges();
+}
+
+QJsonObject ActionService::requesterRecordJson(const ActionReader::RequesterRecord &record)
+{
+    const auto window = [](const ActionReader::RequesterWindow &w) {
+        QJsonArray totals;
+        for (const auto &t : w.totals) {
+            totals.append(QJsonObject{{QStringLiteral("currency"), t.currency},
+                                      {QStringLiteral("count"), t.count},
+                                      {QStringLiteral("amount"), t.total}});
+        }
+        // Shares in [0, 1], null when nothing was proposed (no share of nothing).
+        const auto share = [&w](qint64 part) {
+            return w.count > 0 ? QJsonValue(double(part) / double(w.count)) : QJsonValue(QJsonValue::Null);
+        };
+        return QJsonObject{
+            {QStringLiteral("since"), toWireTime(w.since)},
+            {QStringLiteral("count"), w.count},
+            {QStringLiteral("totals"), totals},
+            {QStringLiteral("rejected"), w.rejected},
+            {QStringLiteral("rejected_share"), share(w.rejected)},
+            {QStringLiteral("sent_to_review"), w.sentToReview},
+            {QStringLiteral("sent_to_review_share"), share(w.sentToReview)},
+        };
+    };
+    return QJsonObject{{QStringLiteral("requested_by"), record.requestedBy},
+                       {QStringLiteral("today"), window(record.today)},
+                       {QStringLiteral("week"), window(record.week)}};
+}
+
+LedgerResult<QJsonObject> ActionService::chargeJson(const ActionRecord &record, const ChargeStore::Recorded &shown,
+                                                    const QDateTime &now) const
+{
+    const auto budget =
+        m_charges->budget(record.targetType, record.targetId, ChargeBudget::Stage::Approval, record.id);
+    if (!budget.ok())
+        return budget.error();
+    QJsonObject budgetJson = budget->toJson();
+    // This action's side of the budget, so that the console need not recompute it.
+    budgetJson.insert(QStringLiteral("requested"), record.amount);
+    budgetJson.insert(QStringLiteral("requested_currency"), record.currency);
+    budgetJson.insert(QStringLiteral("fits"), budget->fits(record.amount, record.currency));
+    QJsonArray warnings;
+    for (const ChargeWarning &w : chargeWarnings(shown.snapshot, record.amount, now))
+        warnings.append(QJsonObject{{QStringLiteral("code"), toWire(w.kind)}, {QStringLiteral("text"), w.text}});
+    QJsonObject snapshot = shown.snapshot.toJson();
+    snapshot.insert(QStringLiteral("seq"), shown.seq);
+    return QJsonObject{{QStringLiteral("snapshot"), snapshot},
+                       {QStringLiteral("budget"), budgetJson},
+                       {QStringLiteral("warnings"), warnings}};
+}
+
+LedgerResult<QJsonValue> ActionService::chargeView(const ActionRecord &record, const QDateTime &now) const
+{
+    if (!m_charges)
+        return QJsonValue(QJsonValue::Null);
+    const auto shown = m_charges->shown(record.targetType, record.targetId);
+    if (!shown.ok())
+        return shown.error();
+    if (!shown->has_value())
+        return QJsonValue(QJsonValue::Null);
+    const auto json = chargeJson(record, **shown, now);
+    if (!json.ok())
+        return json.error();
+    return QJsonValue(*json);
+}
+
+std::variant<ApiResponse, ActionRecord> ActionService::prepareChargeLookup(const User &user, const QString &id,
+                                                                           const QJsonObject &body,
+                                                                           const QString &instance) const
+{
+    QList<FieldError> errors;
+    if (!DecisionParser::lookup(body, &errors))
+        return validationFailed(errors, instance);
+    const auto loaded = load(user, id, instance);
+    if (const auto *answer = std::get_if<ApiResponse>(&loaded))
+        return *answer;
+    if (!readsCharges())
+        return Problem(QStringLiteral("unavailable"),
+                       QStringLiteral("this countersignd has no provider that reads charges; nothing was recorded"))
+            .withHeader("Retry-After", "60")
+            .toResponse(instance);
+    return std::get<ActionReader::Summary>(loaded).record;
+}
+
+ApiResponse ActionService::runChargeLookup(const User &user, const ActionRecord &record, const QString &instance)
+{
+    const ChargeSnapshot read = m_provider->retrieveCharge(record.targetType, record.targetId, user.name);
+    const auto recorded = m_charges->record(read);
+    if (!recorded.ok())
+        return ledgerFailure(recorded.error(), instance);
+    qCInfo(lcApi) << user.name << "read the charge of" << record.id << toWire(recorded->snapshot.result);
+    if (recorded->snapshot.result == ChargeSnapshot::Result::Error) {
+        QJsonObject snapshot = recorded->snapshot.toJson();
+        snapshot.insert(QStringLiteral("seq"), recorded->seq);
+        return Problem(QStringLiteral("provider_unavailable"),
+                       QStringLiteral("the provider did not answer for %1: %2; the failed read is recorded as evidence")
+                           .arg(record.targetId, recorded->snapshot.excerpt))
+            .with(QStringLiteral("snapshot"), snapshot)
+            .toResponse(instance);
+    }
+    // What this read said (NOT_FOUND included), and the budget as it stands now.
+    const auto body = chargeJson(record, *recorded, QDateTime::currentDateTimeUtc());
+    if (!body.ok())
+        return ledgerFailure(body.error(), instance);
+    return ApiResponse::json(201, *body);
 }
 
 // --- lookups ------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include "server/ledger/actionreader.h"
 
 #include "server/ledger/approvalstore.h"
+#include "server/ledger/chargestore.h"
 #include "server/ledger/evidencestore.h"
 #include "server/ledger/proposalstore.h"
 
@@ -49,12 +50,19 @@ public:
         ApprovalStore *approvals;
         EvidenceStore *evidence;
         const ActionReader *reader;
+        ChargeStore *charges; // the provider's view of each charge; may be null (no charge is read)
     };
 
     ActionService(Stores stores, ProviderClient *provider, Config config);
 
     ApiResponse list(const User &user, const QUrlQuery &query, const QString &instance) const;
     ApiResponse get(const User &user, const QString &id, const QString &instance) const;
+    // Thread-safe, blocks up to the provider's timeout: when the provider reads charges
+    // (ProviderClient::readsCharges) a new proposal's charge is read first and recorded with it
+    // (ProposalInput::charge; no ledger lock is held while the provider answers). A resubmission
+    // under an existing client_reference reads nothing. A read that fails is recorded as ERROR
+    // evidence and the proposal is still accepted; NOT_FOUND is recorded too and shown as a
+    // warning (docs/EXECUTION.md, "The refund budget of a charge"). Run it on a worker thread.
     ApiResponse propose(const User &user, const QJsonObject &body, const QString &instance);
     ApiResponse approve(const User &user, const QString &id, qint64 ifMatch, const QJsonObject &body,
                         const QString &instance);
@@ -72,6 +80,23 @@ public:
                                                           const QJsonObject &body, const QString &instance) const;
     ApiResponse runLookup(const User &user, const QString &id, const QString &instance);
     bool hasProvider() const { return m_provider != nullptr || m_lookupRunner != nullptr; }
+    // Whether proposals and charge-lookups ask the provider (ProviderClient::readsCharges).
+    bool readsCharges() const;
+
+    // "Read the charge now" (POST …/charge-lookups) in two steps like a look-up: the checks on the
+    // HTTP thread (validation, 404; 503 without a provider that reads charges), then the read and
+    // its recording on a worker thread (thread-safe). 201 {snapshot, budget, warnings} as
+    // chargeView; 502 provider_unavailable when the provider did not answer (the ERROR snapshot is
+    // recorded all the same).
+    std::variant<ApiResponse, ActionRecord> prepareChargeLookup(const User &user, const QString &id,
+                                                                const QJsonObject &body, const QString &instance) const;
+    ApiResponse runChargeLookup(const User &user, const ActionRecord &record, const QString &instance);
+    // {snapshot, budget, warnings} of the action's charge: the snapshot ChargeStore::shown, the
+    // budget at the approval stage without this action, the warnings for this action's amount at
+    // `now`. Null when the charge was never read.
+    LedgerResult<QJsonValue> chargeView(const ActionRecord &record, const QDateTime &now) const;
+    // {requested_by, today, week}: ActionReader::requesterRecord as JSON.
+    static QJsonObject requesterRecordJson(const ActionReader::RequesterRecord &record);
 
     // Who asks the provider for "look up now". Unset: the service's own rules with the
     // ProviderClient (retrieve by refund id when an attempt named one, else list by metadata;
@@ -113,11 +138,15 @@ private:
     ApiResponse refusal(const ActionPolicy::Verdict &verdict, const ActionRecord &record, const QString &instance) const;
     QJsonObject actionJson(const ActionRecord &record) const; // reads the first attempt's start
     ApiResponse withAction(int status, QJsonObject body, const ActionRecord &record) const;
+    // chargeView's object for a given snapshot.
+    LedgerResult<QJsonObject> chargeJson(const ActionRecord &record, const ChargeStore::Recorded &shown,
+                                         const QDateTime &now) const;
 
     ProposalStore *m_proposals;
     ApprovalStore *m_approvals;
     EvidenceStore *m_evidence;
     const ActionReader *m_reader;
+    ChargeStore *m_charges;
     ProviderClient *m_provider;
     LookupRunner m_lookupRunner;
     Config m_config;

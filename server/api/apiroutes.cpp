@@ -38,9 +38,15 @@ Reply listActions(const Call &c, const Services &s)
     return s.actions->list(c.user, c.query, c.instance);
 }
 
+// On a worker thread when a new proposal first reads its charge from the provider (one HTTP
+// call); answered here when this countersignd reads no charges.
 Reply propose(const Call &c, const Services &s)
 {
-    return s.actions->propose(c.user, c.checked.json, c.instance);
+    if (!s.actions->readsCharges())
+        return s.actions->propose(c.user, c.checked.json, c.instance);
+    return Reply::later([service = s.actions, user = c.user, body = c.checked.json, instance = c.instance] {
+        return service->propose(user, body, instance);
+    });
 }
 
 Reply getAction(const Call &c, const Services &s)
@@ -67,6 +73,16 @@ Reply lookup(const Call &c, const Services &s)
     return Reply::later([service = s.actions, user = c.user, id = c.actionId, instance = c.instance] {
         return service->runLookup(user, id, instance);
     });
+}
+
+// The checks here; the provider's read of the charge and its recording on a worker thread.
+Reply chargeLookup(const Call &c, const Services &s)
+{
+    auto prepared = s.actions->prepareChargeLookup(c.user, c.actionId, c.checked.json, c.instance);
+    if (auto *refused = std::get_if<ApiResponse>(&prepared))
+        return *refused;
+    return Reply::later([service = s.actions, user = c.user, record = std::get<cs::ActionRecord>(prepared),
+                         instance = c.instance] { return service->runChargeLookup(user, record, instance); });
 }
 
 Reply reconcile(const Call &c, const Services &s)
@@ -158,6 +174,7 @@ const QList<ApiRoutes::Endpoint> &ApiRoutes::endpoints()
     static const Needs proposal{.body = Body::Json, .ifMatch = false, .idempotencyKey = true};
     static const Needs mutation{.body = Body::Json, .ifMatch = true, .idempotencyKey = true};
     static const Needs lookupNeeds{.body = Body::OptionalJson, .ifMatch = true, .idempotencyKey = true};
+    static const Needs chargeLookupNeeds{.body = Body::OptionalJson, .ifMatch = false, .idempotencyKey = true};
     static const Needs webhookNeeds{.body = Body::Raw, .ifMatch = false, .idempotencyKey = false};
 
     static const QList<Endpoint> table = {
@@ -177,6 +194,8 @@ const QList<ApiRoutes::Endpoint> &ApiRoutes::endpoints()
          .operation = Op::Reject,      .needs = mutation,     .handler = reject},
         {.method = "POST", .path = QStringLiteral("/actions/{id}/lookups"),         .access = Access::Token,
          .operation = Op::Lookup,      .needs = lookupNeeds,  .handler = lookup},
+        {.method = "POST", .path = QStringLiteral("/actions/{id}/charge-lookups"),  .access = Access::Token,
+         .operation = Op::ChargeLookup, .needs = chargeLookupNeeds, .handler = chargeLookup},
         {.method = "POST", .path = QStringLiteral("/actions/{id}/reconciliations"), .access = Access::Token,
          .operation = Op::Reconcile,   .needs = mutation,     .handler = reconcile},
         {.method = "POST", .path = QStringLiteral("/actions/{id}/follow-ups"),      .access = Access::Token,

@@ -52,6 +52,7 @@ const QHash<QString, CodeInfo> &codes()
         {QStringLiteral("too_many_auth_failures"), {429, "Too many failed authentications"}},
         {QStringLiteral("header_too_large"), {431, "Request header fields too large"}},
         {QStringLiteral("internal"), {500, "Internal error"}},
+        {QStringLiteral("provider_unavailable"), {502, "The provider did not answer"}},
         {QStringLiteral("unavailable"), {503, "Unavailable"}},
         {QStringLiteral("too_many_connections"), {503, "Too many connections"}},
         {QStringLiteral("http_version_not_supported"), {505, "HTTP version not supported"}},

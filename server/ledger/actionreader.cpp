@@ -373,6 +373,68 @@ LedgerResult<QMap<ActionState, qint64>> ActionReader::counts(const QString &requ
     return counts;
 }
 
+LedgerResult<QString> ActionReader::proposalId(const QString &requestedBy, const QString &clientReference) const
+{
+    LedgerError error;
+    QSqlDatabase db = m_db.connection(&error);
+    if (!error.ok())
+        return error;
+    QSqlQuery q(db);
+    if (!runOnce(q, QStringLiteral("SELECT id FROM actions WHERE requested_by = ? AND client_reference = ?"),
+                 {requestedBy, clientReference}, &error))
+        return error;
+    return q.next() ? q.value(0).toString() : QString();
+}
+
+LedgerResult<ActionReader::RequesterRecord> ActionReader::requesterRecord(const QString &requestedBy,
+                                                                          const QDateTime &now) const
+{
+    LedgerError error;
+    QSqlDatabase db = m_db.connection(&error);
+    if (!error.ok())
+        return error;
+    RequesterRecord record;
+    record.requestedBy = requestedBy;
+    const QDateTime utc = now.toUTC();
+    record.today.since = QDateTime(utc.date(), QTime(0, 0), Qt::UTC);
+    record.week.since = utc.addDays(-7);
+    const qint64 todayMs = record.today.since.toMSecsSinceEpoch();
+    const qint64 weekMs = record.week.since.toMSecsSinceEpoch();
+    const qint64 fromMs = std::min(todayMs, weekMs);
+    // Per currency: [today count, total, rejected, review], [week count, total, rejected, review].
+    QSqlQuery q(db);
+    const QString sql = QStringLiteral(
+        "SELECT r.currency,"
+        " SUM(CASE WHEN r.created_at >= ? THEN 1 ELSE 0 END), SUM(CASE WHEN r.created_at >= ? THEN r.amount ELSE 0 END),"
+        " SUM(CASE WHEN r.created_at >= ? THEN r.rejected ELSE 0 END), SUM(CASE WHEN r.created_at >= ? THEN r.reviewed ELSE 0 END),"
+        " SUM(CASE WHEN r.created_at >= ? THEN 1 ELSE 0 END), SUM(CASE WHEN r.created_at >= ? THEN r.amount ELSE 0 END),"
+        " SUM(CASE WHEN r.created_at >= ? THEN r.rejected ELSE 0 END), SUM(CASE WHEN r.created_at >= ? THEN r.reviewed ELSE 0 END)"
+        " FROM (SELECT a.currency, a.amount, a.created_at,"
+        "  CASE WHEN EXISTS (SELECT 1 FROM approvals p WHERE p.action_id = a.id AND p.decision = 'rejected')"
+        "   THEN 1 ELSE 0 END AS rejected,"
+        "  CASE WHEN a.state = 'REQUIRES_REVIEW' OR EXISTS (SELECT 1 FROM reconciliations c WHERE c.action_id = a.id)"
+        "   THEN 1 ELSE 0 END AS reviewed"
+        "  FROM actions a WHERE a.requested_by = ? AND a.created_at >= ?) r"
+        " GROUP BY r.currency ORDER BY r.currency");
+    if (!runOnce(q, sql,
+                 {todayMs, todayMs, todayMs, todayMs, weekMs, weekMs, weekMs, weekMs, requestedBy, fromMs}, &error))
+        return error;
+    const auto add = [&q](RequesterWindow *window, int first) {
+        const qint64 count = q.value(first).toLongLong();
+        if (count == 0)
+            return;
+        window->count += count;
+        window->rejected += q.value(first + 2).toLongLong();
+        window->sentToReview += q.value(first + 3).toLongLong();
+        window->totals.append({q.value(0).toString(), count, q.value(first + 1).toLongLong()});
+    };
+    while (q.next()) {
+        add(&record.today, 1);
+        add(&record.week, 5);
+    }
+    return record;
+}
+
 namespace {
 
 // Runs "SELECT <columns> FROM actions a WHERE a.id IN (<ids>)" and hands each row to onRow.

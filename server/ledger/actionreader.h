@@ -88,6 +88,28 @@ public:
         bool reviewRequested = false;
     };
 
+    // One requester's proposals in one window, per currency (issue 19, "the agent's record").
+    struct RequesterWindow
+    {
+        struct PerCurrency
+        {
+            QString currency;  // lowercase ISO 4217
+            qint64 count = 0;
+            qint64 total = 0;  // minor units of currency
+        };
+        QDateTime since;            // UTC, inclusive
+        qint64 count = 0;           // proposals created since `since`
+        qint64 rejected = 0;        // of them, rejected by an approver (an approval row "rejected")
+        qint64 sentToReview = 0;    // of them, in REQUIRES_REVIEW now or reconciled out of it
+        QList<PerCurrency> totals;  // by currency, alphabetical
+    };
+    struct RequesterRecord
+    {
+        QString requestedBy;
+        RequesterWindow today; // since 00:00 UTC of `now`'s day
+        RequesterWindow week;  // since now − 7 × 24 h
+    };
+
     explicit ActionReader(const LedgerDatabase &database);
     ~ActionReader();
     Q_DISABLE_COPY_MOVE(ActionReader)
@@ -103,6 +125,13 @@ public:
     LedgerResult<qint64> latestAuditSeq() const;
     // requested_by of each given action (for filtering the event stream).
     LedgerResult<QHash<QString, QString>> requesters(const QStringList &ids) const;
+
+    // The id of the action `requestedBy` proposed under `clientReference`; empty when none.
+    LedgerResult<QString> proposalId(const QString &requestedBy, const QString &clientReference) const;
+    // What `requestedBy` proposed today and in the last 7 days, at `now`: one statement over the
+    // index actions_by_requested_by (requested_by, created_at); each row's rejection and review
+    // are probes of the approvals' and reconciliations' primary keys.
+    LedgerResult<RequesterRecord> requesterRecord(const QString &requestedBy, const QDateTime &now) const;
 
     // --- one action (NotFound for an unknown id where a record is returned) ----------------------
     LedgerResult<ActionRecord> action(const QString &actionId) const;

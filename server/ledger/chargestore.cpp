@@ -246,6 +246,29 @@ LedgerResult<std::optional<ChargeStore::Recorded>> ChargeStore::latest(const QSt
     return resultOf(error, out);
 }
 
+LedgerResult<std::optional<ChargeStore::Recorded>> ChargeStore::shown(TargetType targetType,
+                                                                      const QString &targetId) const
+{
+    std::optional<Recorded> out;
+    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
+        LedgerError e;
+        QString key = targetId;
+        if (targetType == TargetType::PaymentIntent) {
+            std::optional<Recorded> viaIntent;
+            if (!newestSnapshot(db, QStringLiteral("target_id = ? AND result = 'FOUND'"), {targetId}, &viaIntent, &e))
+                return e;
+            if (viaIntent)
+                key = viaIntent->snapshot.chargeId;
+        }
+        if (!newestSnapshot(db, QStringLiteral("charge_key = ? AND result = 'FOUND'"), {key}, &out, &e))
+            return e;
+        if (!out)
+            newestSnapshot(db, QStringLiteral("target_id = ?"), {targetId}, &out, &e);
+        return e;
+    });
+    return resultOf(error, out);
+}
+
 LedgerResult<ChargeBudget> ChargeStore::budget(TargetType targetType, const QString &targetId, ChargeBudget::Stage stage,
                                                const QString &excludingActionId) const
 {

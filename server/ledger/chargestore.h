@@ -34,6 +34,10 @@ public:
     LedgerResult<Recorded> record(const ChargeSnapshot &snapshot);
     // The newest snapshot of a target (FOUND or not), by read time; nullopt when never read.
     LedgerResult<std::optional<Recorded>> latest(const QString &targetId) const;
+    // The snapshot an approver is shown for a target: the newest FOUND one of its charge (the one
+    // the budget is computed from; a payment intent's charge as its newest FOUND snapshot named
+    // it), else the newest of the target whatever it says; nullopt when never read. A read.
+    LedgerResult<std::optional<Recorded>> shown(TargetType targetType, const QString &targetId) const;
     // The budget of the target's charge at `stage`, leaving out `excludingActionId` (the action
     // being decided; empty: none). A read: for decisions use budgetIn inside the write.
     LedgerResult<ChargeBudget> budget(TargetType targetType, const QString &targetId, ChargeBudget::Stage stage,

@@ -205,6 +205,9 @@ private:
     QStringList m_chargeIds;        // by charge index
     QStringList m_paymentIntentIds; // by charge index
     QStringList m_actionIds; // index = planned action; empty until approved
+    // --via-api: planned actions countersignd refused at the proposal (422 exceeds_refundable: it
+    // read the charge and the refund does not fit); only over-the-charge and shared-charge ones may be.
+    QSet<int> m_refusedAtProposal;
     std::unique_ptr<Ledger> m_ledger;
     QString m_selfTestAction;
     // --via-api: its own generator, so the schedule (and the other mode) draws exactly as before.
@@ -670,6 +673,22 @@ void ChaosRun::approveViaApi(int i)
     const QByteArray proposeKey = QStringLiteral("chaos-%1-propose-%2").arg(m_options.seed).arg(i + 1).toLatin1();
     const HttpReply proposed = apiPost(QStringLiteral("/api/v1/actions"), proposal, proposeKey, m_agentToken);
     const QString id = proposed.json.value(QStringLiteral("id")).toString();
+    const PlannedAction &planned = m_schedule.actions.at(i);
+    if (proposed.status == 422 && proposed.json.value(QStringLiteral("code")).toString() == u"exceeds_refundable") {
+        // The budget check at the proposal (issue 14): right for a refund over the charge and for
+        // the second of a pair on one charge, a violation for any other.
+        if (planned.overRefund || planned.sharedCharge) {
+            m_refusedAtProposal.insert(i);
+            out(QStringLiteral("  #%1 refused at the proposal: exceeds_refundable (available %2, requested %3)")
+                    .arg(i + 1)
+                    .arg(proposed.json.value(QStringLiteral("available")).toInteger())
+                    .arg(proposed.json.value(QStringLiteral("requested")).toInteger()));
+        } else {
+            violation(2, QStringLiteral("#%1 (%2 usd, on a charge that holds it) refused at the proposal: %3")
+                             .arg(i + 1).arg(planned.amount).arg(excerpt(proposed.body)));
+        }
+        return;
+    }
     if (proposed.status != 201 || id.isEmpty()) {
         violation(0, QStringLiteral("api: proposing #%1 answered %2 %3")
                          .arg(i + 1)
@@ -1258,6 +1277,21 @@ void ChaosRun::check()
         }
         refundsByAction[actionId].append(refund);
     }
+    // 8. Refunded per charge ≤ captured (issue 14), from paysim's ground truth: every refund that
+    // still holds money (failed and canceled ones give it back), whoever made it.
+    QHash<QString, qint64> refundedByCharge;
+    for (const QJsonValue &v : truthReply.json.value(QStringLiteral("data")).toArray()) {
+        const QJsonObject refund = v.toObject();
+        const QString status = refund.value(QStringLiteral("status")).toString();
+        if (status != u"failed" && status != u"canceled")
+            refundedByCharge[refund.value(QStringLiteral("charge")).toString()] += refund.value(QStringLiteral("amount")).toInteger();
+    }
+    for (int c = 0; c < m_chargeIds.size() && c < m_schedule.chargeAmounts.size(); ++c) {
+        const qint64 refunded = refundedByCharge.value(m_chargeIds.at(c));
+        if (refunded > m_schedule.chargeAmounts.at(c))
+            violation(8, QStringLiteral("charge %1 captured %2 usd but the provider refunded %3 usd of it")
+                             .arg(m_chargeIds.at(c)).arg(m_schedule.chargeAmounts.at(c)).arg(refunded));
+    }
     QHash<QString, QStringList> faultsByKey; // POST faults applied to requests under a key
     bool lookupFaults = false;
     QSet<QString> postedKeys;
@@ -1287,6 +1321,14 @@ void ChaosRun::check()
     for (int i = 0; i < m_actionIds.size(); ++i) {
         const QString &id = m_actionIds.at(i);
         const PlannedAction &planned = m_schedule.actions.at(i);
+        if (id.isEmpty() && m_refusedAtProposal.contains(i)) {
+            ++m_result.finalStates[QStringLiteral("REFUSED_AT_PROPOSAL")];
+            out(QStringLiteral("  #%1 %2 usd%3 refused at the proposal (exceeds_refundable); nothing written")
+                    .arg(i + 1, 2)
+                    .arg(planned.amount, 5)
+                    .arg(planned.overRefund ? QStringLiteral(" (over charge)") : QStringLiteral(" (shared charge)")));
+            continue;
+        }
         if (id.isEmpty()) {
             violation(0, QStringLiteral("#%1 was never approved").arg(i + 1));
             continue;
@@ -1423,9 +1465,10 @@ void ChaosRun::check()
             if (!id.isEmpty())
                 distinct.insert(id);
         }
-        if (!counts.ok() || total != m_schedule.actions.size() || distinct.size() != m_schedule.actions.size())
-            violation(5, QStringLiteral("the ledger holds %1 actions for %2 distinct proposals (%3 ids answered)")
-                             .arg(total).arg(m_schedule.actions.size()).arg(distinct.size()));
+        const qint64 expected = m_schedule.actions.size() - m_refusedAtProposal.size();
+        if (!counts.ok() || total != expected || distinct.size() != expected)
+            violation(5, QStringLiteral("the ledger holds %1 actions for %2 distinct proposals (%3 ids answered, %4 refused)")
+                             .arg(total).arg(expected).arg(distinct.size()).arg(m_refusedAtProposal.size()));
         else
             out(QStringLiteral("proposals: %1 actions for %1 proposals; %2 proposals resent (%3 answered Idempotent-Replayed), "
                                "%4 approvals resent, %5 approvals deferred to a start")

@@ -93,8 +93,7 @@ bool BackendProcess::startPaysim(int seedCharges)
     m_paysim->setProcessChannelMode(QProcess::SeparateChannels);
     m_paysim->setStandardErrorFile(m_dir.filePath(QStringLiteral("paysim.log")));
     m_paysim->start(QStringLiteral(PAYSIM_BIN), { QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
-                                                  QStringLiteral("--seed"), QStringLiteral("7"),
-                                                  QStringLiteral("--seed-charges"), QString::number(seedCharges) });
+                                                  QStringLiteral("--seed"), QStringLiteral("7") });
     if (!m_paysim->waitForStarted(10000)) {
         m_error = QStringLiteral("paysim did not start: ") + m_paysim->errorString();
         return false;
@@ -103,6 +102,17 @@ bool BackendProcess::startPaysim(int seedCharges)
     if (!m_paysimUrl.isValid() || m_paysimUrl.port() <= 0) {
         m_error = QStringLiteral("paysim printed no URL");
         return false;
+    }
+    // Charges of $10,000 each: the suites reuse them for many proposals, and countersignd reads the
+    // charge at every proposal and refuses one over what is left (exceeds_refundable).
+    if (seedCharges > 0) {
+        const QByteArray body = "{\"count\": " + QByteArray::number(seedCharges) + ", \"amount\": 1000000}";
+        const HttpResult seeded = httpRequest("POST", QUrl(m_paysimUrl.toString() + QStringLiteral("/_sim/charges")),
+                                              {{"Content-Type", "application/json"}}, body);
+        if (seeded.status != 200) {
+            m_error = QStringLiteral("paysim did not seed charges: HTTP %1").arg(seeded.status);
+            return false;
+        }
     }
     QFile key(m_dir.filePath(QStringLiteral("provider.key")));
     if (!key.open(QIODevice::WriteOnly))

@@ -275,6 +275,27 @@ private slots:
         QCOMPARE(lookup.object().value(QLatin1String("lookup")).toObject().value(QLatin1String("asked_by")).toString(), QStringLiteral("sue"));
     }
 
+    // The approver's "read the charge now": the snapshot, the budget beside this action, warnings.
+    void readCharge()
+    {
+        const QString id = proposeOne(4000).value(QLatin1String("id")).toString();
+        auto approver = client(QStringLiteral("ana"));
+        const ApiResponse read = wait(approver->readCharge(id));
+        QVERIFY2(read.ok(), qPrintable(read.error.userText()));
+        QCOMPARE(read.httpStatus, 201);
+        QCOMPARE(read.object().value(QLatin1String("snapshot")).toObject().value(QLatin1String("result")).toString(),
+                 QStringLiteral("FOUND"));
+        QCOMPARE(read.object().value(QLatin1String("snapshot")).toObject().value(QLatin1String("asked_by")).toString(),
+                 QStringLiteral("ana"));
+        QCOMPARE(read.object().value(QLatin1String("budget")).toObject().value(QLatin1String("requested")).toInteger(), 4000);
+        QVERIFY(read.object().value(QLatin1String("warnings")).isArray());
+
+        auto agent = client(QStringLiteral("agent7"));
+        const ApiResponse refused = wait(agent->readCharge(id));
+        QCOMPARE(refused.httpStatus, 403);
+        QCOMPARE(refused.error.code, QStringLiteral("forbidden"));
+    }
+
     void reconcileWithEvidenceAndFollowUp()
     {
         // A changed resubmission puts the action in REQUIRES_REVIEW; the refund the first

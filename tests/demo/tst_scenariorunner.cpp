@@ -268,16 +268,17 @@ private slots:
         QVERIFY(!runner.isRunning());
     }
 
-    void catalogueHasSevenScenarios()
+    void catalogueHasEightScenarios()
     {
         const QList<ScenarioInfo> catalogue = ScenarioRunner::catalogue();
-        QCOMPARE(catalogue.size(), 7);
+        QCOMPARE(catalogue.size(), 8);
         for (int i = 0; i < catalogue.size(); ++i) {
             QCOMPARE(catalogue.at(i).id, i + 1);
             QVERIFY(!catalogue.at(i).key.isEmpty());
             QVERIFY(!catalogue.at(i).title.isEmpty());
         }
         QCOMPARE(catalogue.first().key, QStringLiteral("retry-refunded-twice"));
+        QCOMPARE(catalogue.last().key, QStringLiteral("two-agents-one-charge"));
     }
 };
 

@@ -218,7 +218,9 @@ try {
     await call('me with an unknown token', 'GET', '/me', { token: 'cst_nope' });
 
     // Propose: 201, 200 (identical), 409 (changed), 422, 400, 415, 413, 403.
-    const charge = await seedCharge(4000);
+    // Large enough for the $40, the admin's $1 and the $5 follow-up below: countersignd reads the
+    // charge at every proposal and refuses one that does not fit (exceeds_refundable).
+    const charge = await seedCharge(10000);
     const created = await call('propose', 'POST', '/actions', { token: tokens['agent-7'], body: proposal('c-1', 4000, charge), headers: { 'idempotency-key': 'contract-1' } });
     expect(created.status === 201, `propose: ${created.status} ${created.text}`);
     const id = created.json.id;
@@ -244,6 +246,10 @@ try {
     await call('list as agent for another', 'GET', '/actions?requested_by=ana', { token: tokens['agent-7'] });
     await call('detail', 'GET', `/actions/${id}`, { token: tokens.aud });
     await call('detail unknown', 'GET', '/actions/act_aaaaaaaaaaaaaaaaaaaaaaaa', { token: tokens.aud });
+    const read = await call('charge lookup', 'POST', `/actions/${id}/charge-lookups`, { token: tokens.ana, body: {} });
+    expect(read.status === 201 && read.json.snapshot.result === 'FOUND', `charge lookup: ${read.status} ${read.text}`);
+    await call('charge lookup by an agent', 'POST', `/actions/${id}/charge-lookups`, { token: tokens['agent-7'] });
+    await call('charge lookup unknown', 'POST', '/actions/act_aaaaaaaaaaaaaaaaaaaaaaaa/charge-lookups', { token: tokens.ana });
 
     // Approve: 428, 400, 412, 403 four_eyes, 200 and replay; then the executor completes it.
     await call('approve without If-Match', 'POST', `/actions/${id}/approvals`, { token: tokens.ana, body: {} });
