@@ -2,7 +2,7 @@
 // provider adapter and the REST API, and runs. All logic lives in cs_server and cs_api.
 //
 //   countersignd serve --db FILE|URI [--listen 127.0.0.1:8470] --provider stripe|paysim
-//                      --provider-url URL --provider-key-file FILE ...
+//                      --provider-url URL --provider-key-file FILE [--policy FILE] ...
 //   countersignd user add NAME --role ROLE [--expires WHEN] --db FILE|URI   (prints the new token as its last word)
 //   countersignd user token rotate NAME [--expires WHEN] --db FILE|URI      (likewise)
 //   countersignd user disable|enable NAME --db FILE|URI
@@ -15,6 +15,7 @@
 #include "lifecycle/terminationsignals.h"
 #include "server/api/apiserver.h"
 #include "server/api/auththrottle.h"
+#include "server/api/policyservice.h"
 #include "server/api/servertls.h"
 #include "server/api/userstore.h"
 #include "server/api/webhookhandler.h"
@@ -345,6 +346,10 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     const QCommandLineOption webhookSecretFile(QStringLiteral("webhook-secret-file"),
                                                QStringLiteral("File holding the webhook signing secret (whsec_…)."),
                                                QStringLiteral("FILE"));
+    const QCommandLineOption policyFile(QStringLiteral("policy"),
+                                        QStringLiteral("The approval policy (JSON, docs/POLICY.md); reloaded by POST"
+                                                       " /api/v1/policy/reload. A file that does not load stops the start."),
+                                        QStringLiteral("FILE"));
     const QCommandLineOption executionConfig(QStringLiteral("execution-config"),
                                              QStringLiteral("JSON file of executor/reconciler settings (ExecutionConfig)."),
                                              QStringLiteral("FILE"));
@@ -383,7 +388,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         QStringLiteral("N"), QString::number(cs::AuthThrottle::Options().maxFailures));
     parser.addOptions(ledgerOptions());
     parser.addOptions({listen, provider, providerUrl, providerKeyFile, providerAccount, keyWindowHours,
-                       keyWindowMargin, heartbeat, poll, webhookSecretFile, executionConfig, noExecutor, authFailureLimit,
+                       keyWindowMargin, heartbeat, poll, webhookSecretFile, policyFile, executionConfig, noExecutor, authFailureLimit,
                        tlsCert, tlsKey, insecureListen, maxHeadBytes, maxBodyBytes, headTimeout, idleTimeout, maxConnections,
                        maxPerAddress});
     parser.process(subArguments(arguments, 1));
@@ -502,6 +507,15 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         return fail(error);
     ledger.reader().prepareSearch(); // the first search after a start has its trigram sample
 
+    // The approval policy: recorded as a version in the ledger and in force before anything is served.
+    std::unique_ptr<cs::PolicyService> policy;
+    if (parser.isSet(policyFile)) {
+        policy = std::make_unique<cs::PolicyService>(ledger.policies(), ledger.approvals(), parser.value(policyFile));
+        const auto loaded = policy->reload(QStringLiteral("startup"));
+        if (const auto *invalid = std::get_if<cs::PolicyParser::Error>(&loaded))
+            return fail(QStringLiteral("--policy %1: %2").arg(parser.value(policyFile), invalid->toString()));
+    }
+
     std::unique_ptr<cs::Executor> executor;
     std::unique_ptr<cs::Reconciler> reconciler; // "look up now" through the API
     if (providerClient) {
@@ -540,6 +554,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     if (cs::WebhookReceiver *receiver = webhooks.get()) {
         api.setWebhookHandler(cs::webhookHandlerFor(receiver));
     }
+    api.setPolicyService(policy.get());
     if (!api.listen(address, port, &error))
         return fail(error, 1);
     if (executor && !executor->start(&error))
