@@ -31,6 +31,7 @@
 #include <QFile>
 #include <QHostAddress>
 #include <QRegularExpression>
+#include <QSocketNotifier>
 #include <QJsonDocument>
 #include <QTextStream>
 #include <QTimer>
@@ -39,7 +40,47 @@
 #include <memory>
 #include <optional>
 
+#include <csignal>
+#include <sys/socket.h>
+#include <unistd.h>
+
 namespace {
+
+// SIGHUP with --policy: the handler only writes a byte into a socketpair (async-signal-safe); a
+// QSocketNotifier on the main thread reloads the policy file.
+int g_hangupFds[2] = {-1, -1};
+
+void onHangup(int)
+{
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t written = ::write(g_hangupFds[0], &byte, 1);
+}
+
+// Reloads the --policy file on every SIGHUP; a file that does not load keeps the version in force
+// and says why on stderr. Null when the socketpair cannot be made (then SIGHUP keeps its default).
+std::unique_ptr<QSocketNotifier> reloadPolicyOnHangup(cs::PolicyService *policy)
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_hangupFds) != 0)
+        return nullptr;
+    auto notifier = std::make_unique<QSocketNotifier>(g_hangupFds[1], QSocketNotifier::Read);
+    QObject::connect(notifier.get(), &QSocketNotifier::activated, notifier.get(), [policy] {
+        char byte = 0;
+        [[maybe_unused]] const ssize_t read = ::read(g_hangupFds[1], &byte, 1);
+        const auto loaded = policy->reload(QStringLiteral("SIGHUP"));
+        if (const auto *invalid = std::get_if<cs::PolicyParser::Error>(&loaded))
+            QTextStream(stderr) << "countersignd: SIGHUP: --policy " << policy->file() << " not reloaded: "
+                                << invalid->toString() << "; the version in force stays" << Qt::endl;
+        else
+            QTextStream(stderr) << "countersignd: SIGHUP: policy version "
+                                << std::get<std::shared_ptr<const cs::Policy>>(loaded)->version << " in force" << Qt::endl;
+    });
+    struct sigaction action = {};
+    action.sa_handler = onHangup;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    ::sigaction(SIGHUP, &action, nullptr);
+    return notifier;
+}
 
 int fail(const QString &message, int code = 2)
 {
@@ -347,8 +388,8 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
                                                QStringLiteral("File holding the webhook signing secret (whsec_…)."),
                                                QStringLiteral("FILE"));
     const QCommandLineOption policyFile(QStringLiteral("policy"),
-                                        QStringLiteral("The approval policy (JSON, docs/POLICY.md); reloaded by POST"
-                                                       " /api/v1/policy/reload. A file that does not load stops the start."),
+                                        QStringLiteral("The approval policy (JSON, docs/POLICY.md); reloaded on SIGHUP and by"
+                                                       " POST /api/v1/policy/reload. A file that does not load stops the start."),
                                         QStringLiteral("FILE"));
     const QCommandLineOption executionConfig(QStringLiteral("execution-config"),
                                              QStringLiteral("JSON file of executor/reconciler settings (ExecutionConfig)."),
@@ -555,6 +596,9 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         api.setWebhookHandler(cs::webhookHandlerFor(receiver));
     }
     api.setPolicyService(policy.get());
+    std::unique_ptr<QSocketNotifier> hangup;
+    if (policy)
+        hangup = reloadPolicyOnHangup(policy.get());
     if (!api.listen(address, port, &error))
         return fail(error, 1);
     if (executor && !executor->start(&error))

@@ -2,13 +2,15 @@
 // started with `serve --policy FILE`: GET /api/v1/policy for every role, dual control over HTTP
 // (202 with "1 of 2", already_signed, four_eyes, the quorum's 200 with its signers, one reject
 // rejects), POST /api/v1/policy/reload (a bad file keeps the version in force and names the
-// member or line; admin only), and a bad file at start stops the start.
+// member or line; admin only), SIGHUP does the same, and a bad file at start stops the start.
 #include "tests/api/apitestsupport.h"
 
 #include <QCryptographicHash>
 #include <QFile>
 #include <QJsonArray>
 #include <QTest>
+
+#include <csignal>
 
 namespace {
 
@@ -70,6 +72,7 @@ private slots:
     void oneRejectRejects();
     void reloadKeepsTheVersionInForceOnABadFile();
     void badFileStopsTheStart();
+    void sighupReloads();
 };
 
 void TestApiPolicy::initTestCase()
@@ -263,6 +266,30 @@ void TestApiPolicy::badFileStopsTheStart()
     QVERIFY(serve.readAllStandardOutput().isEmpty()); // never listened
     // Nothing recorded by the failed start.
     QCOMPARE(m_harness.ledger().policies().versions()->size(), 3);
+}
+
+void TestApiPolicy::sighupReloads()
+{
+    const auto version = [this] {
+        return m_client->get(QStringLiteral("/policy"), token(QStringLiteral("aud"))).json.value(QStringLiteral("version")).toInt();
+    };
+    QCOMPARE(version(), 3);
+    const qint64 pid = m_harness.countersignd().process().processId();
+    QVERIFY(pid > 0);
+    // A bad file: the version in force stays, stderr says why.
+    QVERIFY(writePolicy(R"({"rules": [{"id": "x", "require_approvals": 11}]})"));
+    QCOMPARE(::kill(pid_t(pid), SIGHUP), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(m_harness.countersignd().standardError().contains("SIGHUP: --policy"), 10000);
+    QVERIFY2(m_harness.countersignd().standardError().contains("rules[0].require_approvals"),
+             m_harness.countersignd().standardError().constData());
+    QCOMPARE(version(), 3);
+    // A good one: version 4 in force, loaded by "SIGHUP".
+    QVERIFY(writePolicy(R"({"rules": [{"id": "all-two", "require_approvals": 2}]})"));
+    QCOMPARE(::kill(pid_t(pid), SIGHUP), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(version(), 4, 10000);
+    QCOMPARE(m_client->get(QStringLiteral("/policy"), token(QStringLiteral("aud"))).json.value(QStringLiteral("loaded_by")).toString(),
+             QStringLiteral("SIGHUP"));
+    QVERIFY(m_harness.countersignd().process().state() == QProcess::Running);
 }
 
 QTEST_GUILESS_MAIN(TestApiPolicy)
