@@ -4,6 +4,7 @@
 
 #include "models/actionrecord.h" // toWireTime, timeFromWire
 
+#include <QJsonArray>
 #include <QJsonValue>
 
 #include <limits>
@@ -31,6 +32,32 @@ std::optional<Approval::Decision> decisionFromWire(QStringView wire)
     return valueOf(DecisionNames, wire);
 }
 
+QJsonArray signersToJson(const QList<Approval::Signer> &signers)
+{
+    QJsonArray array;
+    for (const Approval::Signer &s : signers)
+        array.append(QJsonObject{{QLatin1String("approver"), s.approver}, {QLatin1String("signed_at"), timeToJson(s.signedAt)}});
+    return array;
+}
+
+std::optional<QList<Approval::Signer>> signersFromJson(const QJsonValue &value)
+{
+    QList<Approval::Signer> out;
+    if (value.isUndefined() || value.isNull())
+        return out;
+    if (!value.isArray())
+        return std::nullopt;
+    for (const QJsonValue &item : value.toArray()) {
+        const QJsonObject o = item.toObject();
+        const QString approver = o.value(QLatin1String("approver")).toString();
+        const QDateTime at = timeFromWire(o.value(QLatin1String("signed_at")).toString());
+        if (approver.isEmpty() || !at.isValid())
+            return std::nullopt;
+        out.append({approver, at});
+    }
+    return out;
+}
+
 const QStringList &Approval::rejectionReasons()
 {
     static const QStringList reasons = {QStringLiteral("wrong_amount"), QStringLiteral("duplicate"),
@@ -51,6 +78,9 @@ QJsonObject Approval::toJson() const
     json.insert(QLatin1String("idempotency_key"), idempotencyKey);
     json.insert(QLatin1String("approved_fingerprint"), approvedFingerprint);
     json.insert(QLatin1String("decided_at"), timeToJson(decidedAt));
+    json.insert(QLatin1String("policy_version"), policyVersion);
+    json.insert(QLatin1String("rule_id"), ruleId);
+    json.insert(QLatin1String("signers"), signersToJson(signers));
     return json;
 }
 
@@ -69,7 +99,19 @@ std::optional<Approval> Approval::fromJson(const QJsonObject &json, QString *err
     a.idempotencyKey = in.string(QLatin1String("idempotency_key"));
     a.approvedFingerprint = in.string(QLatin1String("approved_fingerprint"));
     a.decidedAt = in.time(QLatin1String("decided_at"));
-    return finish(in, std::move(a), error);
+    a.policyVersion = int(in.integer(QLatin1String("policy_version"), 0, std::numeric_limits<int>::max(), Need::Optional));
+    a.ruleId = in.string(QLatin1String("rule_id"));
+    std::optional<Approval> out = finish(in, std::move(a), error);
+    if (out) {
+        const auto signers = signersFromJson(json.value(QLatin1String("signers")));
+        if (!signers) {
+            if (error)
+                *error = QStringLiteral("signers: expected an array of {approver, signed_at}");
+            return std::nullopt;
+        }
+        out->signers = *signers;
+    }
+    return out;
 }
 
 } // namespace cs

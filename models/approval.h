@@ -1,7 +1,9 @@
 #pragma once
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QJsonObject>
+#include <QList>
 #include <QString>
 #include <QStringList>
 
@@ -15,6 +17,14 @@ struct Approval
 {
     enum class Decision { Approved, Rejected };
 
+    // One approver's signature in a quorum (dual control, docs/POLICY.md).
+    struct Signer
+    {
+        QString approver;
+        QDateTime signedAt; // UTC
+        friend bool operator==(const Signer &, const Signer &) = default;
+    };
+
     QString actionId;
     int version = 0;               // 1, 2, ... per action
     QString decidedBy;
@@ -26,6 +36,12 @@ struct Approval
     QString idempotencyKey;        // minted by this approval; empty for a rejection
     QString approvedFingerprint;   // the request fingerprint this approval signs
     QDateTime decidedAt;           // UTC
+    // What the approval policy decided (ledger migration 11): its version (0: no policy in force)
+    // and the rule that matched ("" for none); for a quorum, every approver who signed, in order,
+    // the last one being decidedBy (empty for a single approver and for a rejection).
+    int policyVersion = 0;
+    QString ruleId;
+    QList<Signer> signers;
 
     // wrong_amount, duplicate, not_eligible, needs_information, other: the reasons an approver may
     // give for a rejection (issue 19), in the order the console lists them.
@@ -35,6 +51,10 @@ struct Approval
     static std::optional<Approval> fromJson(const QJsonObject &json, QString *error = nullptr);
     friend bool operator==(const Approval &, const Approval &) = default;
 };
+
+// A quorum's signers on the wire: [{"approver", "signed_at"}], oldest first (null or absent: []).
+QJsonArray signersToJson(const QList<Approval::Signer> &signers);
+std::optional<QList<Approval::Signer>> signersFromJson(const QJsonValue &value);
 
 QString toWire(Approval::Decision decision); // "approved", "rejected"
 std::optional<Approval::Decision> decisionFromWire(QStringView wire);

@@ -2,7 +2,7 @@
 // provider adapter and the REST API, and runs. All logic lives in cs_server and cs_api.
 //
 //   countersignd serve --db FILE|URI [--listen 127.0.0.1:8470] --provider stripe|paysim
-//                      --provider-url URL --provider-key-file FILE ...
+//                      --provider-url URL --provider-key-file FILE [--policy FILE] ...
 //   countersignd user add NAME --role ROLE [--expires WHEN] --db FILE|URI   (prints the new token as its last word)
 //   countersignd user token rotate NAME [--expires WHEN] --db FILE|URI      (likewise)
 //   countersignd user disable|enable NAME --db FILE|URI
@@ -15,6 +15,7 @@
 #include "lifecycle/terminationsignals.h"
 #include "server/api/apiserver.h"
 #include "server/api/auththrottle.h"
+#include "server/api/policyservice.h"
 #include "server/api/servertls.h"
 #include "server/api/userstore.h"
 #include "server/api/webhookhandler.h"
@@ -30,6 +31,7 @@
 #include <QFile>
 #include <QHostAddress>
 #include <QRegularExpression>
+#include <QSocketNotifier>
 #include <QJsonDocument>
 #include <QTextStream>
 #include <QTimer>
@@ -38,7 +40,47 @@
 #include <memory>
 #include <optional>
 
+#include <csignal>
+#include <sys/socket.h>
+#include <unistd.h>
+
 namespace {
+
+// SIGHUP with --policy: the handler only writes a byte into a socketpair (async-signal-safe); a
+// QSocketNotifier on the main thread reloads the policy file.
+int g_hangupFds[2] = {-1, -1};
+
+void onHangup(int)
+{
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t written = ::write(g_hangupFds[0], &byte, 1);
+}
+
+// Reloads the --policy file on every SIGHUP; a file that does not load keeps the version in force
+// and says why on stderr. Null when the socketpair cannot be made (then SIGHUP keeps its default).
+std::unique_ptr<QSocketNotifier> reloadPolicyOnHangup(cs::PolicyService *policy)
+{
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_hangupFds) != 0)
+        return nullptr;
+    auto notifier = std::make_unique<QSocketNotifier>(g_hangupFds[1], QSocketNotifier::Read);
+    QObject::connect(notifier.get(), &QSocketNotifier::activated, notifier.get(), [policy] {
+        char byte = 0;
+        [[maybe_unused]] const ssize_t read = ::read(g_hangupFds[1], &byte, 1);
+        const auto loaded = policy->reload(QStringLiteral("SIGHUP"));
+        if (const auto *invalid = std::get_if<cs::PolicyParser::Error>(&loaded))
+            QTextStream(stderr) << "countersignd: SIGHUP: --policy " << policy->file() << " not reloaded: "
+                                << invalid->toString() << "; the version in force stays" << Qt::endl;
+        else
+            QTextStream(stderr) << "countersignd: SIGHUP: policy version "
+                                << std::get<std::shared_ptr<const cs::Policy>>(loaded)->version << " in force" << Qt::endl;
+    });
+    struct sigaction action = {};
+    action.sa_handler = onHangup;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    ::sigaction(SIGHUP, &action, nullptr);
+    return notifier;
+}
 
 int fail(const QString &message, int code = 2)
 {
@@ -345,6 +387,10 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     const QCommandLineOption webhookSecretFile(QStringLiteral("webhook-secret-file"),
                                                QStringLiteral("File holding the webhook signing secret (whsec_…)."),
                                                QStringLiteral("FILE"));
+    const QCommandLineOption policyFile(QStringLiteral("policy"),
+                                        QStringLiteral("The approval policy (JSON, docs/POLICY.md); reloaded on SIGHUP and by"
+                                                       " POST /api/v1/policy/reload. A file that does not load stops the start."),
+                                        QStringLiteral("FILE"));
     const QCommandLineOption executionConfig(QStringLiteral("execution-config"),
                                              QStringLiteral("JSON file of executor/reconciler settings (ExecutionConfig)."),
                                              QStringLiteral("FILE"));
@@ -383,7 +429,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         QStringLiteral("N"), QString::number(cs::AuthThrottle::Options().maxFailures));
     parser.addOptions(ledgerOptions());
     parser.addOptions({listen, provider, providerUrl, providerKeyFile, providerAccount, keyWindowHours,
-                       keyWindowMargin, heartbeat, poll, webhookSecretFile, executionConfig, noExecutor, authFailureLimit,
+                       keyWindowMargin, heartbeat, poll, webhookSecretFile, policyFile, executionConfig, noExecutor, authFailureLimit,
                        tlsCert, tlsKey, insecureListen, maxHeadBytes, maxBodyBytes, headTimeout, idleTimeout, maxConnections,
                        maxPerAddress});
     parser.process(subArguments(arguments, 1));
@@ -502,6 +548,15 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         return fail(error);
     ledger.reader().prepareSearch(); // the first search after a start has its trigram sample
 
+    // The approval policy: recorded as a version in the ledger and in force before anything is served.
+    std::unique_ptr<cs::PolicyService> policy;
+    if (parser.isSet(policyFile)) {
+        policy = std::make_unique<cs::PolicyService>(ledger.policies(), ledger.approvals(), parser.value(policyFile));
+        const auto loaded = policy->reload(QStringLiteral("startup"));
+        if (const auto *invalid = std::get_if<cs::PolicyParser::Error>(&loaded))
+            return fail(QStringLiteral("--policy %1: %2").arg(parser.value(policyFile), invalid->toString()));
+    }
+
     std::unique_ptr<cs::Executor> executor;
     std::unique_ptr<cs::Reconciler> reconciler; // "look up now" through the API
     if (providerClient) {
@@ -540,6 +595,10 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     if (cs::WebhookReceiver *receiver = webhooks.get()) {
         api.setWebhookHandler(cs::webhookHandlerFor(receiver));
     }
+    api.setPolicyService(policy.get());
+    std::unique_ptr<QSocketNotifier> hangup;
+    if (policy)
+        hangup = reloadPolicyOnHangup(policy.get());
     if (!api.listen(address, port, &error))
         return fail(error, 1);
     if (executor && !executor->start(&error))

@@ -28,7 +28,10 @@ bool ActionPolicy::mayCall(Role role, Operation operation)
     case Operation::ListActions:
     case Operation::GetAction:
     case Operation::Events:
+    case Operation::ReadPolicy:
         return true;
+    case Operation::ReloadPolicy:
+        return role == Role::Admin;
     case Operation::Propose:
         return role == Role::Agent || role == Role::Admin;
     case Operation::Approve:
@@ -75,6 +78,10 @@ QString ActionPolicy::operationName(Operation operation)
         return QStringLiteral("propose follow-ups");
     case Operation::Events:
         return QStringLiteral("follow events");
+    case Operation::ReadPolicy:
+        return QStringLiteral("read the approval policy");
+    case Operation::ReloadPolicy:
+        return QStringLiteral("reload the approval policy");
     }
     return QString();
 }

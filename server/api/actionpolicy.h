@@ -18,7 +18,10 @@ namespace cs {
 class ActionPolicy
 {
 public:
-    enum class Operation { Me, ListActions, GetAction, Propose, Approve, Reject, Lookup, ChargeLookup, Reconcile, FollowUp, Events };
+    enum class Operation {
+        Me, ListActions, GetAction, Propose, Approve, Reject, Lookup, ChargeLookup, Reconcile, FollowUp, Events,
+        ReadPolicy, ReloadPolicy, // GET /policy (every role), POST /policy/reload (admin)
+    };
 
     // The role × operation matrix. Own-only roles (agents reading) are allowed here; the handler
     // then restricts them with ownOnly().

@@ -184,14 +184,14 @@ std::variant<ApiResponse, ActionRecord> ActionService::loadForMutation(const Use
     return record;
 }
 
-ApiResponse ActionService::decided(const ActionRecord &record) const
+ApiResponse ActionService::decided(const ActionRecord &record, QJsonObject body) const
 {
     // The approval row the decision wrote (its version is the record's approval_version).
     std::optional<Approval> approval;
     if (const auto approvals = m_reader->approvals(record.id); approvals.ok())
         approval = approvalVersion(*approvals, record.approvalVersion);
-    return withAction(200, QJsonObject{{QStringLiteral("approval"), approval ? approval->toJson() : QJsonObject()}},
-                      record);
+    body.insert(QStringLiteral("approval"), approval ? approval->toJson() : QJsonObject());
+    return withAction(200, body, record);
 }
 
 ApiResponse ActionService::refusal(const ActionPolicy::Verdict &verdict, const ActionRecord &record,
@@ -223,6 +223,17 @@ QJsonObject ActionService::actionJson(const ActionRecord &record) const
 {
     const auto summary = m_reader->summary(record.id);
     return m_views.action(record, summary.ok() ? summary->firstAttemptAt : QDateTime());
+}
+
+// approvals_required, approvals_given ([{approver, signed_at}]) and approval_rule ({policy_version,
+// rule_id}): where the action stands with the approval policy (docs/POLICY.md).
+void ActionService::insertQuorum(const ApprovalStore::Quorum &quorum, QJsonObject *json)
+{
+    json->insert(QStringLiteral("approvals_required"), quorum.requirement.approvals);
+    json->insert(QStringLiteral("approvals_given"), signersToJson(quorum.given));
+    json->insert(QStringLiteral("approval_rule"),
+                 QJsonObject{{QStringLiteral("policy_version"), quorum.requirement.policyVersion},
+                             {QStringLiteral("rule_id"), quorum.requirement.ruleId}});
 }
 
 ApiResponse ActionService::withAction(int status, QJsonObject body, const ActionRecord &record) const
@@ -283,6 +294,10 @@ ApiResponse ActionService::get(const User &user, const QString &id, const QStrin
     json.insert(QStringLiteral("attempts"), jsonList(*attempts));
     json.insert(QStringLiteral("lookups"), jsonList(*lookups));
     json.insert(QStringLiteral("approvals"), jsonList(*approvals));
+    const auto quorum = m_approvals->quorum(id);
+    if (!quorum.ok())
+        return ledgerFailure(quorum.error(), instance);
+    insertQuorum(*quorum, &json);
     json.insert(QStringLiteral("reconciliations"), jsonList(*reconciliations));
     json.insert(QStringLiteral("audit"), jsonList(*audit));
     QJsonArray conflictArray;
@@ -417,15 +432,32 @@ ApiResponse ActionService::approve(const User &user, const QString &id, qint64 i
             return problem(approved.error().message().contains(QStringLiteral("four-eyes")) ? QStringLiteral("four_eyes")
                                                                                              : QStringLiteral("already_sent"),
                            approved.error().message(), instance);
-        if (approved.code() == LedgerError::Code::Conflict
-            && approved.error().message().contains(QStringLiteral("fingerprint")))
-            return problem(QStringLiteral("fingerprint_mismatch"), approved.error().message(), instance);
+        if (approved.code() == LedgerError::Code::Conflict) {
+            // A quorum's refusals name themselves (already_signed, already_approved).
+            const QString named = approved.error().detail().value(QStringLiteral("problem")).toString();
+            if (!named.isEmpty())
+                return problem(named, approved.error().message(), instance);
+            if (approved.error().message().contains(QStringLiteral("fingerprint")))
+                return problem(QStringLiteral("fingerprint_mismatch"), approved.error().message(), instance);
+        }
         return ledgerFailure(approved.error(), instance);
+    }
+    const auto quorum = m_approvals->quorum(id);
+    if (!quorum.ok())
+        return ledgerFailure(quorum.error(), instance);
+    if (approved->idempotencyKey.isEmpty()) {
+        // A quorum's signature: still PENDING, no key yet (202, docs/POLICY.md).
+        qCInfo(lcApi) << user.name << "signed" << id << quorum->given.size() << "of" << quorum->requirement.approvals;
+        QJsonObject signed_{{QStringLiteral("approval"), QJsonValue::Null}};
+        insertQuorum(*quorum, &signed_);
+        return withAction(202, signed_, *approved);
     }
     qCInfo(lcApi) << user.name << "approved" << id << "version" << approved->approvalVersion;
     if (m_config.approved)
         m_config.approved();
-    return decided(*approved);
+    QJsonObject standing;
+    insertQuorum(*quorum, &standing);
+    return decided(*approved, standing);
 }
 
 ApiResponse ActionService::reject(const User &user, const QString &id, qint64 ifMatch, const QJsonObject &body,

@@ -116,8 +116,9 @@ public:
     // load(), then the If-Match check every mutation of an existing action makes first.
     std::variant<ApiResponse, ActionRecord> loadForMutation(const User &user, const QString &id, qint64 ifMatch,
                                                             const QString &instance) const;
-    // 200 with the action and the approval row an approve or reject just wrote.
-    ApiResponse decided(const ActionRecord &record) const;
+    // 200 with the action and the approval row an approve or reject just wrote (beside `body`'s
+    // members).
+    ApiResponse decided(const ActionRecord &record, QJsonObject body = {}) const;
     // A ledger refusal of a mutation guarded by If-Match: StaleVersion (the action moved after our
     // checks, e.g. another process) answers 412 with the current version; anything else as
     // ledgerFailure.
@@ -141,6 +142,7 @@ private:
     // chargeView's object for a given snapshot.
     LedgerResult<QJsonObject> chargeJson(const ActionRecord &record, const ChargeStore::Recorded &shown,
                                          const QDateTime &now) const;
+    static void insertQuorum(const ApprovalStore::Quorum &quorum, QJsonObject *json);
 
     ProposalStore *m_proposals;
     ApprovalStore *m_approvals;

@@ -2,6 +2,7 @@
 
 #include "server/api/actionservice.h"
 #include "server/api/eventstream.h"
+#include "server/api/policyservice.h"
 #include "server/ledger/actionreader.h"
 
 #include <QJsonObject>
@@ -95,6 +96,16 @@ Reply followUp(const Call &c, const Services &s)
     return s.actions->followUp(c.user, c.actionId, c.checked.ifMatch, c.checked.json, c.instance);
 }
 
+Reply getPolicy(const Call &, const Services &s)
+{
+    return PolicyService::current(*s.approvals);
+}
+
+Reply reloadPolicy(const Call &c, const Services &s)
+{
+    return PolicyService::reloadAnswer(s.policy, *s.approvals, c.user.name, c.instance);
+}
+
 // A stream that opens keeps the socket; only a refusal is answered here.
 Reply events(const Call &c, const Services &s)
 {
@@ -176,6 +187,8 @@ const QList<ApiRoutes::Endpoint> &ApiRoutes::endpoints()
     static const Needs lookupNeeds{.body = Body::OptionalJson, .ifMatch = true, .idempotencyKey = true};
     static const Needs chargeLookupNeeds{.body = Body::OptionalJson, .ifMatch = false, .idempotencyKey = true};
     static const Needs webhookNeeds{.body = Body::Raw, .ifMatch = false, .idempotencyKey = false};
+    // Reloading the policy file twice is loading it twice (the second is the same version again).
+    static const Needs reloadNeeds{.body = Body::OptionalJson, .ifMatch = false, .idempotencyKey = false};
 
     static const QList<Endpoint> table = {
         {.method = "GET",  .path = QStringLiteral("/health"),                       .access = Access::Public,
@@ -202,6 +215,10 @@ const QList<ApiRoutes::Endpoint> &ApiRoutes::endpoints()
          .operation = Op::FollowUp,    .needs = mutation,     .handler = followUp},
         {.method = "GET",  .path = QStringLiteral("/events"),                       .access = Access::Token,
          .operation = Op::Events,      .needs = nothing,      .handler = events},
+        {.method = "GET",  .path = QStringLiteral("/policy"),                       .access = Access::Token,
+         .operation = Op::ReadPolicy,  .needs = nothing,      .handler = getPolicy},
+        {.method = "POST", .path = QStringLiteral("/policy/reload"),                .access = Access::Token,
+         .operation = Op::ReloadPolicy, .needs = reloadNeeds, .handler = reloadPolicy},
         // Public: Stripe-Signature is its authentication (checked by the webhook handler).
         {.method = "POST", .path = QStringLiteral("/webhooks/provider"),            .access = Access::Public,
          .operation = Op::Me,          .needs = webhookNeeds, .handler = providerWebhook},

@@ -23,7 +23,9 @@ namespace cs {
 
 class ActionReader;
 class ActionService;
+class ApprovalStore;
 class EventStream;
+class PolicyService;
 
 // What the API offers, in one table (resources/openapi.yaml `paths:`, under /api/v1): per
 // endpoint its method, path pattern, who may call it (ActionPolicy::Operation), the request
@@ -67,6 +69,8 @@ public:
         const ActionReader *reader = nullptr;
         EventStream *events = nullptr;
         WebhookHandler webhook; // unset: the webhook answers 503
+        const ApprovalStore *approvals = nullptr; // the policy in force
+        PolicyService *policy = nullptr;          // unset: countersignd runs without --policy
         QString version;
     };
 

@@ -63,6 +63,7 @@ ApiServer::ApiServer(Ledger *ledger, ProviderClient *provider, Options options, 
     m_services.reader = m_reader;
     m_services.events = m_events;
     m_services.version = m_options.version;
+    m_services.approvals = &ledger->approvals();
     m_pool.setMaxThreadCount(std::max(1, m_options.workerThreads));
     m_pruneTimer.setInterval(std::chrono::minutes(10));
     connect(&m_pruneTimer, &QTimer::timeout, this, [this] {
@@ -83,6 +84,11 @@ ApiServer::~ApiServer()
 void ApiServer::setWebhookHandler(WebhookHandler handler)
 {
     m_services.webhook = std::move(handler);
+}
+
+void ApiServer::setPolicyService(PolicyService *policy)
+{
+    m_services.policy = policy;
 }
 
 bool ApiServer::listen(const QHostAddress &address, quint16 port, QString *error)

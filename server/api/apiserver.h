@@ -26,6 +26,7 @@ namespace cs {
 
 class Authenticator;
 class Ledger;
+class PolicyService;
 class ProviderClient;
 class RequestReplayStore;
 class UserStore;
@@ -65,6 +66,9 @@ public:
 
     // Unset: POST /webhooks/provider answers 503 `unavailable`.
     void setWebhookHandler(WebhookHandler handler);
+    // The --policy file's service (must outlive the server). Unset: GET /policy shows "no
+    // policy" and POST /policy/reload answers 409 no_policy_file.
+    void setPolicyService(PolicyService *policy);
 
     // Listens on address:port (0: an ephemeral port) with a listener of its own (a QSslServer
     // when Options::tls is set) behind a ConnectionGuard, and binds it.

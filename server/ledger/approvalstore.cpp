@@ -4,8 +4,12 @@
 #include "server/ledger/ids.h"
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/ledgerrows.h"
+#include "server/ledger/sqlstatement.h"
 
 #include "models/fingerprint.h"
+
+#include <QJsonArray>
+#include <QMutexLocker>
 
 namespace cs {
 
@@ -13,10 +17,14 @@ using namespace rows;
 
 namespace {
 
-// What approve checks before it signs: four-eyes, never sent, the fingerprint still the payload's.
+// What approve checks before it signs: four-eyes, never sent, the fingerprint still the payload's,
+// and the charge's budget. Every check an approval (or a quorum's signature) must pass goes here.
 LedgerError checkSignable(QSqlDatabase &db, const ActionRow &row, const QString &approver)
 {
     const QString &actionId = row.record.id;
+    if (row.record.state != ActionState::Pending)
+        return err(Code::IllegalTransition, QStringLiteral("only a PENDING action can be approved; %1 is %2")
+                                                .arg(actionId, toWire(row.record.state)));
     if (approver == row.record.requestedBy)
         return err(Code::Forbidden, QStringLiteral("four-eyes rule: %1 proposed %2 and cannot approve it")
                                         .arg(approver, actionId));
@@ -30,10 +38,70 @@ LedgerError checkSignable(QSqlDatabase &db, const ActionRow &row, const QString 
     if (requestFingerprint(row.record.providerRequest()) != row.record.requestFingerprint)
         return err(Code::Conflict, QStringLiteral("the stored fingerprint of %1 does not match its payload;"
                                                   " refusing to sign it").arg(actionId));
-    return {};
+    // Issue 14: not more than the charge can still refund, counting what is approved and
+    // queued, in flight, unknown, under review or completed since the provider's last word.
+    return ChargeStore::requireRoomIn(db, row.record, ChargeBudget::Stage::Approval,
+                                      QStringLiteral("%1 cannot be approved").arg(actionId));
+}
+
+LedgerError conflict(const QString &problem, const QString &message)
+{
+    return LedgerError(Code::Conflict, message, QJsonObject{{QStringLiteral("problem"), problem}});
+}
+
+// The audit seq of the action's last amendment (0: never amended): a signature's epoch.
+bool voidEpoch(QSqlDatabase &db, const QString &actionId, qint64 *epoch, LedgerError *error)
+{
+    sql::Statement q(db);
+    if (!run(q, QStringLiteral("SELECT COALESCE(MAX(seq), 0) FROM audit WHERE action_id = ? AND event = 'amended'"),
+             {actionId}, error))
+        return false;
+    *epoch = q.next() ? q.value(0).toLongLong() : 0;
+    return true;
+}
+
+// The signatures that count for the action as it is now, oldest first.
+bool currentSignatures(QSqlDatabase &db, const ActionRecord &action, qint64 epoch, QList<Approval::Signer> *out,
+                       LedgerError *error)
+{
+    sql::Statement q(db);
+    if (!run(q, QStringLiteral("SELECT signed_by, signed_at FROM approval_signatures WHERE action_id = ?"
+                               " AND approval_round = ? AND void_epoch = ? AND fingerprint = ? ORDER BY seq"),
+             {action.id, action.approvalVersion, epoch, sql::text(action.requestFingerprint)}, error))
+        return false;
+    while (q.next())
+        out->append({q.value(0).toString(), sql::fromMs(q.value(1).toLongLong())});
+    return true;
+}
+
+bool hasCurrentApproval(QSqlDatabase &db, const ActionRecord &action, Approval *approval, LedgerError *error)
+{
+    if (action.approvalVersion <= 0 || action.idempotencyKey.isEmpty())
+        return false;
+    sql::Statement q(db);
+    if (!run(q, QStringLiteral("SELECT %1 FROM approvals WHERE action_id = ? AND version = ?").arg(approvalHistoryColumns()),
+             {action.id, action.approvalVersion}, error))
+        return false;
+    if (!q.next())
+        return false;
+    *approval = approvalHistoryFromRow(q);
+    return approval->decision == Approval::Decision::Approved
+        && approval->approvedFingerprint == action.requestFingerprint;
 }
 
 } // namespace
+
+void ApprovalStore::setPolicy(std::shared_ptr<const Policy> policy)
+{
+    QMutexLocker lock(&m_policyMutex);
+    m_policy = std::move(policy);
+}
+
+std::shared_ptr<const Policy> ApprovalStore::policy() const
+{
+    QMutexLocker lock(&m_policyMutex);
+    return m_policy;
+}
 
 LedgerResult<ActionRecord> ApprovalStore::approve(const QString &actionId, const QString &approver,
                                                   const QString &note, qint64 expectedStateVersion)
@@ -60,6 +128,7 @@ LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QS
         error = err(Code::Invalid, QStringLiteral("a rejection for reason \"other\" needs a note"));
     if (!error.ok())
         return error;
+    const std::shared_ptr<const Policy> policy = this->policy();
     ActionRecord out;
     error = m_db.write(operation, [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
         LedgerError e;
@@ -67,16 +136,60 @@ LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QS
         if (!loadForChange(db, actionId, expectedStateVersion, &row, &e))
             return e;
         ActionRow after = row;
+        // The rule is matched on the action as it is inside this transaction (row-locked).
+        const Policy::Requirement requirement = policy ? policy->requirementFor(row.record) : Policy::Requirement();
+        QList<Approval::Signer> signers;
         if (approve) {
-            if (row.record.state != ActionState::Pending)
-                return err(Code::IllegalTransition, QStringLiteral("only a PENDING action can be approved; %1 is %2")
-                                                        .arg(actionId, toWire(row.record.state)));
             e = checkSignable(db, row, who);
-            // Issue 14: not more than the charge can still refund, counting what is approved and
-            // queued, in flight, unknown, under review or completed since the provider's last word.
-            if (e.ok())
-                e = ChargeStore::requireRoomIn(db, row.record, ChargeBudget::Stage::Approval,
-                                               QStringLiteral("%1 cannot be approved").arg(actionId));
+            if (!e.ok())
+                return e;
+            if (requirement.approvals > 1) {
+                Approval current;
+                if (hasCurrentApproval(db, row.record, &current, &e))
+                    return conflict(QStringLiteral("already_approved"),
+                                    QStringLiteral("approval %1 of %2 already signs this request (a quorum of %3)")
+                                        .arg(current.version).arg(actionId).arg(requirement.approvals));
+                qint64 epoch = 0;
+                if (!e.ok() || !voidEpoch(db, actionId, &epoch, &e) || !currentSignatures(db, row.record, epoch, &signers, &e))
+                    return e;
+                for (const Approval::Signer &s : std::as_const(signers)) {
+                    if (s.approver == who)
+                        return conflict(QStringLiteral("already_signed"),
+                                        QStringLiteral("%1 already signed %2 (%3 of %4 approvals); another approver must"
+                                                       " sign").arg(who, actionId).arg(signers.size()).arg(requirement.approvals));
+                }
+                int seq = 0;
+                if (!nextSeq(db, QStringLiteral("approval_signatures"), actionId, &seq, &e))
+                    return e;
+                sql::Statement insert(db);
+                if (!run(insert, QStringLiteral("INSERT INTO approval_signatures (action_id, seq, approval_round, void_epoch,"
+                                                " signed_by, fingerprint, required, policy_version, rule_id, note, signed_at)"
+                                                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                         {actionId, seq, row.record.approvalVersion, epoch, sql::text(who),
+                          sql::text(row.record.requestFingerprint), requirement.approvals, requirement.policyVersion,
+                          sql::text(requirement.ruleId), sql::text(note), sql::toMs(now)},
+                         &e))
+                    return e;
+                signers.append({who, now});
+                if (signers.size() < requirement.approvals) {
+                    // Not yet the quorum: a signature, no key; the action row is unchanged.
+                    const QJsonObject detail{{QStringLiteral("approver"), who},
+                                             {QStringLiteral("approvals_given"), int(signers.size())},
+                                             {QStringLiteral("approvals_required"), requirement.approvals},
+                                             {QStringLiteral("policy_version"), requirement.policyVersion},
+                                             {QStringLiteral("rule_id"), requirement.ruleId},
+                                             {QStringLiteral("approved_fingerprint"), row.record.requestFingerprint},
+                                             {QStringLiteral("signers"), signersToJson(signers)}};
+                    e = commitChange(db, now, row, after,
+                                     {who, QStringLiteral("approval_signed"),
+                                      QStringLiteral("%1 of %2 approvals%3").arg(signers.size()).arg(requirement.approvals)
+                                          .arg(note.isEmpty() ? QString() : QStringLiteral(": ") + note),
+                                      QStringLiteral("signature"), detail},
+                                     false);
+                    out = after.record;
+                    return e;
+                }
+            }
         } else {
             e = applyTrigger(after, Trigger::HumanReject, note);
         }
@@ -94,6 +207,9 @@ LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QS
             approval.idempotencyKey = Ids::newIdempotencyKey(actionId, approval.version);
         approval.approvedFingerprint = row.record.requestFingerprint; // what was looked at, signed or refused
         approval.decidedAt = now;
+        approval.policyVersion = requirement.policyVersion;
+        approval.ruleId = requirement.ruleId;
+        approval.signers = signers;
         if (!insertApproval(db, approval, &e))
             return e;
         if (approve)
@@ -106,6 +222,34 @@ LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QS
                          {who, approve ? QStringLiteral("approved") : QStringLiteral("rejected"), why,
                           QStringLiteral("approval"), approval.toJson()});
         out = after.record;
+        return e;
+    });
+    return resultOf(error, out);
+}
+
+LedgerResult<ApprovalStore::Quorum> ApprovalStore::quorum(const QString &actionId) const
+{
+    const std::shared_ptr<const Policy> policy = this->policy();
+    Quorum out;
+    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
+        LedgerError e;
+        ActionRow row;
+        if (!loadAction(db, actionId, &row, &e))
+            return e;
+        out.requirement = policy ? policy->requirementFor(row.record) : Policy::Requirement();
+        Approval current;
+        if (hasCurrentApproval(db, row.record, &current, &e)) {
+            // Decided: what the approval itself recorded.
+            out.requirement.approvals = std::max(1, int(current.signers.size()));
+            out.requirement.ruleId = current.ruleId;
+            out.requirement.policyVersion = current.policyVersion;
+            out.given = current.signers.isEmpty() ? QList<Approval::Signer>{{current.decidedBy, current.decidedAt}}
+                                                  : current.signers;
+            return e;
+        }
+        qint64 epoch = 0;
+        if (e.ok() && voidEpoch(db, actionId, &epoch, &e))
+            currentSignatures(db, row.record, epoch, &out.given, &e);
         return e;
     });
     return resultOf(error, out);

@@ -2,9 +2,16 @@
 
 #include "server/ledger/ledgerresult.h"
 
-#include "models/actionrecord.h"
+#include "server/policy/policy.h"
 
+#include "models/actionrecord.h"
+#include "models/approval.h"
+
+#include <QList>
+#include <QMutex>
 #include <QString>
+
+#include <memory>
 
 namespace cs {
 
@@ -12,19 +19,46 @@ class LedgerDatabase;
 
 // Approvals (DESIGN.md): a human signs one exact request (invariant 10) or refuses it. Each
 // decision appends an approvals row and one audit row in one transaction. Thread-safe.
+//
+// Under an approval policy (docs/POLICY.md, setPolicy) the rule that matches the action inside
+// the transaction decides how many distinct approvers it needs. With more than one (dual control)
+// each approval before the last is a signature (approval_signatures, audit `approval_signed`): the
+// action stays PENDING without a key; the approval that completes the quorum appends the one
+// approval version with its freshly minted key, listing every signer. A signature signs the
+// current fingerprint in the current approval round; an amendment voids the signatures before it.
 class ApprovalStore
 {
 public:
     explicit ApprovalStore(LedgerDatabase &database) : m_db(database) {}
 
+    // The policy in force (null: none — one approver, four-eyes). Takes effect for every decision
+    // that starts after it.
+    void setPolicy(std::shared_ptr<const Policy> policy);
+    std::shared_ptr<const Policy> policy() const;
+
     // PENDING only, never by the requester (four-eyes), never once an attempt exists. Appends
-    // approval version n+1 with a freshly minted key signing the current fingerprint.
+    // approval version n+1 with a freshly minted key signing the current fingerprint — or, when
+    // the policy asks for a quorum not yet reached, this approver's signature (the record comes
+    // back without a key). Conflict with detail {"problem": "already_signed"} when this approver
+    // already signed this request in this round, {"problem": "already_approved"} when a quorum's
+    // approval already signs it.
     LedgerResult<ActionRecord> approve(const QString &actionId, const QString &approver, const QString &note,
                                        qint64 expectedStateVersion);
     // PENDING -> REJECTED, with a rejected approval row carrying `reason` (one of
-    // Approval::rejectionReasons()) and the note (required, not blank, for "other").
+    // Approval::rejectionReasons()) and the note (required, not blank, for "other"). One rejection
+    // rejects, whatever the quorum's signatures so far.
     LedgerResult<ActionRecord> reject(const QString &actionId, const QString &who, const QString &reason,
                                       const QString &note, qint64 expectedStateVersion);
+
+    // Where an action stands with the policy: approvals required (by which rule of which policy
+    // version) and the signatures that count now (this round, this fingerprint, since the last
+    // amendment), oldest first. Once approved, `given` is the approval's signers. A read.
+    struct Quorum
+    {
+        Policy::Requirement requirement;
+        QList<Approval::Signer> given;
+    };
+    LedgerResult<Quorum> quorum(const QString &actionId) const;
 
 private:
     LedgerResult<ActionRecord> decide(const char *operation, const QString &actionId, const QString &who,
@@ -32,6 +66,8 @@ private:
                                       bool approve);
 
     LedgerDatabase &m_db;
+    mutable QMutex m_policyMutex;
+    std::shared_ptr<const Policy> m_policy;
 };
 
 } // namespace cs

@@ -6,6 +6,7 @@
 #include "server/ledger/evidencestore.h"
 #include "server/ledger/executionstore.h"
 #include "server/ledger/ledgerdatabase.h"
+#include "server/ledger/policystore.h"
 #include "server/ledger/proposalstore.h"
 
 #include <QString>
@@ -21,7 +22,8 @@ namespace cs {
 // This object only opens the file (migrating it and, unless disabled, recovering expired leases)
 // and owns the pieces; each consumer takes the narrowest one it needs:
 //   proposals()  ProposalStore  propose, amend before sending, refused resubmissions
-//   approvals()  ApprovalStore  approve, reject
+//   approvals()  ApprovalStore  approve, reject, a quorum's signatures (the policy in force)
+//   policies()   PolicyStore    the approval policy's versions (policy_versions)
 //   execution()  ExecutionStore claims, leases, attempts, group commit, recovery (Executor)
 //   evidence()   EvidenceStore  lookups, reconciliation, webhook events, the reconciler's schedule
 //   charges()    ChargeStore    the provider's snapshots of charges, the refund budget per charge
@@ -64,6 +66,7 @@ public:
     LedgerDatabase &database() { return m_database; }
     ProposalStore &proposals() { return m_proposals; }
     ApprovalStore &approvals() { return m_approvals; }
+    PolicyStore &policies() { return m_policies; }
     ExecutionStore &execution() { return m_execution; }
     EvidenceStore &evidence() { return m_evidence; }
     ChargeStore &charges() { return m_charges; }
@@ -73,6 +76,7 @@ private:
     LedgerDatabase m_database; // first: the pieces below use it and are destroyed before it
     ProposalStore m_proposals;
     ApprovalStore m_approvals;
+    PolicyStore m_policies;
     ExecutionStore m_execution;
     EvidenceStore m_evidence;
     ChargeStore m_charges;

@@ -3,6 +3,9 @@
 #include "server/ledger/actioncolumns.h"
 #include "server/ledger/auditchain.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+
 namespace cs::rows {
 
 using namespace sql;
@@ -349,7 +352,7 @@ Approval approvalFromRow(const Statement &q, int first)
 
 const QString &approvalHistoryColumns()
 {
-    static const QString columns = approvalColumns() + QStringLiteral(", rejection_reason");
+    static const QString columns = approvalColumns() + QStringLiteral(", rejection_reason, policy_version, rule_id, signers");
     return columns;
 }
 
@@ -357,15 +360,22 @@ Approval approvalHistoryFromRow(const Statement &q)
 {
     Approval a = approvalFromRow(q);
     a.rejectionReason = q.value(kApprovalColumnCount).toString();
+    a.policyVersion = q.value(kApprovalColumnCount + 1).toInt();
+    a.ruleId = q.value(kApprovalColumnCount + 2).toString();
+    a.signers = signersFromJson(QJsonDocument::fromJson(q.value(kApprovalColumnCount + 3).toByteArray()).array())
+                    .value_or(QList<Approval::Signer>());
     return a;
 }
 
 bool insertApproval(QSqlDatabase &db, const Approval &a, LedgerError *error)
 {
     Statement q(db);
-    return run(q, QStringLiteral("INSERT INTO approvals (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)").arg(approvalHistoryColumns()),
+    const QString signers = QString::fromUtf8(QJsonDocument(signersToJson(a.signers)).toJson(QJsonDocument::Compact));
+    return run(q, QStringLiteral("INSERT INTO approvals (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                      .arg(approvalHistoryColumns()),
                {a.actionId, a.version, a.decidedBy, toWire(a.decision), text(a.note), text(a.idempotencyKey),
-                text(a.approvedFingerprint), toMs(a.decidedAt), text(a.rejectionReason)},
+                text(a.approvedFingerprint), toMs(a.decidedAt), text(a.rejectionReason), a.policyVersion,
+                text(a.ruleId), text(signers)},
                error);
 }
 

@@ -149,7 +149,8 @@ bool finishOpenAttemptsUnknown(QSqlDatabase &db, const QString &actionId, const 
                                LedgerError *error);
 
 // The approval as execution reads it (kApprovalColumnCount columns; the executor's claim selects
-// the same columns itself); the history adds the rejection's reason (migration 10) after them.
+// the same columns itself); the history adds the rejection's reason (migration 10) and the
+// policy's policy_version, rule_id and signers (migration 11) after them.
 constexpr int kApprovalColumnCount = 8;
 const QString &approvalColumns();
 const QString &approvalHistoryColumns();

@@ -761,6 +761,63 @@ Migrations::Migration reasonsSchema()
     return m;
 }
 
+// Version 11 (issue 14, approval rules; owned by PolicyStore and ApprovalStore, docs/POLICY.md):
+// policy_versions: every policy text ever loaded (append-only): its version, SHA-256, the text,
+// the file it came from, who loaded it and when.
+// approval_signatures: the partial approvals of a quorum (dual control), append-only: each signs
+// the action's fingerprint in one approval round (the action's approval_version when signed) and
+// one epoch (the audit seq of the action's last amendment then, 0 for none), so an amendment voids
+// them. One approver signs a round's epoch at most once — enforced by the unique index.
+// approvals gain what the policy decided: policy_version (0: no policy), rule_id and the signers
+// of a quorum (JSON array of {"approver", "signed_at"}; [] for one approver).
+Migrations::Migration policySchema()
+{
+    Migrations::Migration m;
+    m.version = 11;
+    m.name = QStringLiteral("policy versions, the partial approvals of a quorum, the policy on approvals");
+    const QString tables[] = {
+        QStringLiteral("CREATE TABLE policy_versions ("
+                       " version INTEGER NOT NULL PRIMARY KEY CHECK (version > 0),"
+                       " sha256 TEXT NOT NULL,"
+                       " text TEXT NOT NULL,"
+                       " source TEXT NOT NULL,"
+                       " loaded_by TEXT NOT NULL,"
+                       " loaded_at BIGINT NOT NULL)"),
+        QStringLiteral("CREATE TABLE approval_signatures ("
+                       " action_id TEXT NOT NULL REFERENCES actions (id),"
+                       " seq INTEGER NOT NULL CHECK (seq > 0),"
+                       " approval_round INTEGER NOT NULL CHECK (approval_round >= 0),"
+                       " void_epoch BIGINT NOT NULL,"
+                       " signed_by TEXT NOT NULL,"
+                       " fingerprint TEXT NOT NULL,"
+                       " required INTEGER NOT NULL CHECK (required > 1),"
+                       " policy_version INTEGER NOT NULL,"
+                       " rule_id TEXT NOT NULL,"
+                       " note TEXT NOT NULL,"
+                       " signed_at BIGINT NOT NULL,"
+                       " PRIMARY KEY (action_id, seq))"),
+        QStringLiteral("CREATE UNIQUE INDEX approval_signatures_once ON approval_signatures"
+                       " (action_id, approval_round, void_epoch, signed_by)"),
+        QStringLiteral("ALTER TABLE approvals ADD COLUMN policy_version INTEGER NOT NULL DEFAULT 0"),
+        QStringLiteral("ALTER TABLE approvals ADD COLUMN rule_id TEXT NOT NULL DEFAULT ''"),
+        QStringLiteral("ALTER TABLE approvals ADD COLUMN signers TEXT NOT NULL DEFAULT '[]'"),
+    };
+    for (const QString &ddl : tables) {
+        m.statements << ddl;
+        m.postgres << pg(ddl);
+    }
+    for (const char *table : {"policy_versions", "approval_signatures"}) {
+        const QString name = QLatin1String(table);
+        const QString message = QStringLiteral("countersign: %1 are append-only").arg(name);
+        for (const char *when : {"UPDATE", "DELETE"}) {
+            const QString trigger = QStringLiteral("%1_no_%2").arg(name, QString::fromLatin1(when).toLower());
+            m.statements << forbid(trigger, QLatin1String(when), name, message);
+            m.postgres << pgForbid(trigger, QLatin1String(when), name, message);
+        }
+    }
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -777,7 +834,8 @@ const QList<Migrations::Migration> &Migrations::all()
 {
     static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema(), consoleSchema(),
                                                    sortSchema(), tokenLifecycleSchema(), followUpIndexSchema(),
-                                                   stepCostSchema(), chargeBudgetSchema(), reasonsSchema()};
+                                                   stepCostSchema(), chargeBudgetSchema(), reasonsSchema(),
+                                                   policySchema()};
     return migrations;
 }
 

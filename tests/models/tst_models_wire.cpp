@@ -415,6 +415,12 @@ void TestWire::approvalRoundTrip_data()
     a.decidedAt = QDateTime();
     a.note.clear();
     QTest::newRow("null decided_at, empty note") << a;
+    // Dual control (docs/POLICY.md): the quorum's signers, the rule and the policy version.
+    a = fullApproval();
+    a.policyVersion = 3;
+    a.ruleId = QStringLiteral("usd-large");
+    a.signers = {{QStringLiteral("ana"), utc("2026-11-29T22:38:39.001Z")}, {QStringLiteral("alice"), a.decidedAt}};
+    QTest::newRow("a quorum's approval, its signers") << a;
 }
 
 void TestWire::approvalRoundTrip()
@@ -580,7 +586,8 @@ void TestWire::goldenWireText_data()
         R"({"action_id":"act_k3v9q2m7x4p8r1t6w5y0z2ab",)"
         R"("approved_fingerprint":"b54f07323486ba183e80b48069b603ef113eaf3b81f47d61422b6353b9cd294f",)"
         R"("decided_at":"2026-11-29T22:38:40.250Z","decided_by":"alice","decision":"approved",)"
-        R"("idempotency_key":"csk_01","note":"matches the order","reason":"","version":2})");
+        R"("idempotency_key":"csk_01","note":"matches the order","policy_version":0,"reason":"","rule_id":"",)"
+        R"("signers":[],"version":2})");
 
     QTest::newRow("attempt") << fullAttempt().toJson() << QByteArray(
         R"({"action_id":"act_k3v9q2m7x4p8r1t6w5y0z2ab","error_code":"",)"

@@ -21,6 +21,7 @@
 #include "server/ledger/ledger.h"
 #include "server/ledger/ledgercopy.h"
 #include "server/ledger/migrations.h"
+#include "server/policy/policy.h"
 
 #include "tests/server/ledgertestsupport.h"
 #include "tests/support/pgcluster.h"
@@ -269,6 +270,22 @@ void TestLedgerCopy::buildHistory(const QString &path)
     response.status = 201;
     response.body = QByteArray("{\"ok\":true}\0\xff binary", 21);
     QVERIFY(replays.complete(QStringLiteral("agent-7"), QStringLiteral("key-1"), response).ok());
+    // The approval policy (migration 11): a version, and a quorum of two (a signature, then the
+    // approval listing both).
+    QVERIFY(ledger.policies().recordLoad(QStringLiteral("{\"rules\": [] } ") + text(), QStringLiteral("/etc/policy.json"),
+                                         QStringLiteral("startup")).ok());
+    auto policy = std::make_shared<Policy>();
+    PolicyRule rule;
+    rule.id = QStringLiteral("dual");
+    rule.requireApprovals = 2;
+    policy->rules = {rule};
+    policy->version = 1;
+    ledger.approvals().setPolicy(policy);
+    const auto quorum = ledger.proposals().propose(sampleInput(QStringLiteral("quorum")), agent());
+    QVERIFY(quorum.ok());
+    QVERIFY(ledger.approvals().approve(quorum->record.id, approver(), text(), quorum->record.stateVersion).ok());
+    clock.advance(5);
+    QVERIFY(ledger.approvals().approve(quorum->record.id, QStringLiteral("bob"), text(), quorum->record.stateVersion).ok());
 
     const auto verified = ledger.reader().verifyAudit();
     QVERIFY(verified.ok() && verified->ok);
@@ -318,6 +335,8 @@ void TestLedgerCopy::copyKeepsEveryRow()
         {QStringLiteral("api_requests"), QStringLiteral("user_name, idempotency_key")},
         {QStringLiteral("charges"), QStringLiteral("charge_key")},
         {QStringLiteral("charge_snapshots"), QStringLiteral("charge_key, seq")},
+        {QStringLiteral("policy_versions"), QStringLiteral("version")},
+        {QStringLiteral("approval_signatures"), QStringLiteral("action_id, seq")},
         {QStringLiteral("action_state_counts"), QStringLiteral("state")},
         {QStringLiteral("action_requester_state_counts"), QStringLiteral("requested_by, state")},
     };

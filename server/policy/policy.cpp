@@ -1,0 +1,93 @@
+#include "server/policy/policy.h"
+
+#include <QJsonArray>
+
+namespace cs {
+
+namespace {
+
+QJsonArray toArray(const QStringList &values)
+{
+    QJsonArray array;
+    for (const QString &value : values)
+        array.append(value);
+    return array;
+}
+
+} // namespace
+
+bool PolicyRule::matches(const ActionRecord &action) const
+{
+    if (!currency.isEmpty() && action.currency != currency)
+        return false;
+    if (amountAbove && !(action.amount > *amountAbove))
+        return false;
+    if (amountUpTo && !(action.amount <= *amountUpTo))
+        return false;
+    if (!agents.isEmpty() && !agents.contains(action.requestedBy))
+        return false;
+    if (!reasons.isEmpty() && !reasons.contains(action.reason))
+        return false;
+    if (!kinds.isEmpty() && !kinds.contains(action.kind))
+        return false;
+    return true;
+}
+
+QJsonObject PolicyRule::toJson() const
+{
+    QJsonObject match;
+    if (!currency.isEmpty())
+        match.insert(QLatin1String("currency"), currency);
+    if (amountAbove)
+        match.insert(QLatin1String("amount_above"), *amountAbove);
+    if (amountUpTo)
+        match.insert(QLatin1String("amount_up_to"), *amountUpTo);
+    if (!agents.isEmpty())
+        match.insert(QLatin1String("agents"), toArray(agents));
+    if (!reasons.isEmpty())
+        match.insert(QLatin1String("reasons"), toArray(reasons));
+    if (!kinds.isEmpty())
+        match.insert(QLatin1String("kinds"), toArray(kinds));
+    QJsonObject json{{QLatin1String("id"), id}, {QLatin1String("match"), match},
+                     {QLatin1String("require_approvals"), requireApprovals}};
+    if (!description.isEmpty())
+        json.insert(QLatin1String("description"), description);
+    return json;
+}
+
+const PolicyRule *Policy::match(const ActionRecord &action) const
+{
+    for (const PolicyRule &rule : rules) {
+        if (rule.matches(action))
+            return &rule;
+    }
+    return nullptr;
+}
+
+Policy::Requirement Policy::requirementFor(const ActionRecord &action) const
+{
+    Requirement requirement;
+    requirement.policyVersion = version;
+    if (const PolicyRule *rule = match(action)) {
+        requirement.approvals = rule->requireApprovals;
+        requirement.ruleId = rule->id;
+    }
+    return requirement;
+}
+
+QJsonObject Policy::toJson() const
+{
+    QJsonArray ruleArray;
+    for (const PolicyRule &rule : rules)
+        ruleArray.append(rule.toJson());
+    return QJsonObject{
+        {QLatin1String("version"), version},
+        {QLatin1String("sha256"), sha256},
+        {QLatin1String("source"), source},
+        {QLatin1String("loaded_by"), loadedBy},
+        {QLatin1String("loaded_at"), loadedAt.isValid() ? QJsonValue(toWireTime(loadedAt)) : QJsonValue()},
+        {QLatin1String("rules"), ruleArray},
+    };
+}
+
+} // namespace cs

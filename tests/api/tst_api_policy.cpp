@@ -1,0 +1,296 @@
+// The approval policy through the API (docs/POLICY.md), countersignd a real process on 127.0.0.1
+// started with `serve --policy FILE`: GET /api/v1/policy for every role, dual control over HTTP
+// (202 with "1 of 2", already_signed, four_eyes, the quorum's 200 with its signers, one reject
+// rejects), POST /api/v1/policy/reload (a bad file keeps the version in force and names the
+// member or line; admin only), SIGHUP does the same, and a bad file at start stops the start.
+#include "tests/api/apitestsupport.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QJsonArray>
+#include <QTest>
+
+#include <csignal>
+
+namespace {
+
+const QByteArray kPolicy = R"({
+  "description": "two approvers above $500.00",
+  "rules": [
+    {"id": "usd-large", "match": {"currency": "usd", "amount_above": 50000}, "require_approvals": 2}
+  ]
+})";
+
+QStringList approversOf(const QJsonArray &given)
+{
+    QStringList names;
+    for (const QJsonValue &v : given)
+        names << v.toObject().value(QStringLiteral("approver")).toString();
+    return names;
+}
+
+} // namespace
+
+class TestApiPolicy : public QObject
+{
+    Q_OBJECT
+
+private:
+    ApiHarness m_harness;
+    std::unique_ptr<ApiClient> m_client;
+    QTemporaryDir m_dir;
+    QString m_policyPath;
+    int m_serial = 0;
+
+    QString token(const QString &user) const { return m_harness.token(user); }
+    bool writePolicy(const QByteArray &text)
+    {
+        QFile file(m_policyPath);
+        return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(text) == text.size();
+    }
+    QByteArray key() { return "policy-key-" + QByteArray::number(++m_serial); }
+    ApiReply approve(const QString &user, const QString &id, const QByteArray &etag)
+    {
+        return m_client->approve(token(user), id, etag, key());
+    }
+    ApiReply reload(const QString &user)
+    {
+        return m_client->post(QStringLiteral("/policy/reload"), token(user), QJsonObject());
+    }
+    ApiReply propose(qint64 amount)
+    {
+        return m_client->propose(token(QStringLiteral("agent-7")),
+                                 ApiClient::proposal(QStringLiteral("policy-%1").arg(++m_serial), amount));
+    }
+
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void everyRoleReadsThePolicy();
+    void belowThresholdOneApproval();
+    void dualControlOverHttp();
+    void oneRejectRejects();
+    void reloadKeepsTheVersionInForceOnABadFile();
+    void badFileStopsTheStart();
+    void sighupReloads();
+};
+
+void TestApiPolicy::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    m_policyPath = m_dir.filePath(QStringLiteral("policy.json"));
+    QVERIFY(writePolicy(kPolicy));
+    ApiHarness::Options options;
+    options.extraServeArguments = {QStringLiteral("--policy"), m_policyPath};
+    QString error;
+    QVERIFY2(m_harness.start(options, &error), qPrintable(error));
+    m_client = std::make_unique<ApiClient>(m_harness.api());
+}
+
+void TestApiPolicy::cleanupTestCase()
+{
+    m_client.reset();
+    m_harness.stop();
+}
+
+void TestApiPolicy::everyRoleReadsThePolicy()
+{
+    for (const char *user : {"agent-7", "ana", "sam", "aud", "root"}) {
+        const ApiReply reply = m_client->get(QStringLiteral("/policy"), token(QLatin1String(user)));
+        QCOMPARE(reply.status, 200);
+        QCOMPARE(reply.json.value(QStringLiteral("version")).toInt(), 1);
+        QCOMPARE(reply.json.value(QStringLiteral("sha256")).toString(),
+                 QString::fromLatin1(QCryptographicHash::hash(kPolicy, QCryptographicHash::Sha256).toHex()));
+        QCOMPARE(reply.json.value(QStringLiteral("source")).toString(), m_policyPath);
+        QCOMPARE(reply.json.value(QStringLiteral("loaded_by")).toString(), QStringLiteral("startup"));
+        const QJsonArray rules = reply.json.value(QStringLiteral("rules")).toArray();
+        QCOMPARE(rules.size(), 1);
+        QCOMPARE(rules.first().toObject().value(QStringLiteral("require_approvals")).toInt(), 2);
+        QCOMPARE(rules.first().toObject().value(QStringLiteral("match")).toObject().value(QStringLiteral("amount_above")).toInteger(),
+                 qint64(50000));
+    }
+    // Recorded in the ledger: one version, its load audited.
+    const auto versions = m_harness.ledger().policies().versions();
+    QVERIFY(versions.ok());
+    QCOMPARE(versions->size(), 1);
+    QCOMPARE(versions->first().text, QString::fromUtf8(kPolicy));
+}
+
+void TestApiPolicy::belowThresholdOneApproval()
+{
+    const ApiReply proposed = propose(50000);
+    QCOMPARE(proposed.status, 201);
+    const QString id = proposed.json.value(QStringLiteral("id")).toString();
+    const ApiReply approved = approve(QStringLiteral("ana"), id, proposed.ifMatch());
+    QCOMPARE(approved.status, 200);
+    QCOMPARE(approved.json.value(QStringLiteral("approvals_required")).toInt(), 1);
+    QCOMPARE(approved.json.value(QStringLiteral("approval")).toObject().value(QStringLiteral("policy_version")).toInt(), 1);
+    QVERIFY(!m_harness.ledger().reader().action(id)->idempotencyKey.isEmpty());
+}
+
+void TestApiPolicy::dualControlOverHttp()
+{
+    const ApiReply proposed = propose(60000);
+    QCOMPARE(proposed.status, 201);
+    const QString id = proposed.json.value(QStringLiteral("id")).toString();
+
+    // The requester never counts.
+    const ApiReply own = approve(QStringLiteral("agent-7"), id, proposed.ifMatch());
+    QCOMPARE(own.status, 403);
+
+    // 1 of 2: 202, still PENDING, no key.
+    const ApiReply first = approve(QStringLiteral("ana"), id, proposed.ifMatch());
+    QCOMPARE(first.status, 202);
+    QVERIFY(first.json.value(QStringLiteral("approval")).isNull());
+    QCOMPARE(first.json.value(QStringLiteral("approvals_required")).toInt(), 2);
+    QCOMPARE(approversOf(first.json.value(QStringLiteral("approvals_given")).toArray()), QStringList{QStringLiteral("ana")});
+    QCOMPARE(first.json.value(QStringLiteral("approval_rule")).toObject().value(QStringLiteral("rule_id")).toString(),
+             QStringLiteral("usd-large"));
+    QCOMPARE(first.json.value(QStringLiteral("action")).toObject().value(QStringLiteral("state")).toString(),
+             QStringLiteral("PENDING"));
+    QVERIFY(m_harness.ledger().reader().action(id)->idempotencyKey.isEmpty());
+
+    // The detail shows the quorum, with who and when.
+    const ApiReply detail = m_client->get(QStringLiteral("/actions/") + id, token(QStringLiteral("bob")));
+    QCOMPARE(detail.status, 200);
+    QCOMPARE(detail.json.value(QStringLiteral("approvals_required")).toInt(), 2);
+    const QJsonArray given = detail.json.value(QStringLiteral("approvals_given")).toArray();
+    QCOMPARE(approversOf(given), QStringList{QStringLiteral("ana")});
+    QVERIFY(!given.first().toObject().value(QStringLiteral("signed_at")).toString().isEmpty());
+    QVERIFY(detail.json.value(QStringLiteral("permissions")).toObject().value(QStringLiteral("approve")).toObject()
+                .value(QStringLiteral("allowed")).toBool());
+
+    // The same approver cannot count twice.
+    const ApiReply twice = approve(QStringLiteral("ana"), id, detail.ifMatch());
+    QCOMPARE(twice.status, 409);
+    QCOMPARE(twice.code(), QStringLiteral("already_signed"));
+
+    // The quorum: the key is minted now, the approval lists both.
+    const ApiReply second = approve(QStringLiteral("bob"), id, detail.ifMatch());
+    QCOMPARE(second.status, 200);
+    const QJsonObject approval = second.json.value(QStringLiteral("approval")).toObject();
+    QCOMPARE(approval.value(QStringLiteral("decided_by")).toString(), QStringLiteral("bob"));
+    QCOMPARE(approversOf(approval.value(QStringLiteral("signers")).toArray()), (QStringList{QStringLiteral("ana"), QStringLiteral("bob")}));
+    QCOMPARE(approval.value(QStringLiteral("rule_id")).toString(), QStringLiteral("usd-large"));
+    QCOMPARE(approversOf(second.json.value(QStringLiteral("approvals_given")).toArray()),
+             (QStringList{QStringLiteral("ana"), QStringLiteral("bob")}));
+    const auto record = m_harness.ledger().reader().action(id);
+    QVERIFY(!record->idempotencyKey.isEmpty());
+    QCOMPARE(m_harness.ledger().reader().approvals(id)->size(), 1);
+
+    // Approved: nobody adds to it.
+    const ApiReply third = approve(QStringLiteral("root"), id, second.ifMatch());
+    QCOMPARE(third.status, 409);
+    QCOMPARE(third.code(), QStringLiteral("already_approved"));
+}
+
+void TestApiPolicy::oneRejectRejects()
+{
+    const ApiReply proposed = propose(70000);
+    const QString id = proposed.json.value(QStringLiteral("id")).toString();
+    QCOMPARE(approve(QStringLiteral("ana"), id, proposed.ifMatch()).status, 202);
+    const ApiReply rejected = m_client->post(QStringLiteral("/actions/%1/rejections").arg(id), token(QStringLiteral("bob")),
+                                             QJsonObject{{QStringLiteral("reason"), QStringLiteral("wrong_amount")}},
+                                             {{"If-Match", proposed.ifMatch()}, {"Idempotency-Key", key()}});
+    QCOMPARE(rejected.status, 200);
+    QCOMPARE(rejected.json.value(QStringLiteral("action")).toObject().value(QStringLiteral("state")).toString(),
+             QStringLiteral("REJECTED"));
+    const ApiReply late = approve(QStringLiteral("root"), id, rejected.ifMatch());
+    QCOMPARE(late.status, 409);
+    QCOMPARE(late.code(), QStringLiteral("illegal_state"));
+}
+
+void TestApiPolicy::reloadKeepsTheVersionInForceOnABadFile()
+{
+    // Only an admin reloads.
+    QCOMPARE(reload(QStringLiteral("ana")).status, 403);
+
+    // An unknown member: 422 naming it; version 1 stays in force.
+    QVERIFY(writePolicy(R"({"rules": [{"id": "x", "match": {"amount_over": 5}, "require_approvals": 2}]})"));
+    ApiReply bad = reload(QStringLiteral("root"));
+    QCOMPARE(bad.status, 422);
+    QCOMPARE(bad.code(), QStringLiteral("invalid_policy"));
+    QCOMPARE(bad.json.value(QStringLiteral("version_in_force")).toInt(), 1);
+    QCOMPARE(bad.json.value(QStringLiteral("errors")).toArray().first().toObject().value(QStringLiteral("field")).toString(),
+             QStringLiteral("rules[0].match.amount_over"));
+    // A syntax error: the line named.
+    QVERIFY(writePolicy("{\n  \"rules\": [\n    {\"id\": \"x\" \"require_approvals\": 2}\n  ]\n}"));
+    bad = reload(QStringLiteral("root"));
+    QCOMPARE(bad.status, 422);
+    QCOMPARE(bad.json.value(QStringLiteral("line")).toInt(), 3);
+    QVERIFY2(bad.json.value(QStringLiteral("detail")).toString().startsWith(QStringLiteral("line 3:")), bad.body.constData());
+    QCOMPARE(m_client->get(QStringLiteral("/policy"), token(QStringLiteral("aud"))).json.value(QStringLiteral("version")).toInt(), 1);
+    QCOMPARE(m_harness.ledger().policies().versions()->size(), 1);
+
+    // A good file: version 2 in force at once, kept beside version 1.
+    const QByteArray three = R"({"rules": [{"id": "usd-large", "match": {"currency": "usd", "amount_above": 50000}, "require_approvals": 3}]})";
+    QVERIFY(writePolicy(three));
+    const ApiReply good = reload(QStringLiteral("root"));
+    QCOMPARE(good.status, 200);
+    QCOMPARE(good.json.value(QStringLiteral("version")).toInt(), 2);
+    QCOMPARE(good.json.value(QStringLiteral("loaded_by")).toString(), QStringLiteral("root"));
+    QCOMPARE(m_client->get(QStringLiteral("/policy"), token(QStringLiteral("agent-7"))).json.value(QStringLiteral("version")).toInt(), 2);
+    QCOMPARE(m_harness.ledger().policies().versions()->size(), 2);
+    const ApiReply proposed = propose(60000);
+    const ApiReply signed_ = approve(QStringLiteral("ana"), proposed.json.value(QStringLiteral("id")).toString(), proposed.ifMatch());
+    QCOMPARE(signed_.status, 202);
+    QCOMPARE(signed_.json.value(QStringLiteral("approvals_required")).toInt(), 3);
+    // Reloading the same file again is the same version.
+    QCOMPARE(reload(QStringLiteral("root")).json.value(QStringLiteral("version")).toInt(), 2);
+    QCOMPARE(m_harness.ledger().policies().versions()->size(), 2);
+    int loads = 0;
+    const auto log = m_harness.ledger().reader().auditLog();
+    for (const cs::AuditEvent &e : *log)
+        loads += e.event == u"policy_loaded" ? 1 : 0;
+    QCOMPARE(loads, 3); // startup, version 2, version 2 again
+    QVERIFY(writePolicy(kPolicy));
+    QCOMPARE(reload(QStringLiteral("root")).json.value(QStringLiteral("version")).toInt(), 3);
+}
+
+void TestApiPolicy::badFileStopsTheStart()
+{
+    const QString bad = m_dir.filePath(QStringLiteral("bad.json"));
+    QFile file(bad);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("{\"rules\": [{\"id\": \"a\", \"require_approvals\": 0}]}");
+    file.close();
+    QProcess serve;
+    serve.start(ApiHarness::countersigndBinary(),
+                {QStringLiteral("serve"), QStringLiteral("--db"), m_harness.dbPath(), QStringLiteral("--listen"),
+                 QStringLiteral("127.0.0.1:0"), QStringLiteral("--no-executor"), QStringLiteral("--policy"), bad});
+    QVERIFY(serve.waitForFinished(30000));
+    QCOMPARE(serve.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(serve.exitCode(), 2);
+    const QString err = QString::fromUtf8(serve.readAllStandardError());
+    QVERIFY2(err.contains(QStringLiteral("rules[0].require_approvals: must be an integer from 1 to 10")), qPrintable(err));
+    QVERIFY(serve.readAllStandardOutput().isEmpty()); // never listened
+    // Nothing recorded by the failed start.
+    QCOMPARE(m_harness.ledger().policies().versions()->size(), 3);
+}
+
+void TestApiPolicy::sighupReloads()
+{
+    const auto version = [this] {
+        return m_client->get(QStringLiteral("/policy"), token(QStringLiteral("aud"))).json.value(QStringLiteral("version")).toInt();
+    };
+    QCOMPARE(version(), 3);
+    const qint64 pid = m_harness.countersignd().process().processId();
+    QVERIFY(pid > 0);
+    // A bad file: the version in force stays, stderr says why.
+    QVERIFY(writePolicy(R"({"rules": [{"id": "x", "require_approvals": 11}]})"));
+    QCOMPARE(::kill(pid_t(pid), SIGHUP), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(m_harness.countersignd().standardError().contains("SIGHUP: --policy"), 10000);
+    QVERIFY2(m_harness.countersignd().standardError().contains("rules[0].require_approvals"),
+             m_harness.countersignd().standardError().constData());
+    QCOMPARE(version(), 3);
+    // A good one: version 4 in force, loaded by "SIGHUP".
+    QVERIFY(writePolicy(R"({"rules": [{"id": "all-two", "require_approvals": 2}]})"));
+    QCOMPARE(::kill(pid_t(pid), SIGHUP), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(version(), 4, 10000);
+    QCOMPARE(m_client->get(QStringLiteral("/policy"), token(QStringLiteral("aud"))).json.value(QStringLiteral("loaded_by")).toString(),
+             QStringLiteral("SIGHUP"));
+    QVERIFY(m_harness.countersignd().process().state() == QProcess::Running);
+}
+
+QTEST_GUILESS_MAIN(TestApiPolicy)
+#include "tst_api_policy.moc"

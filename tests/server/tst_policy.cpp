@@ -1,0 +1,215 @@
+// The approval policy on its own (server/policy, docs/POLICY.md): the matcher as a table of rules ×
+// amounts × agents × currencies × reasons, the strict parser (every refusal names its member or
+// line), and the shipped example file.
+
+#include "server/api/policyservice.h"
+#include "server/policy/policy.h"
+#include "server/policy/policyparser.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace cs;
+
+namespace {
+
+Policy parsed(const QByteArray &text)
+{
+    auto result = PolicyService::parse(text);
+    if (const auto *error = std::get_if<PolicyParser::Error>(&result))
+        qFatal("the test's policy does not parse: %s", qPrintable(error->toString()));
+    return std::get<Policy>(result);
+}
+
+// The policy the matcher table runs against (first match wins).
+const QByteArray kTable = R"({"rules": [
+  {"id": "usd-huge",  "match": {"currency": "usd", "amount_above": 500000}, "require_approvals": 3},
+  {"id": "usd-large", "match": {"currency": "usd", "amount_above": 50000, "amount_up_to": 500000}, "require_approvals": 2},
+  {"id": "jpy-large", "match": {"currency": "jpy", "amount_above": 50000}, "require_approvals": 2},
+  {"id": "fraud",     "match": {"reasons": ["fraudulent"]}, "require_approvals": 2},
+  {"id": "no-reason", "match": {"reasons": [""], "agents": ["agent-9"]}, "require_approvals": 4},
+  {"id": "trusted",   "match": {"agents": ["returns-agent", "agent-8"], "kinds": ["refund"]}, "require_approvals": 1}
+]})";
+
+ActionRecord action(qint64 amount, const QString &currency, const QString &agent, const QString &reason)
+{
+    ActionRecord a;
+    a.amount = amount;
+    a.currency = currency;
+    a.requestedBy = agent;
+    a.reason = reason;
+    return a;
+}
+
+} // namespace
+
+class TestPolicy : public QObject
+{
+    Q_OBJECT
+private slots:
+    void matcher_data();
+    void matcher();
+    void noPolicyIsOneApprover();
+    void refusals_data();
+    void refusals();
+    void exampleFileParses();
+    void roundTripsThroughJson();
+};
+
+void TestPolicy::matcher_data()
+{
+    QTest::addColumn<qint64>("amount");
+    QTest::addColumn<QString>("currency");
+    QTest::addColumn<QString>("agent");
+    QTest::addColumn<QString>("reason");
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<int>("approvals");
+
+    const QString customer = QStringLiteral("requested_by_customer");
+    const QString a7 = QStringLiteral("agent-7");
+    // Amount bounds: amount_above is exclusive, amount_up_to inclusive.
+    QTest::newRow("usd 500.00 is not above 500.00") << qint64(50000) << "usd" << a7 << customer << "" << 1;
+    QTest::newRow("usd 500.01 is above 500.00") << qint64(50001) << "usd" << a7 << customer << "usd-large" << 2;
+    QTest::newRow("usd 5000.00 is up to 5000.00") << qint64(500000) << "usd" << a7 << customer << "usd-large" << 2;
+    QTest::newRow("usd 5000.01: the huge rule, listed first") << qint64(500001) << "usd" << a7 << customer << "usd-huge" << 3;
+    // Currency: the same minor units in another currency are another amount.
+    QTest::newRow("eur 5000.01 matches no usd rule") << qint64(500001) << "eur" << a7 << customer << "" << 1;
+    QTest::newRow("jpy 50001 yen") << qint64(50001) << "jpy" << a7 << customer << "jpy-large" << 2;
+    QTest::newRow("jpy 50000 yen") << qint64(50000) << "jpy" << a7 << customer << "" << 1;
+    // Reasons and agents; first match wins over a later, more lenient rule.
+    QTest::newRow("fraudulent, small") << qint64(100) << "usd" << a7 << "fraudulent" << "fraud" << 2;
+    QTest::newRow("fraudulent by a trusted agent: fraud comes first") << qint64(100) << "usd" << "agent-8" << "fraudulent"
+                                                                      << "fraud" << 2;
+    QTest::newRow("trusted agent, small") << qint64(100) << "usd" << "agent-8" << customer << "trusted" << 1;
+    QTest::newRow("trusted agent, large: the amount rule first") << qint64(60000) << "usd" << "returns-agent" << customer
+                                                                 << "usd-large" << 2;
+    QTest::newRow("no reason, agent-9") << qint64(100) << "usd" << "agent-9" << "" << "no-reason" << 4;
+    QTest::newRow("a reason, agent-9") << qint64(100) << "usd" << "agent-9" << customer << "" << 1;
+    QTest::newRow("no reason, another agent") << qint64(100) << "usd" << a7 << "" << "" << 1;
+}
+
+void TestPolicy::matcher()
+{
+    QFETCH(qint64, amount);
+    QFETCH(QString, currency);
+    QFETCH(QString, agent);
+    QFETCH(QString, reason);
+    QFETCH(QString, rule);
+    QFETCH(int, approvals);
+    Policy policy = parsed(kTable);
+    policy.version = 7;
+    const Policy::Requirement r = policy.requirementFor(action(amount, currency, agent, reason));
+    QCOMPARE(r.ruleId, rule);
+    QCOMPARE(r.approvals, approvals);
+    QCOMPARE(r.policyVersion, 7);
+}
+
+void TestPolicy::noPolicyIsOneApprover()
+{
+    const Policy empty = parsed(R"({"rules": []})");
+    const Policy::Requirement r = empty.requirementFor(action(99999999, QStringLiteral("usd"), QStringLiteral("a"), QString()));
+    QCOMPARE(r, Policy::Requirement());
+    QCOMPARE(r.approvals, 1);
+}
+
+void TestPolicy::refusals_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QString>("says"); // Error::toString() starts with this
+
+    QTest::newRow("not JSON, line named") << QByteArray("{\n\"rules\": [\n  {\"id\": \"a\",,}\n]}") << "line 3:";
+    QTest::newRow("a duplicate member, line named")
+        << QByteArray("{\"rules\": [\n {\"id\": \"a\", \"require_approvals\": 2,\n  \"require_approvals\": 1}]}")
+        << "line 3: rules[0].require_approvals: a member given twice";
+    QTest::newRow("rules missing") << QByteArray("{}") << "rules: is required";
+    QTest::newRow("an unknown top-level member") << QByteArray(R"({"rules": [], "rulez": []})") << "rulez: is not a known member";
+    QTest::newRow("an unknown rule member")
+        << QByteArray(R"({"rules": [{"id": "a", "require_approvals": 2, "auto_approve": {}}]})")
+        << "rules[0].auto_approve: is not a known member";
+    QTest::newRow("an unknown match member")
+        << QByteArray(R"({"rules": [{"id": "a", "match": {"amount_over": 5}, "require_approvals": 2}]})")
+        << "rules[0].match.amount_over: is not a known member";
+    QTest::newRow("no outcome") << QByteArray(R"({"rules": [{"id": "a"}]})") << "rules[0]: needs an outcome";
+    QTest::newRow("require_approvals a string")
+        << QByteArray(R"({"rules": [{"id": "a", "require_approvals": "2"}]})") << "rules[0].require_approvals: must be an integer";
+    QTest::newRow("require_approvals 0") << QByteArray(R"({"rules": [{"id": "a", "require_approvals": 0}]})")
+                                         << "rules[0].require_approvals: must be an integer from 1 to 10";
+    QTest::newRow("require_approvals 11") << QByteArray(R"({"rules": [{"id": "a", "require_approvals": 11}]})")
+                                          << "rules[0].require_approvals:";
+    QTest::newRow("require_approvals 2.0") << QByteArray(R"({"rules": [{"id": "a", "require_approvals": 2.0}]})")
+                                           << "rules[0].require_approvals:";
+    QTest::newRow("an amount with a fraction")
+        << QByteArray(R"({"rules": [{"id": "a", "match": {"currency": "usd", "amount_above": 500.5}, "require_approvals": 2}]})")
+        << "rules[0].match.amount_above: must be a non-negative integer";
+    QTest::newRow("a negative amount")
+        << QByteArray(R"({"rules": [{"id": "a", "match": {"currency": "usd", "amount_up_to": -1}, "require_approvals": 2}]})")
+        << "rules[0].match.amount_up_to:";
+    QTest::newRow("an amount without a currency")
+        << QByteArray(R"({"rules": [{"id": "a", "match": {"amount_above": 500}, "require_approvals": 2}]})")
+        << "rules[0].match.amount_above: needs a currency";
+    QTest::newRow("an empty range")
+        << QByteArray(R"({"rules": [{"id": "a", "match": {"currency": "usd", "amount_above": 500, "amount_up_to": 500}, "require_approvals": 2}]})")
+        << "rules[0].match.amount_up_to: must be greater";
+    QTest::newRow("an unknown currency")
+        << QByteArray(R"({"rules": [{"id": "a", "match": {"currency": "usx"}, "require_approvals": 2}]})")
+        << "rules[0].match.currency:";
+    QTest::newRow("an upper-case currency")
+        << QByteArray(R"({"rules": [{"id": "a", "match": {"currency": "USD"}, "require_approvals": 2}]})")
+        << "rules[0].match.currency:";
+    QTest::newRow("agents not an array")
+        << QByteArray(R"({"rules": [{"id": "a", "match": {"agents": "agent-7"}, "require_approvals": 2}]})")
+        << "rules[0].match.agents: must be a non-empty array";
+    QTest::newRow("agents empty") << QByteArray(R"({"rules": [{"id": "a", "match": {"agents": []}, "require_approvals": 2}]})")
+                                  << "rules[0].match.agents:";
+    QTest::newRow("an agent a number")
+        << QByteArray(R"({"rules": [{"id": "a", "match": {"agents": ["x", 7]}, "require_approvals": 2}]})")
+        << "rules[0].match.agents[1]: must be a string";
+    QTest::newRow("an agent twice")
+        << QByteArray(R"({"rules": [{"id": "a", "match": {"agents": ["x", "x"]}, "require_approvals": 2}]})")
+        << "rules[0].match.agents[1]: repeats";
+    QTest::newRow("a rule id twice")
+        << QByteArray(R"({"rules": [{"id": "a", "require_approvals": 2}, {"id": "a", "require_approvals": 1}]})")
+        << "rules[1].id: repeats the rule id";
+    QTest::newRow("a rule without id") << QByteArray(R"({"rules": [{"require_approvals": 2}]})") << "rules[0].id: is required";
+    QTest::newRow("a rule id with spaces")
+        << QByteArray(R"({"rules": [{"id": "big one", "require_approvals": 2}]})") << "rules[0].id:";
+    QTest::newRow("a rule not an object") << QByteArray(R"({"rules": [3]})") << "rules[0]: must be an object";
+    QTest::newRow("not an object") << QByteArray("[]") << "line 1:";
+}
+
+void TestPolicy::refusals()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QString, says);
+    const auto result = PolicyService::parse(text);
+    const auto *error = std::get_if<PolicyParser::Error>(&result);
+    QVERIFY2(error, "the policy was accepted");
+    QVERIFY2(error->toString().startsWith(says), qPrintable(error->toString()));
+}
+
+void TestPolicy::exampleFileParses()
+{
+    QFile file(QStringLiteral(COUNTERSIGN_SOURCE_DIR "/resources/policy.example.json"));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const Policy policy = parsed(file.readAll());
+    QCOMPARE(policy.rules.size(), 5);
+    QCOMPARE(policy.requirementFor(action(50001, QStringLiteral("usd"), QStringLiteral("a"), QString())).approvals, 2);
+    QCOMPARE(policy.requirementFor(action(500001, QStringLiteral("usd"), QStringLiteral("a"), QString())).approvals, 3);
+    QCOMPARE(policy.requirementFor(action(2500, QStringLiteral("usd"), QStringLiteral("returns-agent"),
+                                          QStringLiteral("requested_by_customer"))).ruleId,
+             QStringLiteral("trusted-agent-small"));
+}
+
+void TestPolicy::roundTripsThroughJson()
+{
+    // GET /api/v1/policy shows the rules as the file states them: parsing what it shows gives the
+    // same rules.
+    const Policy policy = parsed(kTable);
+    const QJsonObject shown = policy.toJson();
+    const QByteArray again = QJsonDocument(QJsonObject{{QStringLiteral("rules"), shown.value(QStringLiteral("rules"))}}).toJson();
+    QCOMPARE(parsed(again).rules, policy.rules);
+}
+
+QTEST_APPLESS_MAIN(TestPolicy)
+#include "tst_policy.moc"
