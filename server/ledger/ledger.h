@@ -6,6 +6,7 @@
 #include "server/ledger/evidencestore.h"
 #include "server/ledger/executionstore.h"
 #include "server/ledger/ledgerdatabase.h"
+#include "server/ledger/pausestore.h"
 #include "server/ledger/proposalstore.h"
 
 #include <QString>
@@ -25,6 +26,7 @@ namespace cs {
 //   execution()  ExecutionStore claims, leases, attempts, group commit, recovery (Executor)
 //   evidence()   EvidenceStore  lookups, reconciliation, webhook events, the reconciler's schedule
 //   charges()    ChargeStore    the provider's snapshots of charges, the refund budget per charge
+//   pauses()     PauseStore     the stop switch: pauses of execution (all, an agent, an account)
 //   reader()     ActionReader   every read: the queue, one action's history, the audit log
 //   database()   LedgerDatabase the SQL layer, for other tables in the same file (users, replays)
 //
@@ -67,6 +69,7 @@ public:
     ExecutionStore &execution() { return m_execution; }
     EvidenceStore &evidence() { return m_evidence; }
     ChargeStore &charges() { return m_charges; }
+    PauseStore &pauses() { return m_pauses; }
     const ActionReader &reader() const { return m_reader; }
 
 private:
@@ -76,6 +79,7 @@ private:
     ExecutionStore m_execution;
     EvidenceStore m_evidence;
     ChargeStore m_charges;
+    PauseStore m_pauses;
     ActionReader m_reader;
 };
 

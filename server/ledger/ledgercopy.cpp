@@ -64,6 +64,7 @@ QList<TableSpec> knownTables()
         spec("api_requests", "user_name,idempotency_key"),
         spec("charges", "charge_key"),
         spec("charge_snapshots", "charge_key,seq"),
+        spec("execution_pauses", "id"),
         spec("action_state_counts", "state", true),
         spec("action_requester_state_counts", "requested_by,state", true),
     };
