@@ -28,6 +28,7 @@ bool ActionPolicy::mayCall(Role role, Operation operation)
     case Operation::ListActions:
     case Operation::GetAction:
     case Operation::Events:
+    case Operation::ReadExecution:
         return true;
     case Operation::Propose:
         return role == Role::Agent || role == Role::Admin;
@@ -37,6 +38,7 @@ bool ActionPolicy::mayCall(Role role, Operation operation)
     case Operation::Lookup:
     case Operation::Reconcile:
     case Operation::FollowUp:
+    case Operation::PauseExecution:
         return role == Role::Supervisor || role == Role::Admin;
     }
     return false;
@@ -71,6 +73,10 @@ QString ActionPolicy::operationName(Operation operation)
         return QStringLiteral("propose follow-ups");
     case Operation::Events:
         return QStringLiteral("follow events");
+    case Operation::ReadExecution:
+        return QStringLiteral("read the execution pauses");
+    case Operation::PauseExecution:
+        return QStringLiteral("pause and resume execution");
     }
     return QString();
 }

@@ -18,7 +18,10 @@ namespace cs {
 class ActionPolicy
 {
 public:
-    enum class Operation { Me, ListActions, GetAction, Propose, Approve, Reject, Lookup, Reconcile, FollowUp, Events };
+    enum class Operation {
+        Me, ListActions, GetAction, Propose, Approve, Reject, Lookup, Reconcile, FollowUp, Events,
+        ReadExecution, PauseExecution, // the stop switch: GET /execution; pause and resume
+    };
 
     // The role × operation matrix. Own-only roles (agents reading) are allowed here; the handler
     // then restricts them with ownOnly().

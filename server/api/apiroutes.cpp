@@ -2,6 +2,7 @@
 
 #include "server/api/actionservice.h"
 #include "server/api/eventstream.h"
+#include "server/api/executionservice.h"
 #include "server/ledger/actionreader.h"
 
 #include <QJsonObject>
@@ -77,6 +78,22 @@ Reply reconcile(const Call &c, const Services &s)
 Reply followUp(const Call &c, const Services &s)
 {
     return s.actions->followUp(c.user, c.actionId, c.checked.ifMatch, c.checked.json, c.instance);
+}
+
+// The stop switch (ExecutionService).
+Reply executionState(const Call &c, const Services &s)
+{
+    return s.execution->state(c.instance);
+}
+
+Reply pauseExecution(const Call &c, const Services &s)
+{
+    return s.execution->pause(c.user, c.checked.json, c.instance);
+}
+
+Reply resumeExecution(const Call &c, const Services &s)
+{
+    return s.execution->resume(c.user, c.actionId, c.checked.json, c.instance);
 }
 
 // A stream that opens keeps the socket; only a refusal is answered here.
@@ -159,6 +176,7 @@ const QList<ApiRoutes::Endpoint> &ApiRoutes::endpoints()
     static const Needs mutation{.body = Body::Json, .ifMatch = true, .idempotencyKey = true};
     static const Needs lookupNeeds{.body = Body::OptionalJson, .ifMatch = true, .idempotencyKey = true};
     static const Needs webhookNeeds{.body = Body::Raw, .ifMatch = false, .idempotencyKey = false};
+    static const Needs resumeNeeds{.body = Body::OptionalJson, .ifMatch = false, .idempotencyKey = true};
 
     static const QList<Endpoint> table = {
         {.method = "GET",  .path = QStringLiteral("/health"),                       .access = Access::Public,
@@ -183,6 +201,12 @@ const QList<ApiRoutes::Endpoint> &ApiRoutes::endpoints()
          .operation = Op::FollowUp,    .needs = mutation,     .handler = followUp},
         {.method = "GET",  .path = QStringLiteral("/events"),                       .access = Access::Token,
          .operation = Op::Events,      .needs = nothing,      .handler = events},
+        {.method = "GET",  .path = QStringLiteral("/execution"),                    .access = Access::Token,
+         .operation = Op::ReadExecution, .needs = nothing,    .handler = executionState},
+        {.method = "POST", .path = QStringLiteral("/execution/pauses"),             .access = Access::Token,
+         .operation = Op::PauseExecution, .needs = proposal,  .handler = pauseExecution},
+        {.method = "POST", .path = QStringLiteral("/execution/pauses/{id}/resume"), .access = Access::Token,
+         .operation = Op::PauseExecution, .needs = resumeNeeds, .handler = resumeExecution},
         // Public: Stripe-Signature is its authentication (checked by the webhook handler).
         {.method = "POST", .path = QStringLiteral("/webhooks/provider"),            .access = Access::Public,
          .operation = Op::Me,          .needs = webhookNeeds, .handler = providerWebhook},
