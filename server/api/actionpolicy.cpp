@@ -29,6 +29,7 @@ bool ActionPolicy::mayCall(Role role, Operation operation)
     case Operation::GetAction:
     case Operation::Events:
     case Operation::ReadPolicy:
+    case Operation::ReadExecution:
         return true;
     case Operation::ReloadPolicy:
         return role == Role::Admin;
@@ -42,6 +43,7 @@ bool ActionPolicy::mayCall(Role role, Operation operation)
     case Operation::Lookup:
     case Operation::Reconcile:
     case Operation::FollowUp:
+    case Operation::PauseExecution:
         return role == Role::Supervisor || role == Role::Admin;
     }
     return false;
@@ -82,6 +84,10 @@ QString ActionPolicy::operationName(Operation operation)
         return QStringLiteral("read the approval policy");
     case Operation::ReloadPolicy:
         return QStringLiteral("reload the approval policy");
+    case Operation::ReadExecution:
+        return QStringLiteral("read the execution pauses");
+    case Operation::PauseExecution:
+        return QStringLiteral("pause and resume execution");
     }
     return QString();
 }

@@ -20,7 +20,8 @@ class ActionPolicy
 public:
     enum class Operation {
         Me, ListActions, GetAction, Propose, Approve, Reject, Lookup, ChargeLookup, Reconcile, FollowUp, Events,
-        ReadPolicy, ReloadPolicy, // GET /policy (every role), POST /policy/reload (admin)
+        ReadPolicy, ReloadPolicy,      // GET /policy (every role), POST /policy/reload (admin)
+        ReadExecution, PauseExecution, // the stop switch: GET /execution; pause and resume
     };
 
     // The role × operation matrix. Own-only roles (agents reading) are allowed here; the handler

@@ -3,6 +3,7 @@
 #include "server/api/actionservice.h"
 #include "server/api/eventstream.h"
 #include "server/api/policyservice.h"
+#include "server/api/executionservice.h"
 #include "server/ledger/actionreader.h"
 
 #include <QJsonObject>
@@ -106,6 +107,22 @@ Reply reloadPolicy(const Call &c, const Services &s)
     return PolicyService::reloadAnswer(s.policy, *s.approvals, c.user.name, c.instance);
 }
 
+// The stop switch (ExecutionService).
+Reply executionState(const Call &c, const Services &s)
+{
+    return s.execution->state(c.instance);
+}
+
+Reply pauseExecution(const Call &c, const Services &s)
+{
+    return s.execution->pause(c.user, c.checked.json, c.instance);
+}
+
+Reply resumeExecution(const Call &c, const Services &s)
+{
+    return s.execution->resume(c.user, c.actionId, c.checked.json, c.instance);
+}
+
 // A stream that opens keeps the socket; only a refusal is answered here.
 Reply events(const Call &c, const Services &s)
 {
@@ -189,6 +206,7 @@ const QList<ApiRoutes::Endpoint> &ApiRoutes::endpoints()
     static const Needs webhookNeeds{.body = Body::Raw, .ifMatch = false, .idempotencyKey = false};
     // Reloading the policy file twice is loading it twice (the second is the same version again).
     static const Needs reloadNeeds{.body = Body::OptionalJson, .ifMatch = false, .idempotencyKey = false};
+    static const Needs resumeNeeds{.body = Body::OptionalJson, .ifMatch = false, .idempotencyKey = true};
 
     static const QList<Endpoint> table = {
         {.method = "GET",  .path = QStringLiteral("/health"),                       .access = Access::Public,
@@ -219,6 +237,12 @@ const QList<ApiRoutes::Endpoint> &ApiRoutes::endpoints()
          .operation = Op::ReadPolicy,  .needs = nothing,      .handler = getPolicy},
         {.method = "POST", .path = QStringLiteral("/policy/reload"),                .access = Access::Token,
          .operation = Op::ReloadPolicy, .needs = reloadNeeds, .handler = reloadPolicy},
+        {.method = "GET",  .path = QStringLiteral("/execution"),                    .access = Access::Token,
+         .operation = Op::ReadExecution, .needs = nothing,    .handler = executionState},
+        {.method = "POST", .path = QStringLiteral("/execution/pauses"),             .access = Access::Token,
+         .operation = Op::PauseExecution, .needs = proposal,  .handler = pauseExecution},
+        {.method = "POST", .path = QStringLiteral("/execution/pauses/{id}/resume"), .access = Access::Token,
+         .operation = Op::PauseExecution, .needs = resumeNeeds, .handler = resumeExecution},
         // Public: Stripe-Signature is its authentication (checked by the webhook handler).
         {.method = "POST", .path = QStringLiteral("/webhooks/provider"),            .access = Access::Public,
          .operation = Op::Me,          .needs = webhookNeeds, .handler = providerWebhook},

@@ -26,6 +26,7 @@ class ActionService;
 class ApprovalStore;
 class EventStream;
 class PolicyService;
+class ExecutionService;
 
 // What the API offers, in one table (resources/openapi.yaml `paths:`, under /api/v1): per
 // endpoint its method, path pattern, who may call it (ActionPolicy::Operation), the request
@@ -37,7 +38,7 @@ class PolicyService;
 // bearer token and the role (401 / 403, unless Access::Public), the preconditions (413, 415, 400),
 // the client Idempotency-Key (replay, 422, 409), If-Match (428), then the handler.
 //
-// The one path parameter is `{id}`, a non-empty segment (the action id). Handlers run on the HTTP
+// The one path parameter is `{id}`, a non-empty segment (the action id, or a pause id). Handlers run on the HTTP
 // server's thread; Reply::work runs on a worker thread.
 class ApiRoutes
 {
@@ -66,6 +67,7 @@ public:
     struct Services
     {
         ActionService *actions = nullptr;
+        ExecutionService *execution = nullptr; // the stop switch
         const ActionReader *reader = nullptr;
         EventStream *events = nullptr;
         WebhookHandler webhook; // unset: the webhook answers 503

@@ -59,7 +59,9 @@ ApiServer::ApiServer(Ledger *ledger, ProviderClient *provider, Options options, 
         ActionService::Stores{&ledger->proposals(), &ledger->approvals(), &ledger->evidence(), m_reader, &ledger->charges()}, m_provider,
         m_options.service);
     m_events = new EventStream(m_reader, &ledger->database(), m_options.events, this);
+    m_execution = std::make_unique<ExecutionService>(&ledger->pauses());
     m_services.actions = m_service.get();
+    m_services.execution = m_execution.get();
     m_services.reader = m_reader;
     m_services.events = m_events;
     m_services.version = m_options.version;

@@ -6,6 +6,7 @@
 #include "server/api/auththrottle.h"
 #include "server/api/connectionguard.h"
 #include "server/api/eventstream.h"
+#include "server/api/executionservice.h"
 #include "server/api/webhookhandler.h"
 
 #include <QAbstractHttpServer>
@@ -112,6 +113,7 @@ private:
     std::unique_ptr<RequestReplayStore> m_replays;
     const ActionReader *m_reader;
     std::unique_ptr<ActionService> m_service;
+    std::unique_ptr<ExecutionService> m_execution;
     EventStream *m_events = nullptr;
     ApiRoutes::Services m_services; // what the handlers use (with the webhook handler)
     QThreadPool m_pool;

@@ -13,6 +13,26 @@
 
 namespace cs {
 
+namespace {
+
+// The stop switch's audit rows (PauseStore): about no action, streamed to every client as
+// `execution.changed` so consoles read GET /execution again.
+bool isExecutionEvent(const AuditEvent &event)
+{
+    return event.actionId.isEmpty()
+        && (event.event == u"execution_paused" || event.event == u"execution_resumed");
+}
+
+QJsonObject executionChange(const AuditEvent &event)
+{
+    return QJsonObject{{QStringLiteral("event"), event.event},
+                       {QStringLiteral("actor"), event.actor},
+                       {QStringLiteral("reason"), event.reason},
+                       {QStringLiteral("at"), toWireTime(event.at)}};
+}
+
+} // namespace
+
 EventStream::EventStream(const ActionReader *reader, LedgerDatabase *database, Options options, QObject *parent)
     : QObject(parent), m_reader(reader), m_options(options),
       m_watcher(new LedgerWatcher(database, m_options.changes, this))
@@ -155,6 +175,11 @@ void EventStream::poll()
             for (Client &client : m_clients) {
                 QByteArray out;
                 for (const AuditEvent &event : *events) {
+                    if (event.seq > client.cursor && isExecutionEvent(event)) {
+                        out += "id: " + QByteArray::number(event.seq) + "\nevent: execution.changed\ndata: "
+                            + QJsonDocument(executionChange(event)).toJson(QJsonDocument::Compact) + "\n\n";
+                        continue;
+                    }
                     if (event.seq <= client.cursor || event.actionId.isEmpty() || !records.contains(event.actionId))
                         continue;
                     const ActionRecord &record = records[event.actionId];

@@ -18,7 +18,8 @@ namespace cs {
 class ActionReader;
 class LedgerDatabase;
 
-// GET /events: server-sent events for every audit event that concerns an action
+// GET /events: server-sent events for every audit event that concerns an action, and for the
+// execution pauses (`execution.changed`)
 // (docs/API.md, "Live updates"). The audit log's global seq is the event id. One LedgerWatcher
 // (server/ledger/ledgerwatcher.h) says when to read the log again for all clients: at once after
 // each commit of this process, on PostgreSQL after each commit of any instance (LISTEN/NOTIFY),

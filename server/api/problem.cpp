@@ -39,6 +39,8 @@ const QHash<QString, CodeInfo> &codes()
         {QStringLiteral("fingerprint_mismatch"), {409, "Fingerprint mismatch"}},
         {QStringLiteral("outcome_unknown"), {409, "Outcome unknown"}},
         {QStringLiteral("not_original_action"), {409, "Not an original action"}},
+        {QStringLiteral("already_paused"), {409, "Already paused"}},
+        {QStringLiteral("already_resumed"), {409, "Already resumed"}},
         {QStringLiteral("in_flight"), {409, "Request in flight"}},
         {QStringLiteral("idempotency_key_in_flight"), {409, "Idempotency key in flight"}},
         {QStringLiteral("length_required"), {411, "Length required"}},

@@ -5,6 +5,7 @@
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/ledgerlog.h"
 #include "server/ledger/ledgerrows.h"
+#include "server/ledger/pausestore.h"
 
 #include "models/approval.h"
 #include "models/fingerprint.h"
@@ -26,6 +27,7 @@ struct ClaimContext
 {
     Approval approval;
     int attempts = 0;
+    bool pausesChecked = false; // read by the candidate read, which leaves paused actions out
 };
 
 LedgerError readClaimContext(QSqlDatabase &db, const ActionRow &row, ClaimContext *out)
@@ -88,6 +90,18 @@ LedgerError claimRow(QSqlDatabase &db, const QDateTime &now, const ActionRow &ro
         return err(Code::Forbidden, QStringLiteral("%1's current approval does not approve its key").arg(id));
     if (context->attempts > 0)
         return err(Code::Conflict, QStringLiteral("%1 is PENDING but already has attempts").arg(id));
+    if (!context->pausesChecked) {
+        // The stop switch (PauseStore): claimNext's candidate read left out what is paused, under
+        // the same lock; a claim by id asks here.
+        std::optional<ExecutionPause> pause;
+        e = PauseStore::lockForClaim(db);
+        if (e.ok())
+            e = PauseStore::coveringIn(db, row.record, &pause);
+        if (!e.ok())
+            return e;
+        if (pause)
+            return err(Code::Conflict, QStringLiteral("%1 is not claimed: %2 (%3)").arg(id, pause->describe(), pause->id));
+    }
 
     // Invariant 10: only the exact request the approval signed may be sent.
     const QString recomputed = requestFingerprint(row.record.providerRequest());
@@ -198,9 +212,10 @@ QString ExecutionStore::candidateSql(bool postgres, int fetch)
     //   per session; with LIMIT ? it made a custom plan for every claim (0.23 ms each).
     return QStringLiteral("SELECT %1, %2, a.attempt_count FROM actions a %3"
                           " WHERE a.state >= 'PENDING' AND a.state <= 'PENDING' AND a.idempotency_key <> ''"
+                          " AND %5"
                           " ORDER BY a.state, a.created_at, a.id LIMIT %4")
         .arg(qualifiedActionColumns(QStringLiteral("a")), approval, postgres ? postgresJoin : sqliteJoin,
-             QString::number(fetch));
+             QString::number(fetch), PauseStore::notPausedSql(QStringLiteral("a")));
 }
 
 namespace {
@@ -231,6 +246,11 @@ LedgerError claimNextIn(QSqlDatabase &db, const QDateTime &now, const QString &e
     // Drifted ones are stopped for review and skipped, so each refill sees fresh candidates.
     for (int pass = 0; pass < 10; ++pass) {
         if (list.isEmpty()) {
+            // Pauses committed before this read are seen by it; pause() waits for this
+            // transaction's COMMIT (PauseStore::lockForClaim).
+            e = PauseStore::lockForClaim(db);
+            if (!e.ok())
+                return e;
             Statement q(db);
             // PostgreSQL: the candidates are locked, and rows another instance is claiming right
             // now are skipped instead of waited for (FOR UPDATE SKIP LOCKED).
@@ -241,6 +261,7 @@ LedgerError claimNextIn(QSqlDatabase &db, const QDateTime &now, const QString &e
                 c.row = actionFromRow(q);
                 c.context.approval = approvalFromRow(q, kActionRowColumnCount);
                 c.context.attempts = q.value(kActionRowColumnCount + 8).toInt();
+                c.context.pausesChecked = true;
                 list << c;
             }
         }

@@ -82,7 +82,8 @@ public:
     explicit ExecutionStore(LedgerDatabase &database) : m_db(database) {}
 
     // The statement claimNext reads its next `fetch` candidates with (oldest approved PENDING
-    // first), without its row lock; public so that tests can check its plan on both engines.
+    // first, none that a pause in force covers: PauseStore), without its row lock; public so that
+    // tests can check its plan on both engines.
     static QString candidateSql(bool postgres, int fetch);
 
     bool isOpen() const;
@@ -97,7 +98,9 @@ public:
     // Atomically: an approved PENDING action -> EXECUTING under executorId's lease, with its open
     // attempt row (same key and fingerprint) committed in the same transaction. If the action's
     // request no longer matches what the current approval signed, it is stopped for review
-    // instead (invariant 10): claim() then fails with Conflict, claimNext() moves on.
+    // instead (invariant 10): claim() then fails with Conflict, claimNext() moves on. Nothing a
+    // pause in force covers is claimed (PauseStore): claimNext() leaves it PENDING and moves on,
+    // claim() fails with Conflict.
     LedgerResult<std::optional<Claim>> claimNext(const QString &executorId, std::chrono::milliseconds leaseDuration);
     LedgerResult<Claim> claim(const QString &actionId, const QString &executorId,
                               std::chrono::milliseconds leaseDuration);

@@ -6,7 +6,7 @@ namespace cs {
 
 Ledger::Ledger()
     : m_proposals(m_database), m_approvals(m_database), m_policies(m_database), m_execution(m_database), m_evidence(m_database), m_charges(m_database),
-      m_reader(m_database)
+      m_pauses(m_database), m_reader(m_database)
 {
 }
 

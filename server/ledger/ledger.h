@@ -7,6 +7,7 @@
 #include "server/ledger/executionstore.h"
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/policystore.h"
+#include "server/ledger/pausestore.h"
 #include "server/ledger/proposalstore.h"
 
 #include <QString>
@@ -27,6 +28,7 @@ namespace cs {
 //   execution()  ExecutionStore claims, leases, attempts, group commit, recovery (Executor)
 //   evidence()   EvidenceStore  lookups, reconciliation, webhook events, the reconciler's schedule
 //   charges()    ChargeStore    the provider's snapshots of charges, the refund budget per charge
+//   pauses()     PauseStore     the stop switch: pauses of execution (all, an agent, an account)
 //   reader()     ActionReader   every read: the queue, one action's history, the audit log
 //   database()   LedgerDatabase the SQL layer, for other tables in the same file (users, replays)
 //
@@ -70,6 +72,7 @@ public:
     ExecutionStore &execution() { return m_execution; }
     EvidenceStore &evidence() { return m_evidence; }
     ChargeStore &charges() { return m_charges; }
+    PauseStore &pauses() { return m_pauses; }
     const ActionReader &reader() const { return m_reader; }
 
 private:
@@ -80,6 +83,7 @@ private:
     ExecutionStore m_execution;
     EvidenceStore m_evidence;
     ChargeStore m_charges;
+    PauseStore m_pauses;
     ActionReader m_reader;
 };
 

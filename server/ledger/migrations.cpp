@@ -818,6 +818,53 @@ Migrations::Migration policySchema()
     return m;
 }
 
+// Version 12 (owned by PauseStore, issue 14): the stop switch. A pause covers everything, one
+// agent (actions' requested_by) or one provider account (actions' provider_account); it is in
+// force until resumed. Rows are never deleted, and the only change the triggers allow is the one
+// resume: resumed_by / resumed_at / resume_note set once, on a pause still in force.
+Migrations::Migration pauseSchema()
+{
+    Migrations::Migration m;
+    m.version = 12;
+    m.name = QStringLiteral("execution pauses (the stop switch): all, one agent or one provider account");
+    const QString table = QStringLiteral(
+        "CREATE TABLE execution_pauses ("
+        " id TEXT NOT NULL PRIMARY KEY,"
+        " scope TEXT NOT NULL CHECK (scope IN ('all', 'agent', 'account')),"
+        " agent TEXT NOT NULL,"
+        " account TEXT NOT NULL,"
+        " reason TEXT NOT NULL CHECK (reason <> ''),"
+        " paused_by TEXT NOT NULL,"
+        " paused_at BIGINT NOT NULL,"
+        " resumed_by TEXT,"
+        " resumed_at BIGINT,"
+        " resume_note TEXT NOT NULL DEFAULT '',"
+        " CHECK ((scope = 'all' AND agent = '' AND account = '')"
+        " OR (scope = 'agent' AND agent <> '' AND account = '')"
+        " OR (scope = 'account' AND account <> '' AND agent = '')),"
+        " CHECK ((resumed_at IS NULL) = (resumed_by IS NULL)))");
+    // The pauses in force are few: the claim's check reads them by this index.
+    const QString index = QStringLiteral("CREATE INDEX execution_pauses_in_force ON execution_pauses (resumed_at, scope)");
+    const QString message = QStringLiteral("countersign: a pause is only ever resumed, once");
+    const QStringList frozen = {QStringLiteral("id"), QStringLiteral("scope"), QStringLiteral("agent"),
+                                QStringLiteral("account"), QStringLiteral("reason"), QStringLiteral("paused_by"),
+                                QStringLiteral("paused_at")};
+    m.statements << table << index
+                 << QStringLiteral("CREATE TRIGGER execution_pauses_resume_once BEFORE UPDATE ON execution_pauses"
+                                   " WHEN OLD.resumed_at IS NOT NULL OR %1 BEGIN SELECT RAISE(ABORT, '%2'); END")
+                        .arg(anyColumnChanged(frozen), message)
+                 << forbid(QStringLiteral("execution_pauses_no_delete"), QStringLiteral("DELETE"),
+                           QStringLiteral("execution_pauses"), message);
+    m.postgres << pg(table) << index
+               << QStringLiteral("CREATE TRIGGER execution_pauses_resume_once BEFORE UPDATE ON execution_pauses"
+                                 " FOR EACH ROW WHEN (OLD.resumed_at IS NOT NULL OR %1)"
+                                 " EXECUTE FUNCTION countersign_refuse('%2')")
+                      .arg(anyColumnChanged(frozen, QStringLiteral("IS DISTINCT FROM")), message);
+    m.postgres << pgForbid(QStringLiteral("execution_pauses_no_delete"), QStringLiteral("DELETE"),
+                           QStringLiteral("execution_pauses"), message);
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -835,7 +882,7 @@ const QList<Migrations::Migration> &Migrations::all()
     static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema(), consoleSchema(),
                                                    sortSchema(), tokenLifecycleSchema(), followUpIndexSchema(),
                                                    stepCostSchema(), chargeBudgetSchema(), reasonsSchema(),
-                                                   policySchema()};
+                                                   policySchema(), pauseSchema()};
     return migrations;
 }
 

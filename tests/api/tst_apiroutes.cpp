@@ -169,6 +169,12 @@ void TestApiRoutes::rows_data()
     QTest::newRow("follow up") << post << QStringLiteral("/actions/{id}/follow-ups") << A::Token << Op::FollowUp << Body::Json
                                << true << true;
     QTest::newRow("events") << get << QStringLiteral("/events") << A::Token << Op::Events << Body::None << false << false;
+    QTest::newRow("execution: every role") << get << QStringLiteral("/execution") << A::Token << Op::ReadExecution << Body::None
+                                           << false << false;
+    QTest::newRow("pause: no If-Match") << post << QStringLiteral("/execution/pauses") << A::Token << Op::PauseExecution
+                                        << Body::Json << false << true;
+    QTest::newRow("resume: body optional") << post << QStringLiteral("/execution/pauses/{id}/resume") << A::Token
+                                           << Op::PauseExecution << Body::OptionalJson << false << true;
     QTest::newRow("webhook: public, raw body") << post << QStringLiteral("/webhooks/provider") << A::Public << Op::Me << Body::Raw
                                                << false << false;
 }

@@ -1,5 +1,6 @@
 // The reconciler against a real paysim: the key window (invariant 7), lookup lag, ambiguous
-// answers, contradictory evidence, "look up now", and its persistent schedule.
+// answers, contradictory evidence, "look up now", its persistent schedule, and its work (and the
+// executor's request in flight) going on while execution is paused.
 //
 // Most tests start from a CONFIRMATION_UNKNOWN action whose first request really reached paysim
 // and whose answer was lost: the test claims the action and sends its exact request itself,
@@ -56,6 +57,7 @@ private slots:
     void contradictoryEvidence();
     void lookUpNowIsStoredWhoeverAsks();
     void scheduleSurvivesARestart();
+    void reconcilesAndFinishesWhilePaused();
 
 private:
     // Approved, claimed, its exact request sent to paysim, the answer thrown away: CONFIRMATION_UNKNOWN.
@@ -366,6 +368,53 @@ void TestReconciler::scheduleSurvivesARestart()
     QCOMPARE(toString(reconciler.reconcileNextDue(QStringLiteral("r2")).step), QStringLiteral("still_unknown"));
     QCOMPARE(m_ledger->evidence().reconcileSchedule(action.id)->tries, 2);
     QCOMPARE(m_ledger->reader().attempts(action.id)->size(), 3); // the lost one and two same-key retries
+}
+
+// The stop switch (issue 14) holds only new claims: while everything is paused an action whose
+// answer was lost is still reconciled (same-key retry, COMPLETED), a request in flight when the
+// pause came is finished, and an approved action waits — until the resume, when it is sent.
+void TestReconciler::reconcilesAndFinishesWhilePaused()
+{
+    const QString charge = m_sim->seedCharge(20000);
+    const ActionRecord unknown = lostResponse(charge, 2000, QStringLiteral("paused-unknown"));
+    QVERIFY(!unknown.id.isEmpty());
+    QCOMPARE(m_lostAnswer.outcome, Attempt::Outcome::Succeeded);
+    // The next request is answered 250 ms late (within the client's 400 ms timeout).
+    QVERIFY(m_sim->addFault(postRule(QStringLiteral("delay_before_commit"), 250)));
+
+    Executor executor(Reconciler::storesOf(*m_ledger), *m_client, fastConfig(2));
+    QVERIFY(executor.start());
+    const ActionRecord inFlight = approvedRefund(*m_ledger, charge, 3000, QStringLiteral("paused-in-flight"));
+    QVERIFY(QTest::qWaitFor([&] { return m_ledger->reader().action(inFlight.id)->state != ActionState::Pending; }, 10000));
+    const auto pause = m_ledger->pauses().pause(ExecutionPause::Scope::All, {}, {}, QStringLiteral("incident"),
+                                                QStringLiteral("sue"));
+    QVERIFY(pause.ok());
+    const ActionRecord waiting = approvedRefund(*m_ledger, charge, 4000, QStringLiteral("paused-waiting"));
+    const bool settled = QTest::qWaitFor([&] {
+        return isSettled(m_ledger->reader().action(unknown.id)->state)
+            && isSettled(m_ledger->reader().action(inFlight.id)->state);
+    }, 15000);
+    QVERIFY2(settled, qPrintable(describe(*m_ledger, unknown.id) + describe(*m_ledger, inFlight.id)));
+    QCOMPARE(m_ledger->reader().action(unknown.id)->state, ActionState::Completed);
+    QCOMPARE(m_ledger->reader().action(inFlight.id)->state, ActionState::Completed);
+    QCOMPARE(m_sim->refundsFor(unknown.id).size(), 1);
+    QCOMPARE(m_sim->refundsFor(inFlight.id).size(), 1);
+    // It was in flight when the pause was committed: its attempt started before and finished after.
+    const QList<Attempt> sent = m_ledger->reader().attempts(inFlight.id).value();
+    QCOMPARE(sent.size(), 1);
+    QVERIFY(sent.first().startedAt <= pause->pausedAt);
+    QVERIFY2(sent.first().finishedAt >= pause->pausedAt, qPrintable(toWireTime(sent.first().finishedAt)));
+    // Approved before either settled, and still not claimed.
+    QCOMPARE(m_ledger->reader().action(waiting.id)->state, ActionState::Pending);
+    QVERIFY(m_ledger->reader().attempts(waiting.id)->isEmpty());
+    QCOMPARE(m_sim->refundsFor(waiting.id).size(), 0);
+
+    QVERIFY(m_ledger->pauses().resume(pause->id, QStringLiteral("sue"), QString()).ok());
+    QVERIFY2(QTest::qWaitFor([&] { return isSettled(m_ledger->reader().action(waiting.id)->state); }, 15000),
+             qPrintable(describe(*m_ledger, waiting.id)));
+    executor.stop();
+    QCOMPARE(m_ledger->reader().action(waiting.id)->state, ActionState::Completed);
+    QCOMPARE(m_sim->refundsFor(waiting.id).size(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestReconciler)
