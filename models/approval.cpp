@@ -66,6 +66,12 @@ const QStringList &Approval::rejectionReasons()
     return reasons;
 }
 
+const QString &Approval::policyApprover()
+{
+    static const QString name = QStringLiteral("policy");
+    return name;
+}
+
 QJsonObject Approval::toJson() const
 {
     QJsonObject json;

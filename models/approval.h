@@ -46,6 +46,9 @@ struct Approval
     // wrong_amount, duplicate, not_eligible, needs_information, other: the reasons an approver may
     // give for a rejection (issue 19), in the order the console lists them.
     static const QStringList &rejectionReasons();
+    // "policy": the decided_by of an approval the approval policy made itself (auto-approval,
+    // docs/POLICY.md); never an agent, never a person.
+    static const QString &policyApprover();
 
     QJsonObject toJson() const;
     static std::optional<Approval> fromJson(const QJsonObject &json, QString *error = nullptr);

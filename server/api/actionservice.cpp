@@ -370,13 +370,22 @@ ApiResponse ActionService::propose(const User &user, const QJsonObject &body, co
         if (existing->isEmpty())
             input->charge = m_provider->retrieveCharge(input->targetType, input->targetId, QStringLiteral("proposal"));
     }
+    input->policy = m_approvals->policy(); // auto-approval (docs/POLICY.md)
     const auto result = m_proposals->propose(*input, user.name);
     if (!result.ok())
         return ledgerFailure(result.error(), instance);
     const ActionRecord &record = result->record;
     switch (result->status) {
     case ProposalStore::ProposeResult::Status::Created: {
-        ApiResponse response = ApiResponse::json(201, actionJson(record));
+        QJsonObject body = actionJson(record);
+        if (result->autoApproval) {
+            // Approved by the policy in the proposal's transaction: the answer carries the approval.
+            body.insert(QStringLiteral("approval"), result->autoApproval->toJson());
+            qCInfo(lcApi) << record.id << "auto-approved by rule" << result->autoApproval->ruleId;
+            if (m_config.approved)
+                m_config.approved();
+        }
+        ApiResponse response = ApiResponse::json(201, body);
         response.headers = {{"Location", QStringLiteral("/api/v1/actions/%1").arg(record.id).toLatin1()},
                             {"ETag", etagFor(record.stateVersion)}};
         qCInfo(lcApi) << user.name << "proposed" << record.id;

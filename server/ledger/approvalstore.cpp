@@ -1,5 +1,6 @@
 #include "server/ledger/approvalstore.h"
 
+#include "server/ledger/auditchain.h"
 #include "server/ledger/chargestore.h"
 #include "server/ledger/ids.h"
 #include "server/ledger/ledgerdatabase.h"
@@ -89,7 +90,107 @@ bool hasCurrentApproval(QSqlDatabase &db, const ActionRecord &action, Approval *
         && approval->approvedFingerprint == action.requestFingerprint;
 }
 
+// PostgreSQL: the lock auto-approvals take before they count the day's total (SQLite: the write
+// lock already serialises them). Taken after the charge's row lock, and nothing but the audit
+// chain's lock is taken after it, so it cannot deadlock.
+constexpr qint64 kAutoApprovalLockKey = 0x4175746f41707221; // "AutoApr!"
+
+// The agent's auto-approved total in `currency` of the UTC day of `now` (actions proposed and
+// approved by the policy that day: an auto-approval is made in the proposal's transaction).
+bool autoApprovedToday(QSqlDatabase &db, const QDateTime &now, const QString &agent, const QString &currency,
+                       qint64 *total, LedgerError *error)
+{
+    const QDateTime dayStart(now.toUTC().date(), QTime(0, 0), Qt::UTC);
+    sql::Statement q(db);
+    if (!run(q, QStringLiteral("SELECT COALESCE(SUM(a.amount), 0) FROM actions a WHERE a.requested_by = ?"
+                               " AND a.created_at >= ? AND a.created_at < ? AND a.currency = ?"
+                               " AND EXISTS (SELECT 1 FROM approvals p WHERE p.action_id = a.id AND p.decided_by = ?"
+                               "   AND p.decision = 'approved' AND p.decided_at >= ? AND p.decided_at < ?)"),
+             {agent, sql::toMs(dayStart), sql::toMs(dayStart.addDays(1)), currency, Approval::policyApprover(),
+              sql::toMs(dayStart), sql::toMs(dayStart.addDays(1))},
+             error))
+        return false;
+    *total = q.next() ? q.value(0).toLongLong() : 0;
+    return true;
+}
+
 } // namespace
+
+LedgerError ApprovalStore::autoApproveIn(QSqlDatabase &db, const QDateTime &now, const Policy &policy, ActionRow *row,
+                                         std::optional<Approval> *approval)
+{
+    approval->reset();
+    const Policy::Requirement requirement = policy.requirementFor(row->record);
+    if (!requirement.autoApprovable)
+        return {};
+    const PolicyRule::AutoApprove &rule = *requirement.autoApprove;
+    const ActionRecord &action = row->record;
+    const QString &policyName = Approval::policyApprover();
+    const QString needs = requirement.approvals > 1 ? QStringLiteral("; it needs %1 approvers").arg(requirement.approvals)
+                                                    : QStringLiteral("; it needs an approver");
+    const auto skip = [&](const QString &why, const QJsonObject &detail) {
+        QJsonObject after = detail;
+        after.insert(QStringLiteral("rule_id"), requirement.ruleId);
+        after.insert(QStringLiteral("policy_version"), requirement.policyVersion);
+        return AuditChain::append(db, now, action.id, policyName, QStringLiteral("auto_approval_skipped"),
+                                  QStringLiteral("not auto-approved by rule %1 (policy version %2): %3%4")
+                                      .arg(requirement.ruleId).arg(requirement.policyVersion).arg(why, needs),
+                                  {}, after);
+    };
+    LedgerError e;
+    if (sql::isPostgres(db)) {
+        sql::Statement lock(db);
+        if (!run(lock, QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(kAutoApprovalLockKey), {}, &e))
+            return e;
+    }
+    qint64 today = 0;
+    if (!autoApprovedToday(db, now, action.requestedBy, action.currency, &today, &e))
+        return e;
+    if (today > rule.dailyTotal - action.amount) {
+        return skip(QStringLiteral("%1 already has %2 of its daily total of %3 %4 auto-approved today (UTC); %5 more"
+                                   " would exceed it")
+                        .arg(action.requestedBy).arg(today).arg(rule.dailyTotal).arg(action.currency).arg(action.amount),
+                    {{QStringLiteral("problem"), QStringLiteral("daily_total")},
+                     {QStringLiteral("auto_approved_today"), today},
+                     {QStringLiteral("daily_total"), rule.dailyTotal}});
+    }
+    e = checkSignable(db, *row, policyName);
+    if (e.code() == Code::Storage)
+        return e;
+    if (!e.ok()) {
+        QJsonObject detail = e.detail();
+        detail.insert(QStringLiteral("problem"), e.code() == Code::OverBudget ? QStringLiteral("exceeds_refundable")
+                                                                               : QStringLiteral("not_signable"));
+        return skip(e.message(), detail);
+    }
+    Approval a;
+    a.actionId = action.id;
+    if (!nextSeq(db, QStringLiteral("approvals"), action.id, &a.version, &e))
+        return e;
+    a.decidedBy = policyName;
+    a.decision = Approval::Decision::Approved;
+    a.note = QStringLiteral("auto-approved by rule %1 (policy version %2): at most %3 %4 for %5, %6 of the daily total"
+                            " of %7 auto-approved today with it")
+                 .arg(requirement.ruleId).arg(requirement.policyVersion).arg(rule.upTo).arg(action.currency)
+                 .arg(action.requestedBy).arg(today + action.amount).arg(rule.dailyTotal);
+    a.idempotencyKey = Ids::newIdempotencyKey(action.id, a.version);
+    a.approvedFingerprint = action.requestFingerprint;
+    a.decidedAt = now;
+    a.policyVersion = requirement.policyVersion;
+    a.ruleId = requirement.ruleId;
+    if (!insertApproval(db, a, &e))
+        return e;
+    ActionRow after = *row;
+    after.record.idempotencyKey = a.idempotencyKey;
+    after.record.approvalVersion = a.version;
+    e = commitChange(db, now, *row, after,
+                     {policyName, QStringLiteral("auto_approved"), a.note, QStringLiteral("approval"), a.toJson()});
+    if (!e.ok())
+        return e;
+    *row = after;
+    *approval = a;
+    return {};
+}
 
 void ApprovalStore::setPolicy(std::shared_ptr<const Policy> policy)
 {

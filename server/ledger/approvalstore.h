@@ -7,8 +7,10 @@
 #include "models/actionrecord.h"
 #include "models/approval.h"
 
+#include <QDateTime>
 #include <QList>
 #include <QMutex>
+#include <QSqlDatabase>
 #include <QString>
 
 #include <memory>
@@ -16,6 +18,9 @@
 namespace cs {
 
 class LedgerDatabase;
+namespace rows {
+struct ActionRow;
+}
 
 // Approvals (DESIGN.md): a human signs one exact request (invariant 10) or refuses it. Each
 // decision appends an approvals row and one audit row in one transaction. Thread-safe.
@@ -59,6 +64,18 @@ public:
         QList<Approval::Signer> given;
     };
     LedgerResult<Quorum> quorum(const QString &actionId) const;
+
+    // Auto-approval (docs/POLICY.md), inside the proposal's transaction (ProposalStore::propose)
+    // right after the PENDING action `row` was written: when the rule of `policy` that matches it
+    // auto-approves this agent and amount, and the agent's auto-approved total of this UTC day in
+    // the rule's currency (read under a lock, so racing proposals count each other) leaves room
+    // for it, and it passes every check a human approval passes (the charge's budget at the
+    // approval stage among them), appends approval version 1 decided by "policy" with a freshly
+    // minted key, the rule and the policy version, and audits `auto_approved`; `row` is then the
+    // approved action and `*approval` the approval. When a check refuses, the action stays
+    // PENDING for humans and the audit says why (`auto_approval_skipped`). Errors only for storage.
+    static LedgerError autoApproveIn(QSqlDatabase &db, const QDateTime &now, const Policy &policy, rows::ActionRow *row,
+                                     std::optional<Approval> *approval);
 
 private:
     LedgerResult<ActionRecord> decide(const char *operation, const QString &actionId, const QString &who,

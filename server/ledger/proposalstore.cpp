@@ -1,5 +1,6 @@
 #include "server/ledger/proposalstore.h"
 
+#include "server/ledger/approvalstore.h"
 #include "server/ledger/auditchain.h"
 #include "server/ledger/chargestore.h"
 #include "server/ledger/ids.h"
@@ -272,6 +273,12 @@ LedgerResult<ProposalStore::ProposeResult> ProposalStore::propose(const Proposal
         e = AuditChain::append(db, now, r.id, requestedBy, QStringLiteral("proposed"), why, {}, after);
         if (!e.ok())
             return e;
+        // Issue 14: the policy's own approval, in this transaction: never a PENDING moment unapproved.
+        if (input.policy) {
+            e = ApprovalStore::autoApproveIn(db, now, *input.policy, &row, &result.autoApproval);
+            if (!e.ok())
+                return e;
+        }
         result.status = ProposeResult::Status::Created;
         result.record = r;
         result.storedPayload = candidatePayload;

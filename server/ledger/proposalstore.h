@@ -2,7 +2,10 @@
 
 #include "server/ledger/ledgerresult.h"
 
+#include "server/policy/policy.h"
+
 #include "models/actionrecord.h"
+#include "models/approval.h"
 #include "models/chargesnapshot.h"
 
 #include <QDateTime>
@@ -10,6 +13,8 @@
 #include <QList>
 #include <QMap>
 #include <QString>
+
+#include <memory>
 
 namespace cs {
 
@@ -46,6 +51,9 @@ public:
         // with the proposal (ChargeStore). A new proposal that does not fit its charge's budget
         // is refused with OverBudget and nothing is written, the snapshot included.
         std::optional<ChargeSnapshot> charge;
+        // The approval policy in force (null: none). A new action its matching rule auto-approves
+        // is approved by the policy inside this transaction (ApprovalStore::autoApproveIn).
+        std::shared_ptr<const Policy> policy;
     };
 
     struct ProposeResult
@@ -61,6 +69,7 @@ public:
         QJsonObject storedPayload;      // the payload compared against (the original proposal)
         QJsonObject conflictingPayload; // for Conflict: what was resubmitted
         bool reviewRequested = false;   // for Conflict on an action in flight: escalates when it finishes
+        std::optional<Approval> autoApproval; // for Created: the policy's approval, when it made one
     };
 
     // A changed resubmission under an existing (requested_by, client_reference).

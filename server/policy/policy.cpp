@@ -50,6 +50,11 @@ QJsonObject PolicyRule::toJson() const
         match.insert(QLatin1String("kinds"), toArray(kinds));
     QJsonObject json{{QLatin1String("id"), id}, {QLatin1String("match"), match},
                      {QLatin1String("require_approvals"), requireApprovals}};
+    if (autoApprove)
+        json.insert(QLatin1String("auto_approve"),
+                    QJsonObject{{QLatin1String("up_to"), autoApprove->upTo},
+                                {QLatin1String("agents"), toArray(autoApprove->agents)},
+                                {QLatin1String("daily_total"), autoApprove->dailyTotal}});
     if (!description.isEmpty())
         json.insert(QLatin1String("description"), description);
     return json;
@@ -71,6 +76,10 @@ Policy::Requirement Policy::requirementFor(const ActionRecord &action) const
     if (const PolicyRule *rule = match(action)) {
         requirement.approvals = rule->requireApprovals;
         requirement.ruleId = rule->id;
+        requirement.autoApprove = rule->autoApprove;
+        requirement.currency = rule->currency;
+        requirement.autoApprovable = rule->autoApprove && rule->autoApprove->agents.contains(action.requestedBy)
+            && action.amount <= rule->autoApprove->upTo;
     }
     return requirement;
 }

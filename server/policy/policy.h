@@ -28,6 +28,18 @@ struct PolicyRule
     QStringList kinds;               // the action's kind is one of these (refund)
     // Outcome: this many distinct approvers, none of them the requester (dual control when > 1).
     int requireApprovals = 1;
+    // Outcome (docs/POLICY.md "Auto-approval"): the policy itself approves, inside the proposal's
+    // transaction, an action of one of `agents` of at most `upTo` (minor units of the rule's
+    // currency) while that agent's auto-approved total of this UTC day in that currency stays
+    // within `dailyTotal`. An action it does not approve needs requireApprovals humans.
+    struct AutoApprove
+    {
+        qint64 upTo = 0;
+        QStringList agents;
+        qint64 dailyTotal = 0;
+        friend bool operator==(const AutoApprove &, const AutoApprove &) = default;
+    };
+    std::optional<AutoApprove> autoApprove;
 
     bool matches(const ActionRecord &action) const;
     QJsonObject toJson() const; // the rule as the file states it (canonical member order)
@@ -55,6 +67,12 @@ struct Policy
         int approvals = 1;
         QString ruleId;      // the rule that decided, "" when none matched
         int policyVersion = 0;
+        // The rule's auto-approval and its currency, when it has one.
+        std::optional<PolicyRule::AutoApprove> autoApprove;
+        QString currency;
+        // Whether the auto-approval covers this agent and amount (the daily total aside, which
+        // only the ledger can count).
+        bool autoApprovable = false;
         friend bool operator==(const Requirement &, const Requirement &) = default;
     };
     const PolicyRule *match(const ActionRecord &action) const;

@@ -1,5 +1,6 @@
 #include "server/policy/policyparser.h"
 
+#include "models/approval.h"
 #include "models/money.h"
 
 #include <QJsonArray>
@@ -97,13 +98,48 @@ std::optional<Error> parseMatch(const QJsonValue &value, const QString &path, Po
     return std::nullopt;
 }
 
+// "auto_approve": {"up_to": minor units, "agents": [...], "daily_total": minor units}, in the rule's
+// currency (docs/POLICY.md).
+std::optional<Error> parseAutoApprove(const QJsonValue &value, const QString &path, PolicyRule *rule)
+{
+    if (!value.isObject())
+        return Error{path, QStringLiteral("must be an object with up_to, agents and daily_total"), 0};
+    const QJsonObject object = value.toObject();
+    if (auto e = unknownMember(object, path, {QStringLiteral("up_to"), QStringLiteral("agents"),
+                                              QStringLiteral("daily_total")}))
+        return e;
+    if (rule->currency.isEmpty())
+        return Error{path, QStringLiteral("needs match.currency (its amounts are minor units of one currency)"), 0};
+    PolicyRule::AutoApprove autoApprove;
+    const auto upTo = integerIn(object.value(QLatin1String("up_to")), 1, std::numeric_limits<qint64>::max());
+    if (!upTo)
+        return Error{path + u".up_to", QStringLiteral("is required: a positive integer amount in minor units"), 0};
+    autoApprove.upTo = *upTo;
+    if (!object.contains(QLatin1String("agents")))
+        return Error{path + u".agents", QStringLiteral("is required: the agents whose proposals the policy may approve"), 0};
+    if (auto e = stringList(object.value(QLatin1String("agents")), path + u".agents", false, &autoApprove.agents))
+        return e;
+    const QString approver = Approval::policyApprover();
+    if (autoApprove.agents.contains(approver))
+        return Error{path + u".agents", QStringLiteral("cannot name \"%1\", the policy's own approver name").arg(approver), 0};
+    const auto daily = integerIn(object.value(QLatin1String("daily_total")), 1, std::numeric_limits<qint64>::max());
+    if (!daily)
+        return Error{path + u".daily_total", QStringLiteral("is required: a positive integer amount in minor units"), 0};
+    if (*daily < autoApprove.upTo)
+        return Error{path + u".daily_total", QStringLiteral("must be at least up_to"), 0};
+    autoApprove.dailyTotal = *daily;
+    rule->autoApprove = autoApprove;
+    return std::nullopt;
+}
+
 std::optional<Error> parseRule(const QJsonValue &value, const QString &path, PolicyRule *rule)
 {
     if (!value.isObject())
         return Error{path, QStringLiteral("must be an object"), 0};
     const QJsonObject object = value.toObject();
     if (auto e = unknownMember(object, path, {QStringLiteral("id"), QStringLiteral("description"),
-                                              QStringLiteral("match"), QStringLiteral("require_approvals")}))
+                                              QStringLiteral("match"), QStringLiteral("require_approvals"),
+                                              QStringLiteral("auto_approve")}))
         return e;
     static const QRegularExpression idPattern(QStringLiteral("^[a-z0-9_-]{1,64}$"));
     const QJsonValue id = object.value(QLatin1String("id"));
@@ -120,8 +156,14 @@ std::optional<Error> parseRule(const QJsonValue &value, const QString &path, Pol
         if (auto e = parseMatch(object.value(QLatin1String("match")), path + u".match", rule))
             return e;
     }
+    if (object.contains(QLatin1String("auto_approve"))) {
+        if (auto e = parseAutoApprove(object.value(QLatin1String("auto_approve")), path + u".auto_approve", rule))
+            return e;
+        if (!object.contains(QLatin1String("require_approvals")))
+            return std::nullopt; // what it does not approve needs one approver
+    }
     if (!object.contains(QLatin1String("require_approvals")))
-        return Error{path, QStringLiteral("needs an outcome: require_approvals"), 0};
+        return Error{path, QStringLiteral("needs an outcome: require_approvals or auto_approve"), 0};
     const auto n = integerIn(object.value(QLatin1String("require_approvals")), 1, Policy::kMaxApprovals);
     if (!n)
         return Error{path + u".require_approvals",

@@ -2,7 +2,8 @@
 // started with `serve --policy FILE`: GET /api/v1/policy for every role, dual control over HTTP
 // (202 with "1 of 2", already_signed, four_eyes, the quorum's 200 with its signers, one reject
 // rejects), POST /api/v1/policy/reload (a bad file keeps the version in force and names the
-// member or line; admin only), SIGHUP does the same, and a bad file at start stops the start.
+// member or line; admin only), SIGHUP does the same, a bad file at start stops the start, and
+// auto-approval (201 with the policy's approval, a resubmission, the daily total).
 #include "tests/api/apitestsupport.h"
 
 #include <QCryptographicHash>
@@ -73,6 +74,7 @@ private slots:
     void reloadKeepsTheVersionInForceOnABadFile();
     void badFileStopsTheStart();
     void sighupReloads();
+    void autoApprovalOverHttp();
 };
 
 void TestApiPolicy::initTestCase()
@@ -290,6 +292,74 @@ void TestApiPolicy::sighupReloads()
     QCOMPARE(m_client->get(QStringLiteral("/policy"), token(QStringLiteral("aud"))).json.value(QStringLiteral("loaded_by")).toString(),
              QStringLiteral("SIGHUP"));
     QVERIFY(m_harness.countersignd().process().state() == QProcess::Running);
+}
+
+void TestApiPolicy::autoApprovalOverHttp()
+{
+    // agent-7's refunds up to $25.00 approved by the policy, $40.00 a day; the rest two approvers.
+    QVERIFY(writePolicy(R"({"rules": [{"id": "small-auto", "match": {"currency": "usd", "amount_up_to": 2500},
+      "auto_approve": {"up_to": 2500, "agents": ["agent-7"], "daily_total": 4000}, "require_approvals": 2}]})"));
+    const ApiReply reloaded = reload(QStringLiteral("root"));
+    QCOMPARE(reloaded.status, 200);
+    const int version = reloaded.json.value(QStringLiteral("version")).toInt();
+    const QJsonObject shown = reloaded.json.value(QStringLiteral("rules")).toArray().first().toObject();
+    QCOMPARE(shown.value(QStringLiteral("auto_approve")).toObject().value(QStringLiteral("daily_total")).toInteger(), qint64(4000));
+
+    // 201 with the approval: by the policy, the rule and the version, the key minted.
+    const QString reference = QStringLiteral("auto-%1").arg(++m_serial);
+    const QJsonObject proposal = ApiClient::proposal(reference, 2500);
+    const ApiReply proposed = m_client->propose(token(QStringLiteral("agent-7")), proposal);
+    QCOMPARE(proposed.status, 201);
+    const QString id = proposed.json.value(QStringLiteral("id")).toString();
+    QCOMPARE(proposed.json.value(QStringLiteral("state")).toString(), QStringLiteral("PENDING"));
+    QCOMPARE(proposed.json.value(QStringLiteral("approval_version")).toInt(), 1);
+    const QJsonObject approval = proposed.json.value(QStringLiteral("approval")).toObject();
+    QCOMPARE(approval.value(QStringLiteral("decided_by")).toString(), QStringLiteral("policy"));
+    QCOMPARE(approval.value(QStringLiteral("decision")).toString(), QStringLiteral("approved"));
+    QCOMPARE(approval.value(QStringLiteral("rule_id")).toString(), QStringLiteral("small-auto"));
+    QCOMPARE(approval.value(QStringLiteral("policy_version")).toInt(), version);
+    const auto stored = m_harness.ledger().reader().action(id);
+    QVERIFY(!stored->idempotencyKey.isEmpty());
+    QCOMPARE(approval.value(QStringLiteral("idempotency_key")).toString(), stored->idempotencyKey);
+
+    // The detail says who approved; a human's approval is not needed.
+    const ApiReply detail = m_client->get(QStringLiteral("/actions/") + id, token(QStringLiteral("ana")));
+    QCOMPARE(detail.status, 200);
+    QCOMPARE(detail.ifMatch(), proposed.ifMatch()); // the ETag of the approved action
+    QCOMPARE(detail.json.value(QStringLiteral("state_version")).toInteger(), stored->stateVersion);
+    QCOMPARE(approversOf(detail.json.value(QStringLiteral("approvals_given")).toArray()), QStringList{QStringLiteral("policy")});
+    QCOMPARE(detail.json.value(QStringLiteral("approval_rule")).toObject().value(QStringLiteral("rule_id")).toString(),
+             QStringLiteral("small-auto"));
+
+    // The same proposal again: 200, the action as it is, nothing approved twice.
+    const ApiReply again = m_client->propose(token(QStringLiteral("agent-7")), proposal);
+    QCOMPARE(again.status, 200);
+    QCOMPARE(again.json.value(QStringLiteral("id")).toString(), id);
+    QVERIFY(!again.json.contains(QStringLiteral("approval")));
+    QCOMPARE(m_harness.ledger().reader().approvals(id)->size(), 1);
+
+    // $15.01 more would exceed $40.00 today: created PENDING for humans, no approval, the audit says why.
+    const ApiReply over = propose(1501);
+    QCOMPARE(over.status, 201);
+    QVERIFY(!over.json.contains(QStringLiteral("approval")));
+    const QString overId = over.json.value(QStringLiteral("id")).toString();
+    QVERIFY(m_harness.ledger().reader().action(overId)->idempotencyKey.isEmpty());
+    const auto audit = m_harness.ledger().reader().audit(overId);
+    QCOMPARE(audit->constLast().event, QStringLiteral("auto_approval_skipped"));
+    QCOMPARE(audit->constLast().after.value(QStringLiteral("problem")).toString(), QStringLiteral("daily_total"));
+    const ApiReply signed_ = approve(QStringLiteral("ana"), overId, over.ifMatch());
+    QCOMPARE(signed_.status, 202); // the rule's two approvers
+    // $15.00 still fits.
+    const ApiReply fits = propose(1500);
+    QCOMPARE(fits.status, 201);
+    QCOMPARE(fits.json.value(QStringLiteral("approval")).toObject().value(QStringLiteral("decided_by")).toString(),
+             QStringLiteral("policy"));
+    // Another agent is not named: humans.
+    const ApiReply other = m_client->propose(token(QStringLiteral("agent-8")),
+                                             ApiClient::proposal(QStringLiteral("auto-%1").arg(++m_serial), 100));
+    QCOMPARE(other.status, 201);
+    QVERIFY(!other.json.contains(QStringLiteral("approval")));
+    QVERIFY(m_harness.ledger().reader().verifyAudit()->ok);
 }
 
 QTEST_GUILESS_MAIN(TestApiPolicy)

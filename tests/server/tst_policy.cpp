@@ -29,7 +29,8 @@ const QByteArray kTable = R"({"rules": [
   {"id": "jpy-large", "match": {"currency": "jpy", "amount_above": 50000}, "require_approvals": 2},
   {"id": "fraud",     "match": {"reasons": ["fraudulent"]}, "require_approvals": 2},
   {"id": "no-reason", "match": {"reasons": [""], "agents": ["agent-9"]}, "require_approvals": 4},
-  {"id": "trusted",   "match": {"agents": ["returns-agent", "agent-8"], "kinds": ["refund"]}, "require_approvals": 1}
+  {"id": "trusted",   "match": {"agents": ["returns-agent", "agent-8"], "kinds": ["refund"]}, "require_approvals": 1},
+  {"id": "auto",      "match": {"currency": "gbp"}, "auto_approve": {"up_to": 100, "agents": ["agent-8"], "daily_total": 500}}
 ]})";
 
 ActionRecord action(qint64 amount, const QString &currency, const QString &agent, const QString &reason)
@@ -51,6 +52,8 @@ private slots:
     void matcher_data();
     void matcher();
     void noPolicyIsOneApprover();
+    void autoApprovable_data();
+    void autoApprovable();
     void refusals_data();
     void refusals();
     void exampleFileParses();
@@ -113,6 +116,54 @@ void TestPolicy::noPolicyIsOneApprover()
     QCOMPARE(r.approvals, 1);
 }
 
+// Which actions a rule's auto_approve covers (the daily total is the ledger's: tst_policy_auto).
+void TestPolicy::autoApprovable_data()
+{
+    QTest::addColumn<qint64>("amount");
+    QTest::addColumn<QString>("currency");
+    QTest::addColumn<QString>("agent");
+    QTest::addColumn<QString>("rule");
+    QTest::addColumn<bool>("autoApprovable");
+    QTest::addColumn<int>("approvals"); // what it needs when the policy does not approve it
+
+    QTest::newRow("a named agent at up_to") << qint64(2500) << "usd" << "returns-agent" << "usd-auto" << true << 1;
+    QTest::newRow("the other named agent") << qint64(1) << "usd" << "agent-8" << "usd-auto" << true << 1;
+    QTest::newRow("one cent above up_to") << qint64(2501) << "usd" << "returns-agent" << "usd-auto" << false << 1;
+    QTest::newRow("an agent not named") << qint64(100) << "usd" << "agent-7" << "usd-auto" << false << 1;
+    QTest::newRow("above the rule's range: the next rule") << qint64(10001) << "usd" << "returns-agent" << "usd-rest"
+                                                          << false << 2;
+    QTest::newRow("another currency: its own rule") << qint64(100) << "eur" << "returns-agent" << "eur-auto" << true << 2;
+    QTest::newRow("eur above its up_to: two approvers") << qint64(1001) << "eur" << "returns-agent" << "eur-auto" << false
+                                                        << 2;
+    QTest::newRow("jpy: no rule") << qint64(100) << "jpy" << "returns-agent" << "" << false << 1;
+}
+
+void TestPolicy::autoApprovable()
+{
+    QFETCH(qint64, amount);
+    QFETCH(QString, currency);
+    QFETCH(QString, agent);
+    QFETCH(QString, rule);
+    QFETCH(bool, autoApprovable);
+    QFETCH(int, approvals);
+    const Policy policy = parsed(R"({"rules": [
+      {"id": "usd-auto", "match": {"currency": "usd", "amount_up_to": 10000},
+       "auto_approve": {"up_to": 2500, "agents": ["returns-agent", "agent-8"], "daily_total": 10000}},
+      {"id": "usd-rest", "match": {"currency": "usd"}, "require_approvals": 2},
+      {"id": "eur-auto", "match": {"currency": "eur"}, "require_approvals": 2,
+       "auto_approve": {"up_to": 1000, "agents": ["returns-agent"], "daily_total": 1000}}
+    ]})");
+    ActionRecord a = action(amount, currency, agent, QString());
+    a.kind = QStringLiteral("refund");
+    const Policy::Requirement r = policy.requirementFor(a);
+    QCOMPARE(r.ruleId, rule);
+    QCOMPARE(r.autoApprovable, autoApprovable);
+    QCOMPARE(r.approvals, approvals);
+    QCOMPARE(r.autoApprove.has_value(), rule.endsWith(QLatin1String("-auto")));
+    if (r.autoApprove)
+        QCOMPARE(r.currency, currency);
+}
+
 void TestPolicy::refusals_data()
 {
     QTest::addColumn<QByteArray>("text");
@@ -125,8 +176,44 @@ void TestPolicy::refusals_data()
     QTest::newRow("rules missing") << QByteArray("{}") << "rules: is required";
     QTest::newRow("an unknown top-level member") << QByteArray(R"({"rules": [], "rulez": []})") << "rulez: is not a known member";
     QTest::newRow("an unknown rule member")
-        << QByteArray(R"({"rules": [{"id": "a", "require_approvals": 2, "auto_approve": {}}]})")
-        << "rules[0].auto_approve: is not a known member";
+        << QByteArray(R"({"rules": [{"id": "a", "require_approvals": 2, "approvals": 2}]})")
+        << "rules[0].approvals: is not a known member";
+    QTest::newRow("approval expiry: not built, refused by name")
+        << QByteArray(R"({"rules": [{"id": "a", "require_approvals": 1, "approval_expires_after": 3600}]})")
+        << "rules[0].approval_expires_after: is not a known member";
+    // Auto-approval (docs/POLICY.md): every member required, amounts in the rule's currency.
+    const auto autoRule = [](const char *autoApprove, const char *match = R"({"currency": "usd"})") -> QByteArray {
+        return QByteArray(R"({"rules": [{"id": "a", "match": )") + match + R"(, "auto_approve": )" + autoApprove + "}]}";
+    };
+    QTest::newRow("auto_approve without a currency")
+        << autoRule(R"({"up_to": 100, "agents": ["x"], "daily_total": 1000})", "{}")
+        << "rules[0].auto_approve: needs match.currency";
+    QTest::newRow("auto_approve not an object") << autoRule("true") << "rules[0].auto_approve: must be an object";
+    QTest::newRow("auto_approve with an unknown member")
+        << autoRule(R"({"up_to": 100, "agents": ["x"], "daily_total": 1000, "weekly_total": 1})")
+        << "rules[0].auto_approve.weekly_total: is not a known member";
+    QTest::newRow("auto_approve without up_to") << autoRule(R"({"agents": ["x"], "daily_total": 1000})")
+                                                << "rules[0].auto_approve.up_to: is required";
+    QTest::newRow("auto_approve up_to 0") << autoRule(R"({"up_to": 0, "agents": ["x"], "daily_total": 1000})")
+                                          << "rules[0].auto_approve.up_to:";
+    QTest::newRow("auto_approve up_to a fraction") << autoRule(R"({"up_to": 10.5, "agents": ["x"], "daily_total": 1000})")
+                                                   << "rules[0].auto_approve.up_to:";
+    QTest::newRow("auto_approve without agents") << autoRule(R"({"up_to": 100, "daily_total": 1000})")
+                                                 << "rules[0].auto_approve.agents: is required";
+    QTest::newRow("auto_approve with no agent") << autoRule(R"({"up_to": 100, "agents": [], "daily_total": 1000})")
+                                                << "rules[0].auto_approve.agents: must be a non-empty array";
+    QTest::newRow("auto_approve naming the policy itself")
+        << autoRule(R"({"up_to": 100, "agents": ["x", "policy"], "daily_total": 1000})")
+        << "rules[0].auto_approve.agents: cannot name \"policy\"";
+    QTest::newRow("auto_approve without daily_total") << autoRule(R"({"up_to": 100, "agents": ["x"]})")
+                                                      << "rules[0].auto_approve.daily_total: is required";
+    QTest::newRow("auto_approve daily_total below up_to")
+        << autoRule(R"({"up_to": 100, "agents": ["x"], "daily_total": 99})")
+        << "rules[0].auto_approve.daily_total: must be at least up_to";
+    QTest::newRow("auto_approve with require_approvals 0")
+        << QByteArray(R"({"rules": [{"id": "a", "match": {"currency": "usd"}, "require_approvals": 0,)"
+                      R"( "auto_approve": {"up_to": 100, "agents": ["x"], "daily_total": 100}}]})")
+        << "rules[0].require_approvals:";
     QTest::newRow("an unknown match member")
         << QByteArray(R"({"rules": [{"id": "a", "match": {"amount_over": 5}, "require_approvals": 2}]})")
         << "rules[0].match.amount_over: is not a known member";
@@ -196,9 +283,14 @@ void TestPolicy::exampleFileParses()
     QCOMPARE(policy.rules.size(), 5);
     QCOMPARE(policy.requirementFor(action(50001, QStringLiteral("usd"), QStringLiteral("a"), QString())).approvals, 2);
     QCOMPARE(policy.requirementFor(action(500001, QStringLiteral("usd"), QStringLiteral("a"), QString())).approvals, 3);
-    QCOMPARE(policy.requirementFor(action(2500, QStringLiteral("usd"), QStringLiteral("returns-agent"),
-                                          QStringLiteral("requested_by_customer"))).ruleId,
-             QStringLiteral("trusted-agent-small"));
+    ActionRecord small = action(2500, QStringLiteral("usd"), QStringLiteral("returns-agent"), QStringLiteral("requested_by_customer"));
+    small.kind = QStringLiteral("refund");
+    QCOMPARE(policy.requirementFor(small).ruleId, QStringLiteral("trusted-agent-small"));
+    QVERIFY(policy.requirementFor(small).autoApprovable);
+    small.requestedBy = QStringLiteral("agent-7");
+    QCOMPARE(policy.requirementFor(small).ruleId, QStringLiteral("trusted-agent-small"));
+    QVERIFY(!policy.requirementFor(small).autoApprovable);
+    QCOMPARE(policy.requirementFor(small).approvals, 1);
 }
 
 void TestPolicy::roundTripsThroughJson()
