@@ -150,6 +150,11 @@ ApiCall *ApiClient::action(const QString &actionId)
     return get(QStringLiteral("/actions/") + QString::fromLatin1(QUrl::toPercentEncoding(actionId)));
 }
 
+ApiCall *ApiClient::executionState()
+{
+    return get(QStringLiteral("/execution"));
+}
+
 ApiCall *ApiClient::post(const QString &path, const QJsonObject &body, qint64 ifMatch, const QString &key,
                          int deadlineMs)
 {
@@ -219,6 +224,27 @@ ApiCall *ApiClient::followUp(const QString &actionId, qint64 ifMatch, qint64 des
         { QStringLiteral("note"), note },
     };
     return post(actionPath(actionId, "follow-ups"), body, ifMatch, key);
+}
+
+ApiCall *ApiClient::pauseExecution(ExecutionPause::Scope scope, const QString &name, const QString &reason,
+                                   const QString &key)
+{
+    QJsonObject body{ { QStringLiteral("scope"), toWire(scope) }, { QStringLiteral("reason"), reason } };
+    if (scope == ExecutionPause::Scope::Agent)
+        body.insert(QStringLiteral("agent"), name);
+    else if (scope == ExecutionPause::Scope::Account)
+        body.insert(QStringLiteral("account"), name);
+    return post(QStringLiteral("/execution/pauses"), body, -1, key);
+}
+
+ApiCall *ApiClient::resumeExecution(const QString &pauseId, const QString &note, const QString &key)
+{
+    QJsonObject body;
+    if (!note.isEmpty())
+        body.insert(QStringLiteral("note"), note);
+    return post(QStringLiteral("/execution/pauses/") + QString::fromLatin1(QUrl::toPercentEncoding(pauseId))
+                    + QStringLiteral("/resume"),
+                body, -1, key);
 }
 
 void ApiClient::send(ApiCall *call)

@@ -2,6 +2,7 @@
 
 #include "client/apicall.h"
 #include "models/actionquery.h"
+#include "models/executionpause.h"
 
 #include <QJsonObject>
 #include <QNetworkAccessManager>
@@ -71,6 +72,8 @@ public:
     ApiCall *me();
     ApiCall *listActions(const ActionQuery &query, const QString &cursor = QString(), int limit = 50);
     ApiCall *action(const QString &actionId);
+    // GET /execution: {paused, summary, pauses} — the pauses in force (every role may read).
+    ApiCall *executionState();
 
     // ---- mutations (ifMatch: the action's state_version; key: empty mints one) ----
     ApiCall *propose(const QJsonObject &proposal, const QString &key = QString());
@@ -86,6 +89,16 @@ public:
                        const QString &note, const QString &key = QString());
     ApiCall *followUp(const QString &actionId, qint64 ifMatch, qint64 desiredTotalAmount, const QString &note,
                       const QString &key = QString());
+
+    // The stop switch (docs/API.md, "Pausing execution"; supervisors and admins): POST
+    // /execution/pauses — `name` is the agent (Scope::Agent) or the provider account
+    // (Scope::Account), ignored for Scope::All; 201 with the pause. POST /execution/pauses/{id}/resume
+    // with an optional note; 200 with the resumed pause. No If-Match (a pause has no version); the
+    // Idempotency-Key is reused on every resend, so a lost answer is replayed (201/200), never
+    // answered 409 already_paused / already_resumed by its own first copy.
+    ApiCall *pauseExecution(ExecutionPause::Scope scope, const QString &name, const QString &reason,
+                            const QString &key = QString());
+    ApiCall *resumeExecution(const QString &pauseId, const QString &note, const QString &key = QString());
 
     // Any mutation: POST `path` (under /api/v1) with a JSON body.
     ApiCall *post(const QString &path, const QJsonObject &body, qint64 ifMatch, const QString &key,

@@ -162,6 +162,9 @@ void EventStreamClient::onReadyRead()
             }
             change->seq = event.id.toLongLong();
             emit actionChanged(*change);
+        } else if (event.type == QLatin1String("execution.changed")) {
+            emit executionChanged(data.value(QLatin1String("event")).toString(),
+                                  data.value(QLatin1String("actor")).toString());
         } else if (event.type == QLatin1String("resync")) {
             emit resyncRequired(data.value(QLatin1String("latest_seq")).toInteger());
         }

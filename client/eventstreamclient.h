@@ -16,7 +16,8 @@ class QNetworkReply;
 namespace cs {
 
 // Follows the backend's server-sent event stream (GET /api/v1/events): emits actionChanged for
-// each `action.changed` and resyncRequired for `resync`. When the stream breaks (backend gone,
+// each `action.changed`, executionChanged for each `execution.changed` (a pause or a resume of
+// execution: read GET /execution again) and resyncRequired for `resync`. When the stream breaks (backend gone,
 // error status, no byte — not even a heartbeat — for the heartbeat timeout), it reconnects with
 // exponential backoff starting at the server's `retry` hint, sending Last-Event-ID so that
 // nothing is missed. Not thread-safe.
@@ -61,6 +62,9 @@ signals:
     void actionChanged(const cs::ActionChange &change);
     // Too many events were missed (or the ledger was reset): refetch whatever is shown.
     void resyncRequired(qint64 latestSeq);
+    // Execution was paused or resumed (`event` "execution_paused" / "execution_resumed", by
+    // `actor`): what is in force is read from GET /execution.
+    void executionChanged(const QString &event, const QString &actor);
     void unauthorized();
 
 private:

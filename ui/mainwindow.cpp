@@ -9,6 +9,7 @@
 #include "ui/connectiondialog.h"
 #include "ui/consolesettings.h"
 #include "ui/decisioncontroller.h"
+#include "ui/executioncontroller.h"
 #include "ui/offlinebanner.h"
 #include "ui/queueview.h"
 #include "ui/statepalette.h"
@@ -85,6 +86,10 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
     m_userLabel->setObjectName(QStringLiteral("statusUser"));
     m_liveLabel = new QLabel(this);
     m_liveLabel->setObjectName(QStringLiteral("statusLive"));
+    // The stop switch's indicator first: while execution is paused it is what matters most.
+    m_execution = new ExecutionController(m_client, this, this);
+    statusBar()->addPermanentWidget(m_execution->indicator());
+    connect(m_execution, &ExecutionController::statusMessage, statusBar(), &QStatusBar::showMessage);
     statusBar()->addPermanentWidget(m_backendLabel);
     statusBar()->addPermanentWidget(m_userLabel);
     statusBar()->addPermanentWidget(m_liveLabel);
@@ -134,7 +139,9 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
     connect(m_events, &EventStreamClient::resyncRequired, this, [this] {
         m_model->reload();
         m_detailReload.start();
+        m_execution->reload();
     });
+    connect(m_events, &EventStreamClient::executionChanged, m_execution, &ExecutionController::reload);
     connect(m_events, &EventStreamClient::stateChanged, this, &MainWindow::onEventStreamState);
 
     restoreLayout();
@@ -272,6 +279,11 @@ void MainWindow::buildMenus()
     action->addSeparator();
     action->addActions({ m_bulkApproveAction, m_bulkRejectAction });
 
+    QMenu *execution = menuBar()->addMenu(tr("E&xecution"));
+    execution->setObjectName(QStringLiteral("executionMenu"));
+    execution->setToolTipsVisible(true); // a disabled item says why
+    execution->addActions({ m_execution->pauseAction(), m_execution->resumeAction() });
+
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_findAction);
     QAction *focusQueue = view->addAction(tr("Go to the &queue"), QKeySequence(QStringLiteral("Ctrl+0")), m_queue,
@@ -387,6 +399,7 @@ void MainWindow::start()
     if (tab >= 0 && tab < m_pane->tabs()->count())
         m_pane->tabs()->setCurrentIndex(tab);
     m_queue->apply(QueueView::filterFromName(m_settings->queueFilter), m_settings->queueSearch);
+    m_execution->reload();
     m_events->start();
 }
 
@@ -404,6 +417,7 @@ void MainWindow::loadIdentity()
         m_role = response.object().value(QLatin1String("role")).toString();
         // Drafts belong to this backend and user: read theirs (adopting any made meanwhile).
         m_decisions->drafts().open(DraftStore::fileFor(DraftStore::directoryFor(*m_settings->store()), m_client->baseUrl(), m_user));
+        m_execution->setRole(m_role);
         updateStatusBar();
         emit identityKnown(m_user, m_role);
     });
@@ -519,6 +533,9 @@ void MainWindow::onConnectionState()
 
 void MainWindow::onEventStreamState()
 {
+    // Live again (first connect or after a reconnect): what was paused meanwhile is read anew.
+    if (m_events->state() == EventStreamClient::State::Live)
+        m_execution->reload();
     updateStatusBar();
 }
 
@@ -610,6 +627,7 @@ void MainWindow::editConnection()
     }
     m_user.clear();
     m_role.clear();
+    m_execution->clear();
     m_decisions->drafts().close(); // another backend (or user): its drafts are read once /me answers
     m_currentId.clear();
     m_pane->showMessage(tr("Select an action in the queue."));
@@ -624,6 +642,7 @@ void MainWindow::switchToken(const QString &token)
     m_events->setToken(token);
     m_user.clear();
     m_role.clear();
+    m_execution->setRole(QString()); // the same backend: what is paused stays as read
     m_decisions->drafts().close(); // perhaps another user: their drafts are read once /me answers
     updateDecisionActions();
     start();

@@ -23,13 +23,15 @@ class BulkDecisionController;
 class ConsoleSettings;
 class DecisionController;
 class EventStreamClient;
+class ExecutionController;
 class OfflineBanner;
 class QueueView;
 struct ActionChange;
 
 // The review console: the queue beside the selected action's detail, the decision actions
 // (their QActions, menus and shortcuts; the dialogs, drafts and calls behind them are the
-// DecisionController's), the offline banner and the status bar (backend, user, role,
+// DecisionController's), the offline banner, the Execution menu (its actions and dialogs are the
+// ExecutionController's) and the status bar (execution paused or running, backend, user, role,
 // live/offline). It owns no network code: everything goes through the ApiClient and the
 // EventStreamClient it is given. Remembers its layout and filters.
 class MainWindow : public QMainWindow
@@ -57,6 +59,8 @@ public:
     {
         return kind == QLatin1String("approve") ? m_bulkApproveAction : m_bulkRejectAction;
     }
+    // The stop switch: the status bar's execution indicator and the Execution menu's actions.
+    ExecutionController *execution() const { return m_execution; }
     QueueView *queueView() const { return m_queue; }
     ActionQueueModel *queueModel() const { return m_model; }
     ActionDetailPane *detailPane() const { return m_pane; }
@@ -111,6 +115,7 @@ private:
     OfflineBanner *m_banner;
     DecisionController *m_decisions = nullptr;
     BulkDecisionController *m_bulk = nullptr;
+    ExecutionController *m_execution = nullptr;
     QAction *m_bulkApproveAction = nullptr;
     QAction *m_bulkRejectAction = nullptr;
     QSplitter *m_splitter;

@@ -7,6 +7,7 @@
 #include "models/actiondetail.h"
 #include "models/actionpage.h"
 #include "models/actionqueuemodel.h"
+#include "models/executionpause.h"
 #include "tests/client/backendprocess.h"
 #include "tests/client/faultproxy.h"
 
@@ -294,6 +295,99 @@ private slots:
         const ApiResponse refused = wait(agent->readCharge(id));
         QCOMPARE(refused.httpStatus, 403);
         QCOMPARE(refused.error.code, QStringLiteral("forbidden"));
+    }
+
+    // The stop switch's calls (scoped to an agent that proposes nothing here, so that the rest of
+    // this suite keeps executing): read, pause, the refusals, resume.
+    void pauseAndResumeExecution()
+    {
+        auto supervisor = client(QStringLiteral("sue"));
+        const QString agent = QStringLiteral("agent-paused-%1").arg(++m_nextRef);
+        ApiResponse r = wait(supervisor->executionState());
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QCOMPARE(r.object().value(QLatin1String("paused")).toBool(), false);
+
+        ApiCall *call = supervisor->pauseExecution(ExecutionPause::Scope::Agent, agent, QStringLiteral("agent misbehaves"));
+        QVERIFY(!call->idempotencyKey().isEmpty());
+        r = wait(call);
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QCOMPARE(r.httpStatus, 201);
+        QString error;
+        const std::optional<ExecutionPause> pause = ExecutionPause::fromJson(r.object(), &error);
+        QVERIFY2(pause, qPrintable(error));
+        QCOMPARE(pause->scope, ExecutionPause::Scope::Agent);
+        QCOMPARE(pause->agent, agent);
+        QCOMPARE(pause->pausedBy, QStringLiteral("sue"));
+        QVERIFY(pause->inForce());
+
+        auto approver = client(QStringLiteral("ana"));
+        r = wait(approver->executionState());
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QCOMPARE(r.object().value(QLatin1String("paused")).toBool(), true);
+        QCOMPARE(r.object().value(QLatin1String("summary")).toString(), pause->describe());
+        QCOMPARE(r.object().value(QLatin1String("pauses")).toArray().size(), 1);
+
+        r = wait(supervisor->pauseExecution(ExecutionPause::Scope::Agent, agent, QStringLiteral("again")));
+        QCOMPARE(r.httpStatus, 409);
+        QCOMPARE(r.error.code, QStringLiteral("already_paused"));
+        r = wait(supervisor->pauseExecution(ExecutionPause::Scope::Account, QString(), QStringLiteral("no account")));
+        QCOMPARE(r.httpStatus, 422);
+        QCOMPARE(r.error.code, QStringLiteral("validation_failed"));
+        QCOMPARE(r.error.fieldErrors().value(0).first, QStringLiteral("account"));
+        r = wait(approver->pauseExecution(ExecutionPause::Scope::All, QString(), QStringLiteral("not mine to pause")));
+        QCOMPARE(r.httpStatus, 403);
+        QCOMPARE(r.error.code, QStringLiteral("forbidden"));
+
+        r = wait(supervisor->resumeExecution(pause->id, QStringLiteral("fixed")));
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QCOMPARE(r.httpStatus, 200);
+        const std::optional<ExecutionPause> resumed = ExecutionPause::fromJson(r.object(), &error);
+        QVERIFY2(resumed, qPrintable(error));
+        QVERIFY(!resumed->inForce());
+        QCOMPARE(resumed->resumedBy, QStringLiteral("sue"));
+        QCOMPARE(resumed->resumeNote, QStringLiteral("fixed"));
+        r = wait(supervisor->resumeExecution(pause->id, QString()));
+        QCOMPARE(r.httpStatus, 409);
+        QCOMPARE(r.error.code, QStringLiteral("already_resumed"));
+        r = wait(approver->executionState());
+        QCOMPARE(r.object().value(QLatin1String("paused")).toBool(), false);
+    }
+
+    // A pause and a resume whose answers are lost: each is resent with its first key and
+    // answered by the backend's replay of the first answer — one pause, one resume, never the
+    // 409 a blind resend would get.
+    void lostPauseAndResumeAnswersAreReplayed()
+    {
+        FaultProxy proxy(m_backend.port());
+        QVERIFY(proxy.listen());
+        auto c = client(QStringLiteral("root"), proxy.url());
+        const QString account = QStringLiteral("acct_lost_%1").arg(++m_nextRef);
+        proxy.dropNextPostResponse(2);
+        ApiCall *call = c->pauseExecution(ExecutionPause::Scope::Account, account, QStringLiteral("answer lost"));
+        const QString key = call->idempotencyKey();
+        ApiResponse r = wait(call);
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QCOMPARE(r.httpStatus, 201);
+        QVERIFY(r.replayed);
+        QCOMPARE(proxy.droppedResponses(), 2);
+        QCOMPARE(proxy.postKeys(), QStringList(3, key));
+        const QString id = r.object().value(QLatin1String("id")).toString();
+        QVERIFY(!id.isEmpty());
+        const QJsonArray pauses = m_backend.get(QStringLiteral("ana"), QStringLiteral("/execution"))
+                                      .body.value(QLatin1String("pauses")).toArray();
+        QCOMPARE(pauses.size(), 1);
+        QCOMPARE(pauses.first().toObject().value(QLatin1String("id")).toString(), id);
+
+        proxy.dropNextPostResponse(1);
+        call = c->resumeExecution(id, QStringLiteral("back"));
+        const QString resumeKey = call->idempotencyKey();
+        r = wait(call);
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QCOMPARE(r.httpStatus, 200);
+        QVERIFY(r.replayed);
+        QCOMPARE(proxy.postKeys().mid(3), QStringList(2, resumeKey));
+        QCOMPARE(m_backend.get(QStringLiteral("ana"), QStringLiteral("/execution")).body.value(QLatin1String("paused")).toBool(),
+                 false);
     }
 
     void reconcileWithEvidenceAndFollowUp()

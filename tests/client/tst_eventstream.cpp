@@ -1,5 +1,6 @@
-// The event-stream client against a real countersignd: live events, heartbeats, reconnect with
-// backoff when the backend goes away, and Last-Event-ID resume so nothing is missed.
+// The event-stream client against a real countersignd: live events (also a pause and a resume of
+// execution), heartbeats, reconnect with backoff when the backend goes away, and Last-Event-ID
+// resume so nothing is missed.
 
 #include "client/apiclient.h"
 #include "client/eventstreamclient.h"
@@ -85,6 +86,38 @@ private slots:
         QVERIFY(changed.last().at(0).value<ActionChange>().stateVersion >= 2);
         events.stop();
         QCOMPARE(events.state(), EventStreamClient::State::Stopped);
+    }
+
+    // A supervisor pauses and resumes execution: every client (an auditor here) hears of it as
+    // `execution.changed`, with what happened and who did it — never as an action.changed.
+    void executionChangesReachEveryClient()
+    {
+        EventStreamClient events;
+        events.setBaseUrl(m_backend.url());
+        events.setToken(m_backend.token(QStringLiteral("audrey")));
+        QSignalSpy execution(&events, &EventStreamClient::executionChanged);
+        QSignalSpy changed(&events, &EventStreamClient::actionChanged);
+        QVERIFY(execution.isValid() && changed.isValid());
+        events.start();
+        QTRY_COMPARE_WITH_TIMEOUT(events.state(), EventStreamClient::State::Live, 5000);
+
+        const BackendProcess::Reply paused = m_backend.post(
+            QStringLiteral("sue"), QStringLiteral("/execution/pauses"),
+            QJsonObject{ { QStringLiteral("scope"), QStringLiteral("agent") }, { QStringLiteral("agent"), QStringLiteral("agent-nobody") },
+                         { QStringLiteral("reason"), QStringLiteral("stream test") } });
+        QCOMPARE(paused.status, 201);
+        QTRY_COMPARE_WITH_TIMEOUT(execution.count(), 1, 8000);
+        QCOMPARE(execution.at(0).at(0).toString(), QStringLiteral("execution_paused"));
+        QCOMPARE(execution.at(0).at(1).toString(), QStringLiteral("sue"));
+        const QString id = paused.body.value(QLatin1String("id")).toString();
+        QCOMPARE(m_backend.post(QStringLiteral("sue"), QStringLiteral("/execution/pauses/%1/resume").arg(id), QJsonObject()).status,
+                 200);
+        QTRY_COMPARE_WITH_TIMEOUT(execution.count(), 2, 8000);
+        QCOMPARE(execution.at(1).at(0).toString(), QStringLiteral("execution_resumed"));
+        // (Earlier tests' actions may still be moving: their events name them.)
+        for (const QList<QVariant> &args : std::as_const(changed))
+            QVERIFY(!args.at(0).value<ActionChange>().actionId.isEmpty());
+        events.stop();
     }
 
     void heartbeatsKeepASilentStreamAlive()
