@@ -37,6 +37,14 @@ void BudgetBar::clear()
     setVisible(false);
 }
 
+BudgetBar::Colors BudgetBar::colors(const QPalette &pal)
+{
+    const bool dark = StatePalette::isDark(pal);
+    return Colors{ pal.color(QPalette::Mid), StatePalette::stateChip(ActionState::Executing, pal).fill.darker(dark ? 100 : 125),
+                   pal.color(QPalette::Highlight), StatePalette::warningText(pal),
+                   StatePalette::stateChip(ActionState::Completed, pal).fill.darker(dark ? 100 : 108) };
+}
+
 QSize BudgetBar::sizeHint() const
 {
     return QSize(360, fontMetrics().height() + 8);
@@ -60,11 +68,7 @@ void BudgetBar::paintEvent(QPaintEvent *)
     clip.addRoundedRect(frame, 4, 4);
     p.setClipPath(clip);
     p.fillRect(frame, pal.color(QPalette::Base));
-    const bool dark = StatePalette::isDark(pal);
-    const QColor refunded = pal.color(QPalette::Mid);
-    const QColor reserved = StatePalette::stateChip(ActionState::Executing, pal).fill.darker(dark ? 100 : 115);
-    const QColor thisAction = m_segments.fits ? pal.color(QPalette::Highlight) : StatePalette::warningText(pal);
-    const QColor left = StatePalette::stateChip(ActionState::Completed, pal).fill;
+    const Colors c = colors(pal);
     qreal x = frame.left();
     const auto segment = [&](qint64 amount, const QColor &color) {
         if (amount <= 0 || total <= 0)
@@ -73,10 +77,10 @@ void BudgetBar::paintEvent(QPaintEvent *)
         p.fillRect(QRectF(x, frame.top(), w, frame.height()), color);
         x += w;
     };
-    segment(m_segments.refunded, refunded);
-    segment(m_segments.reserved, reserved);
-    segment(m_segments.thisAction, thisAction);
-    segment(m_segments.left, left);
+    segment(m_segments.refunded, c.refunded);
+    segment(m_segments.reserved, c.reserved);
+    segment(m_segments.thisAction, m_segments.fits ? c.thisAction : c.tooMuch);
+    segment(m_segments.left, c.left);
     p.setClipping(false);
     p.setPen(pal.color(QPalette::Mid));
     p.setBrush(Qt::NoBrush);

@@ -34,6 +34,14 @@ public:
     Segments segments() const { return m_segments; }
     bool hasBudget() const { return m_known; }
 
+    // The colours of the four segments, in the order above (this action's when it fits, and
+    // when it does not): the legend in words uses them too.
+    struct Colors
+    {
+        QColor refunded, reserved, thisAction, tooMuch, left;
+    };
+    static Colors colors(const QPalette &palette);
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 

@@ -221,11 +221,17 @@ void ChargeStoryView::render()
                        .arg(r.actionId, display::money(r.amount, cur), r.requestedBy, display::stateName(r.state),
                             r.approved ? tr(", approved") : QString());
     const qint64 leftAfter = b.available() - v.requested;
-    QString words = tr("<b>Budget</b>: captured %1 \u2212 refunded at the provider %2 \u2212 reserved in Countersign %3 "
-                       "\u2212 <b>this action %4</b> = <b>%5 left</b>")
-                        .arg(display::money(b.captured, cur), display::money(b.refundedAtProvider, cur),
-                             display::money(b.reserved, cur), display::money(v.requested, v.requestedCurrency),
-                             display::money(leftAfter, cur));
+    // Each term after the bar's colour for it: the words are the bar's legend.
+    const BudgetBar::Colors colors = BudgetBar::colors(pal);
+    const auto swatch = [](const QColor &color) {
+        return QStringLiteral("<span style=\"color:%1\">\u25a0</span>&nbsp;").arg(color.name());
+    };
+    QString words = tr("<b>Budget</b>: captured %1 \u2212 %2refunded at the provider %3 \u2212 %4reserved in Countersign %5 "
+                       "\u2212 %6<b>this action %7</b> = %8<b>%9 left</b>")
+                        .arg(display::money(b.captured, cur), swatch(colors.refunded), display::money(b.refundedAtProvider, cur),
+                             swatch(colors.reserved), display::money(b.reserved, cur),
+                             swatch(v.fits ? colors.thisAction : colors.tooMuch), display::money(v.requested, v.requestedCurrency),
+                             swatch(colors.left), display::money(leftAfter, cur));
     if (!holders.isEmpty())
         words += QStringLiteral("<br><span style=\"color:%1\">%2</span>")
                      .arg(muted, tr("Reserved by: %1").arg(holders.join(QStringLiteral("; ")).toHtmlEscaped()));
