@@ -163,7 +163,7 @@ std::optional<ChargeView> ChargeView::fromJson(const QJsonObject &json, QString 
     view.requestedCurrency = in.string(QLatin1String("requested_currency"));
     view.fits = in.boolean(QLatin1String("fits"), Need::Optional, true);
     if (in.ok() && !readArray(budget, QLatin1String("reservations"), &b.reservations, &problem, reservationFromJson))
-        in.fail(QStringLiteral("budget.") + problem);
+        in.fail(problem); // the reader adds "budget."
     if (!in.ok()) {
         fail(error, in.error());
         return std::nullopt;
