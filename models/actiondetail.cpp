@@ -152,6 +152,21 @@ std::optional<ActionDetail> ActionDetail::fromJson(const QJsonObject &json, QStr
     detail.permissions.lookup = readPermission(permissions, QLatin1String("lookup"));
     detail.permissions.reconcile = readPermission(permissions, QLatin1String("reconcile"));
     detail.permissions.followUp = readPermission(permissions, QLatin1String("follow_up"));
+
+    if (const QJsonValue charge = json.value(QLatin1String("charge")); charge.isObject()) {
+        detail.charge = ChargeView::fromJson(charge.toObject(), &problem);
+        if (!detail.charge)
+            return fail(QStringLiteral("charge.") + problem);
+    }
+    if (const QJsonValue requester = json.value(QLatin1String("requester_record")); requester.isObject()) {
+        detail.requesterRecord = RequesterRecord::fromJson(requester.toObject(), &problem);
+        if (!detail.requesterRecord)
+            return fail(QStringLiteral("requester_record.") + problem);
+    }
+    std::optional<Quorum> quorum = Quorum::fromJson(json, &problem);
+    if (!quorum)
+        return fail(problem);
+    detail.quorum = std::move(*quorum);
     return detail;
 }
 
@@ -170,6 +185,8 @@ QStringList ActionDetail::describeChanges(const ActionDetail &before, const Acti
         else
             changes << tr("rejected by %1: %2").arg(ap.decidedBy, ap.note);
     }
+    for (qsizetype i = before.quorum.given.size(); i < after.quorum.given.size(); ++i)
+        changes << tr("signed by %1 (%2 of %3 approvals)").arg(after.quorum.given.at(i).approver).arg(i + 1).arg(after.quorum.required);
     if (a.approvalVersion != b.approvalVersion && after.approvals.size() == before.approvals.size())
         changes << tr("approval version: %1 \u2192 %2").arg(a.approvalVersion).arg(b.approvalVersion);
     if (a.idempotencyKey != b.idempotencyKey)

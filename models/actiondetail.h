@@ -5,6 +5,7 @@
 #include "models/approval.h"
 #include "models/attempt.h"
 #include "models/auditevent.h"
+#include "models/decisioncontext.h"
 #include "models/providerlookup.h"
 #include "models/reconciliation.h"
 
@@ -70,6 +71,11 @@ struct ActionDetail
     std::optional<ActionSummary> parent;
     QList<ActionSummary> followUps;
     Permissions permissions;
+    // What an approver needs beside the record (models/decisioncontext.h): the charge's story
+    // and budget (none when the charge was never read), the requester's record, the quorum.
+    std::optional<ChargeView> charge;
+    std::optional<RequesterRecord> requesterRecord;
+    Quorum quorum;
 
     // The list row this detail stands for (attempt count, time of the newest audit event).
     ActionSummary summary() const;

@@ -4,7 +4,9 @@
 # screenshot_scenarios.cpp), and the console saves docs/screenshot-queue.png,
 # docs/screenshot-review.png and docs/screenshot-diff.png with its --screenshot option; the same
 # program then shows the approve dialog of a refund proposed with the agent's reasons
-# (docs/screenshot-approve-reasons.png) and a bulk approval after a partial failure
+# (docs/screenshot-approve-reasons.png), the approve dialog of a refund over half of a charge
+# already partly refunded, with the charge's story, budget and warnings
+# (docs/screenshot-approve-budget.png), and a bulk approval after a partial failure
 # (docs/screenshot-bulk.png) and saves them. Then the console runs in demo mode (--demo --scenario N --screenshot) for docs/screenshot-demo-scenario1.png
 # and docs/screenshot-demo-scenario2.png: scenario 1 / 2 played to its end, narration visible.
 # Usage: scripts/screenshots.sh [build dir]   (default: $COUNTERSIGN_BUILD_DIR or ./build)

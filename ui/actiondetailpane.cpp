@@ -7,6 +7,7 @@
 #include "models/reconciliationtablemodel.h"
 #include "models/relatedactionmodel.h"
 #include "ui/agentreasonsview.h"
+#include "ui/chargestoryview.h"
 #include "ui/payloaddiffwidget.h"
 #include "ui/statepalette.h"
 #include "ui/timelinewidget.h"
@@ -152,6 +153,13 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     overviewLayout->addWidget(reasonsTitle);
     m_reasonsView = new AgentReasonsView(overview);
     overviewLayout->addWidget(m_reasonsView);
+    // The charge's story and budget as last read (the approve dialog reads it afresh).
+    auto *chargeTitle = new QLabel(tr("<b>The charge</b>"), overview);
+    chargeTitle->setObjectName(QStringLiteral("chargeTitle"));
+    overviewLayout->addSpacing(4);
+    overviewLayout->addWidget(chargeTitle);
+    m_chargeView = new ChargeStoryView(overview);
+    overviewLayout->addWidget(m_chargeView);
     auto *form = new QFormLayout;
     overviewLayout->addLayout(form);
     overviewLayout->addStretch(1);
@@ -414,9 +422,18 @@ void ActionDetailPane::updateOverview()
     set("fieldProvider", r.providerAccount.isEmpty() ? r.provider : r.provider + QStringLiteral(" / ") + r.providerAccount);
     set("fieldKey", r.idempotencyKey.isEmpty() ? tr("none yet \u2014 minted by the approval") : r.idempotencyKey);
     set("fieldFingerprint", r.requestFingerprint);
-    set("fieldApproval", r.approvalVersion == 0 ? tr("not approved") : tr("v%1").arg(r.approvalVersion));
+    QString approval = r.approvalVersion == 0 ? tr("not approved") : tr("v%1").arg(r.approvalVersion);
+    if (const Quorum &q = m_detail.quorum; q.isDualControl())
+        approval += QStringLiteral("  \u00b7  ") + tr("%1 (rule %2, policy v%3)").arg(q.describe(), q.ruleId).arg(q.policyVersion);
+    set("fieldApproval", approval);
     set("fieldState", tr("%1 (state version %2)").arg(display::stateName(r.state)).arg(r.stateVersion));
-    set("fieldRequestedBy", r.requestedBy);
+    if (m_detail.requesterRecord)
+        set("fieldRequestedBy", tr("%1\ntoday: %2\n7 days: %3")
+                                    .arg(r.requestedBy, RequesterRecord::describe(m_detail.requesterRecord->today),
+                                         RequesterRecord::describe(m_detail.requesterRecord->week)));
+    else
+        set("fieldRequestedBy", r.requestedBy);
+    m_chargeView->setView(m_detail.charge);
     set("fieldClientReference", r.clientReference);
     set("fieldParent", r.parentId);
     set("fieldCreated", display::time(r.createdAt));

@@ -19,6 +19,7 @@ namespace cs {
 class AgentReasonsView;
 class ApprovalTableModel;
 class AttemptTableModel;
+class ChargeStoryView;
 class AuditTableModel;
 class LookupTableModel;
 class PayloadDiffWidget;
@@ -27,8 +28,9 @@ class RelatedActionModel;
 class TimelineWidget;
 
 // Everything about the selected action: a header (amount, target, state), the decision buttons
-// with the reason each unavailable one is unavailable, and tabs — the agent's reasons and the
-// record, the evidence
+// with the reason each unavailable one is unavailable, and tabs — the agent's reasons, the
+// charge's story and budget as last read (ChargeStoryView), the record with the requester's
+// record and the quorum, the evidence
 // (attempt history and provider lookups), approvals, reconciliations, the audit trail, related
 // actions, the payload diff when a changed resubmission was caught — above a timeline picture.
 // Refreshing with a newer detail of the same action updates the tables in place (selection and
@@ -60,6 +62,7 @@ public:
     AttemptTableModel *attemptModel() const { return m_attempts; }
     QLabel *permissionReasonsLabel() const { return m_reasons; }
     AgentReasonsView *reasonsView() const { return m_reasonsView; }
+    ChargeStoryView *chargeView() const { return m_chargeView; }
     QByteArray splitterState() const;
     void restoreSplitterState(const QByteArray &state);
 
@@ -94,6 +97,7 @@ private:
     QTabWidget *m_tabs;
     QHash<QString, QLabel *> m_fields;
     AgentReasonsView *m_reasonsView = nullptr;
+    ChargeStoryView *m_chargeView = nullptr;
     AttemptTableModel *m_attempts;
     LookupTableModel *m_lookups;
     ApprovalTableModel *m_approvals;

@@ -1,6 +1,7 @@
 #include "ui/approvedialog.h"
 #include "models/displayformat.h"
 #include "ui/agentreasonsview.h"
+#include "ui/chargestoryview.h"
 
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -13,8 +14,13 @@ ApproveDialog::ApproveDialog(const ActionDetail &detail, QWidget *parent)
 {
     setObjectName(QStringLiteral("approveDialog"));
     setWindowTitle(tr("Approve refund"));
-    // Why, below what will be sent. (The charge's budget and story go between these two
-    // sections once the backend serves them: issue 19's "the charge's story".)
+    // Whether it should be sent, below what will be sent: the charge's story and budget, then why.
+    auto *chargeTitle = new QLabel(tr("<b>The charge</b>"), this);
+    chargeTitle->setObjectName(QStringLiteral("chargeTitle"));
+    fieldsLayout()->addWidget(chargeTitle);
+    m_charge = new ChargeStoryView(this);
+    fieldsLayout()->addWidget(m_charge);
+    fieldsLayout()->addSpacing(6);
     auto *reasonsTitle = new QLabel(tr("<b>The agent's reasons</b>"), this);
     reasonsTitle->setObjectName(QStringLiteral("reasonsTitle"));
     fieldsLayout()->addWidget(reasonsTitle);
@@ -27,6 +33,22 @@ ApproveDialog::ApproveDialog(const ActionDetail &detail, QWidget *parent)
     updateConfirm();
 }
 
+void ApproveDialog::setChargeReading()
+{
+    m_charge->setReading();
+}
+
+void ApproveDialog::setChargeRead(const ChargeView &view)
+{
+    m_freshCharge = true;
+    m_charge->setView(view);
+}
+
+void ApproveDialog::setChargeReadFailed(const QString &why)
+{
+    m_charge->setReadFailed(why);
+}
+
 QString ApproveDialog::note() const
 {
     return m_note->toPlainText().trimmed();
@@ -36,6 +58,8 @@ void ApproveDialog::refresh()
 {
     const ActionRecord &r = m_detail.record;
     m_reasons->setRecord(r);
+    if (!m_freshCharge)
+        m_charge->setView(m_detail.charge);
     const QString amount = display::money(r.amount, r.currency);
     QString html = tr("<p style=\"font-size:large\"><b>Approve a refund of %1</b></p>").arg(amount.toHtmlEscaped());
     html += QStringLiteral("<table cellspacing=\"4\">");
@@ -50,14 +74,30 @@ void ApproveDialog::refresh()
     if (!r.businessReference.isEmpty())
         row(tr("Order"), r.businessReference);
     row(tr("Provider"), r.provider.isEmpty() ? tr("the configured provider") : r.provider);
-    row(tr("Requested by"), r.requestedBy);
+    if (m_detail.requesterRecord) {
+        const RequesterRecord &rec = *m_detail.requesterRecord;
+        row(tr("Requested by"), tr("%1 \u2014 today: %2; 7 days: %3")
+                                    .arg(r.requestedBy, RequesterRecord::describe(rec.today), RequesterRecord::describe(rec.week)));
+    } else {
+        row(tr("Requested by"), r.requestedBy);
+    }
+    const Quorum &q = m_detail.quorum;
+    if (q.isDualControl())
+        row(tr("Approvals"), tr("%1 (rule %2, policy v%3)").arg(q.describe(), q.ruleId).arg(q.policyVersion));
     row(tr("Request fingerprint"), display::shortHash(r.requestFingerprint), true);
     html += QStringLiteral("</table>");
-    html += tr("<p>Approving creates <b>approval version %1</b>, which mints a <b>fresh idempotency key</b> for this "
-               "action and signs this exact request (its fingerprint). <b>Nothing is sent to the provider now</b>: "
-               "the action stays PENDING, approved and queued, until the executor claims it and sends it once "
-               "with that key.</p>")
-                .arg(r.approvalVersion + 1);
+    if (q.isDualControl() && q.given.size() + 1 < q.required)
+        html += tr("<p>The policy asks for <b>%1 distinct approvers</b>. Your approval is <b>signature %2 of %1</b>: it is "
+                   "counted, the action stays PENDING and <b>no idempotency key is minted</b> until %1 approvers have "
+                   "signed. Nothing is sent to the provider now.</p>")
+                    .arg(q.required)
+                    .arg(q.given.size() + 1);
+    else
+        html += tr("<p>Approving creates <b>approval version %1</b>, which mints a <b>fresh idempotency key</b> for this "
+                   "action and signs this exact request (its fingerprint). <b>Nothing is sent to the provider now</b>: "
+                   "the action stays PENDING, approved and queued, until the executor claims it and sends it once "
+                   "with that key.</p>")
+                    .arg(r.approvalVersion + 1);
     setDescription(html);
 }
 

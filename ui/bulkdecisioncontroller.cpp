@@ -155,7 +155,12 @@ void BulkDecisionController::onAnswer(BulkDecisionDialog *dialog, const QString 
         if (response.ok()) {
             m_drafts->remove(draftKey(kind, actionId));
             const QJsonObject approval = response.object().value(QLatin1String("approval")).toObject();
-            QString message = kind == QLatin1String("approve")
+            const std::optional<Quorum> quorum = Quorum::fromJson(response.object());
+            QString message = kind == QLatin1String("approve") && response.httpStatus == 202 && quorum
+                ? tr("signed (%1 of %2): no key until %2 distinct approvers have signed")
+                      .arg(quorum->given.size())
+                      .arg(quorum->required)
+                : kind == QLatin1String("approve")
                 ? tr("approval v%1, key %2")
                       .arg(approval.value(QLatin1String("version")).toInt())
                       .arg(display::shortHash(approval.value(QLatin1String("idempotency_key")).toString()))

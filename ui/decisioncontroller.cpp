@@ -86,8 +86,11 @@ void DecisionController::openDecision(const QString &kind)
         emit statusMessage(entry ? entry->reason : QString(), 8000);
         return;
     }
-    if (kind == QLatin1String("approve"))
-        showDialog(new ApproveDialog(detail, m_dialogParent));
+    if (kind == QLatin1String("approve")) {
+        auto *approve = new ApproveDialog(detail, m_dialogParent);
+        showDialog(approve);
+        readCharge(approve);
+    }
     else if (kind == QLatin1String("reject"))
         showDialog(new RejectDialog(detail, m_dialogParent));
     else if (kind == QLatin1String("lookup"))
@@ -268,7 +271,14 @@ void DecisionController::applyResult(DecisionDialog *dialog, const ApiResponse &
     } else {
         const QJsonObject approval = body.value(QLatin1String("approval")).toObject();
         QString message;
-        if (kind == QLatin1String("approve"))
+        const std::optional<Quorum> quorum = Quorum::fromJson(body);
+        if (kind == QLatin1String("approve") && response.httpStatus == 202 && quorum)
+            // A quorum's signature (docs/POLICY.md): counted, the action stays PENDING, no key yet.
+            message = tr("Your signature on %1 counted: %2. No key is minted until %3 distinct approvers have signed%4.")
+                          .arg(id, quorum->describe())
+                          .arg(quorum->required)
+                          .arg(replayed);
+        else if (kind == QLatin1String("approve"))
             message = tr("Approved %1: approval v%2, key %3. Nothing is sent until the executor claims it%4.")
                           .arg(id)
                           .arg(approval.value(QLatin1String("version")).toInt())
@@ -316,6 +326,37 @@ void DecisionController::reloadDialogAction(DecisionDialog *dialog, const QStrin
             changes << why;
         guard->updateDetail(*detail, changes);
         emit detailRead(*detail);
+    });
+}
+
+void DecisionController::readCharge(ApproveDialog *dialog)
+{
+    // The provider's view now (recorded as evidence); the detail's snapshot stays shown, with its
+    // age, until it answers — and when it cannot.
+    QPointer<ApproveDialog> guard(dialog);
+    dialog->setChargeReading();
+    ApiCall *call = m_client->readCharge(dialog->actionId());
+    // A read changes no action: not worth resending while the approver waits. The first answer
+    // that is not a success (the provider's 502, the backend away) is shown as it is.
+    connect(call, &ApiCall::resending, this, [guard, call](int, const ApiError &error) {
+        if (guard)
+            guard->setChargeReadFailed(error.userText());
+        // Not from inside the signal: the client schedules the resend after emitting it.
+        QMetaObject::invokeMethod(call, &ApiCall::abandon, Qt::QueuedConnection);
+    });
+    connect(call, &ApiCall::finished, this, [guard](ApiCall *c) {
+        if (!guard)
+            return;
+        const ApiResponse &response = c->response();
+        if (response.error.kind == ApiError::Kind::Cancelled)
+            return; // abandoned above: already said why
+        QString problem;
+        const std::optional<ChargeView> view = response.ok() ? ChargeView::fromJson(response.object(), &problem) : std::nullopt;
+        if (view)
+            guard->setChargeRead(*view);
+        else
+            guard->setChargeReadFailed(response.ok() ? tr("the backend's answer could not be read (%1)").arg(problem)
+                                                     : response.error.userText());
     });
 }
 

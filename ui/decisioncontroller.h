@@ -13,6 +13,7 @@ namespace cs {
 
 class ActionDetailPane;
 class ApiClient;
+class ApproveDialog;
 
 // The console's decisions on the action shown in the detail pane: approve, reject, look up,
 // reconcile and follow up. Opens the dialog for the shown action (one dialog at a time; a second
@@ -88,6 +89,8 @@ private:
     DraftStore *draftsOf(const DraftStore::Origin &origin, DraftStore &other);
     void reloadDialogAction(DecisionDialog *dialog, const QString &why);
     void runDialogLookup(DecisionDialog *dialog);
+    // POST …/charge-lookups for an approve dialog that just opened (docs/API.md).
+    void readCharge(ApproveDialog *dialog);
 
     ApiClient *m_client;
     const ActionDetailPane *m_pane;

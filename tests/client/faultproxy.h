@@ -41,6 +41,17 @@ public:
     // The Idempotency-Key and If-Match headers of every POST seen, in order.
     QStringList postKeys() const { return m_postKeys; }
     QStringList postIfMatches() const { return m_postIfMatches; }
+    // The Idempotency-Keys of the POSTs that carried If-Match — the decisions on an action — in
+    // order; reads such as the approve dialog's POST …/charge-lookups carry none.
+    QStringList decisionKeys() const
+    {
+        QStringList keys;
+        for (qsizetype i = 0; i < m_postKeys.size(); ++i) {
+            if (!m_postIfMatches.value(i).isEmpty())
+                keys << m_postKeys.at(i);
+        }
+        return keys;
+    }
     int droppedResponses() const { return m_dropped; }
 
 private:

@@ -4,8 +4,10 @@
 //   screenshot-queue.png   the pending queue, an approver's view
 //   screenshot-review.png  a REQUIRES_REVIEW refund: attempts, lookups and the timeline
 //   screenshot-diff.png    the same refund's changed resubmission, side by side
-// and then shows two dialogs in this process (against the same backend) and saves them:
+// and then shows three dialogs in this process (against the same backend) and saves them:
 //   screenshot-approve-reasons.png  the approve dialog of a refund proposed with the agent's reasons
+//   screenshot-approve-budget.png   the approve dialog of a refund over half of a charge already
+//                                   partly refunded: the charge's story, budget and warnings
 //   screenshot-bulk.png             a bulk approval after a partial failure: one row refused
 //                                   (rejected by someone else meanwhile), one without an answer
 //                                   (lost on the way back, through a FaultProxy), one skipped
@@ -308,6 +310,35 @@ int main(int argc, char *argv[])
         cs::ApproveDialog dialog(*detail);
         dialog.resize(dialog.sizeHint().expandedTo(QSize(640, 0)));
         settleAndSave(&dialog, outDir + QStringLiteral("/screenshot-approve-reasons.png"));
+        dialog.done(QDialog::Rejected);
+    }
+    {
+        // The charge's story and budget (issues 14, 19): a visa charge of 180.00 USD bought 41 days
+        // ago, 30.00 USD refunded from the provider's dashboard; 100.00 USD asked for — over half,
+        // refunds already made. Read afresh by ana, as the dialog does when it opens.
+        const BackendProcess::Reply seeded = backend.paysimAdmin(
+            "POST", QStringLiteral("/_sim/charges"),
+            QJsonObject{ { QStringLiteral("count"), 1 }, { QStringLiteral("amount"), 18000 },
+                         { QStringLiteral("age_seconds"), 41 * 86400 },
+                         { QStringLiteral("card"), QJsonObject{ { QStringLiteral("brand"), QStringLiteral("visa") },
+                                                                { QStringLiteral("last4"), QStringLiteral("4242") } } } });
+        const QString budgetCharge = seeded.body.value(QLatin1String("data")).toArray().first().toObject().value(QLatin1String("id")).toString();
+        if (budgetCharge.isEmpty() || !backend.plantProviderRefund(budgetCharge, 3000, QString()))
+            fail(QStringLiteral("could not seed the budget's charge"));
+        const QString budgetId = backend.propose(budgetCharge, 10000, QStringLiteral("order-1140-refund"), QStringLiteral("order-1140"),
+                                                 QStringLiteral("returns-agent"))
+                                     .value(QLatin1String("id"))
+                                     .toString();
+        const BackendProcess::Reply fresh = backend.post(QStringLiteral("ana"), QStringLiteral("/actions/%1/charge-lookups").arg(budgetId), QJsonObject());
+        const std::optional<cs::ActionDetail> detail =
+            cs::ActionDetail::fromJson(backend.get(QStringLiteral("ana"), QStringLiteral("/actions/") + budgetId).body);
+        const std::optional<cs::ChargeView> view = cs::ChargeView::fromJson(fresh.body);
+        if (fresh.status != 201 || !detail || !view)
+            fail(QStringLiteral("could not read the budget's charge (%1)").arg(fresh.status));
+        cs::ApproveDialog dialog(*detail);
+        dialog.setChargeRead(*view);
+        dialog.resize(dialog.sizeHint().expandedTo(QSize(760, 0)));
+        settleAndSave(&dialog, outDir + QStringLiteral("/screenshot-approve-budget.png"));
         dialog.done(QDialog::Rejected);
     }
     {

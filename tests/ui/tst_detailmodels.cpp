@@ -348,6 +348,121 @@ private slots:
         QVERIFY(!model->headerData(-1, Qt::Horizontal).isValid());
         QVERIFY(!model->headerData(0, Qt::Horizontal, Qt::EditRole).isValid());
     }
+
+    // The approver's context as the server writes it (docs/API.md "The charge and the
+    // requester's record", "Approval rules: dual control"), read back; and bad input named by
+    // the member it is in.
+    void decisionContextFromTheWire()
+    {
+        const QJsonObject charge = QJsonDocument::fromJson(R"({
+          "snapshot": {"seq": 3, "target_type": "charge", "target_id": "ch_1", "charge_id": "ch_1", "asked_by": "ana",
+                       "read_at": "2026-12-02T06:00:00.000Z", "result": "FOUND", "http_status": 200,
+                       "amount": 9900, "amount_captured": 9900, "amount_refunded": 1000, "currency": "usd",
+                       "created": "2026-11-01T10:00:00.000Z", "payment_method_brand": "visa",
+                       "payment_method_last4": "4242", "disputed": true,
+                       "refunds": [{"id": "re_1", "amount": 1000, "status": "succeeded",
+                                    "created": "2026-11-02T10:00:00.000Z", "action_id": ""}]},
+          "budget": {"stage": "approval", "known": true, "charge_id": "ch_1", "payment_intent_id": "", "currency": "usd",
+                     "snapshot_seq": 3, "read_at": "2026-12-02T06:00:00.000Z", "captured": 9900,
+                     "refunded_at_provider": 1000, "reserved": 2000, "available": 6900,
+                     "reservations": [{"action_id": "act_2", "state": "EXECUTING", "approved": false, "amount": 2000,
+                                       "currency": "usd", "requested_by": "agent-2", "created_at": "2026-12-02T05:00:00.000Z"}],
+                     "requested": 5000, "requested_currency": "usd", "fits": true},
+          "warnings": [{"code": "disputed", "text": "The customer disputed this charge."},
+                       {"code": "over_half", "text": "50.00 USD is over half."}]})")
+                                         .object();
+        QString error;
+        const std::optional<ChargeView> view = ChargeView::fromJson(charge, &error);
+        QVERIFY2(view, qPrintable(error));
+        QCOMPARE(view->snapshotSeq, 3);
+        QCOMPARE(view->snapshot.paymentMethodLast4, QStringLiteral("4242"));
+        QVERIFY(view->snapshot.disputed);
+        QCOMPARE(view->snapshot.refunds.size(), 1);
+        QVERIFY(view->budget.known);
+        QCOMPARE(view->budget.available(), 6900);
+        QCOMPARE(view->budget.reservations.size(), 1);
+        QCOMPARE(view->budget.reservations.first().state, ActionState::Executing);
+        QCOMPARE(view->requested, 5000);
+        QVERIFY(view->fits);
+        QCOMPARE(view->warnings.size(), 2);
+        QCOMPARE(view->warnings.at(1).code, QStringLiteral("over_half"));
+
+        const QJsonObject record = QJsonDocument::fromJson(R"({"requested_by": "agent-7",
+          "today": {"since": "2026-12-02T00:00:00.000Z", "count": 3, "totals": [{"currency": "usd", "count": 2, "amount": 4000},
+                    {"currency": "eur", "count": 1, "amount": 500}], "rejected": 1, "rejected_share": 0.3333333,
+                    "sent_to_review": 0, "sent_to_review_share": 0},
+          "week": {"since": "2026-11-25T06:00:00.000Z", "count": 0, "totals": [], "rejected": 0, "rejected_share": null,
+                   "sent_to_review": 0, "sent_to_review_share": null}})")
+                                         .object();
+        const std::optional<RequesterRecord> rec = RequesterRecord::fromJson(record, &error);
+        QVERIFY2(rec, qPrintable(error));
+        QCOMPARE(RequesterRecord::describe(rec->today),
+                 QStringLiteral("3 refunds, 40.00 USD + 5.00 EUR \u00b7 33% rejected \u00b7 0% sent to review"));
+        QVERIFY(!rec->week.rejectedShare);
+        QCOMPARE(RequesterRecord::describe(rec->week), QStringLiteral("no proposals"));
+
+        const QJsonObject quorumJson = QJsonDocument::fromJson(R"({"approvals_required": 2,
+          "approvals_given": [{"approver": "ann", "signed_at": "2026-12-02T06:01:00.000Z"}],
+          "approval_rule": {"policy_version": 4, "rule_id": "usd-large"}})")
+                                             .object();
+        const std::optional<Quorum> quorum = Quorum::fromJson(quorumJson, &error);
+        QVERIFY2(quorum, qPrintable(error));
+        QCOMPARE(quorum->describe(), QStringLiteral("1 of 2 approvals \u2014 approved by ann"));
+        QCOMPARE(quorum->policyVersion, 4);
+        // Without a policy (or an older server): one approver, nothing to say.
+        const std::optional<Quorum> single = Quorum::fromJson(QJsonObject(), &error);
+        QVERIFY(single && !single->isDualControl());
+        QCOMPARE(single->describe(), QString());
+    }
+
+    void decisionContextBadInput_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("error");
+        const QByteArray snapshot = R"("snapshot": {"target_type": "charge", "target_id": "ch_1", "result": "NOT_FOUND"})";
+        QTest::newRow("no snapshot") << QByteArray(R"({"budget": {}})") << QStringLiteral("charge.snapshot: must be an object");
+        QTest::newRow("a budget figure not an integer")
+            << QByteArray("{" + snapshot + R"(, "budget": {"captured": "99"}})") << QStringLiteral("charge.budget.captured: must be an integer");
+        QTest::newRow("a reservation without its action")
+            << QByteArray("{" + snapshot + R"(, "budget": {"reservations": [{"amount": 1}]}})")
+            << QStringLiteral("charge.budget.reservations[0].action_id: is required");
+        QTest::newRow("a warning without its code")
+            << QByteArray("{" + snapshot + R"(, "budget": {}, "warnings": [{"text": "x"}]})") << QStringLiteral("charge.warnings[0].code: is required");
+        QTest::newRow("a share above 1")
+            << QByteArray(R"({"requester_record": {"requested_by": "a", "today": {"count": 1, "rejected_share": 2}, "week": {"count": 0}}})")
+            << QStringLiteral("requester_record.today.rejected_share: must be a number from 0 to 1, or null");
+        QTest::newRow("a signature without its approver")
+            << QByteArray(R"({"approvals_required": 2, "approvals_given": [{"signed_at": null}]})")
+            << QStringLiteral("approvals_given[0].approver: is required");
+        QTest::newRow("no approvers required") << QByteArray(R"({"approvals_required": 0})")
+                                                << QStringLiteral("approvals_required: must be between 1 and 1000");
+    }
+
+    // A detail whose context is malformed is refused with the member named, not half-read.
+    void decisionContextBadInput()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, error);
+        QJsonObject detail = QJsonDocument::fromJson(R"({"id": "act_1", "kind": "refund", "state": "PENDING", "state_version": 1,
+            "target": {"charge": "ch_1"}, "amount": 100, "currency": "usd", "requested_by": "agent-7",
+            "client_reference": "r", "request_fingerprint": "ab", "created_at": "2026-12-02T06:00:00.000Z",
+            "updated_at": "2026-12-02T06:00:00.000Z"})")
+                                 .object();
+        QString problem;
+        QVERIFY2(ActionDetail::fromJson(detail, &problem), qPrintable(problem)); // the base is well-formed
+        const QJsonObject extra = QJsonDocument::fromJson(json).object();
+        QVERIFY(!extra.isEmpty());
+        for (auto it = extra.begin(); it != extra.end(); ++it)
+            detail.insert(it.key(), it.value());
+        if (extra.contains(QStringLiteral("snapshot")) || extra.contains(QStringLiteral("budget"))) {
+            detail.remove(QStringLiteral("snapshot"));
+            detail.remove(QStringLiteral("budget"));
+            detail.remove(QStringLiteral("warnings"));
+            detail.insert(QStringLiteral("charge"), extra);
+        }
+        QVERIFY(!ActionDetail::fromJson(detail, &problem));
+        QCOMPARE(problem, error);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDetailModels)

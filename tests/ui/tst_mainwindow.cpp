@@ -434,7 +434,7 @@ private slots:
         QCOMPARE(action.value(QLatin1String("approvals")).toArray().size(), 1);
         QCOMPARE(action.value(QLatin1String("approvals")).toArray().first().toObject().value(QLatin1String("note")).toString(),
                  QStringLiteral("approved during an outage"));
-        const QStringList keys = proxy.postKeys();
+        const QStringList keys = proxy.decisionKeys();
         QVERIFY(!keys.isEmpty());
         QCOMPARE(QSet<QString>(keys.begin(), keys.end()).size(), 1);
     }
@@ -509,7 +509,7 @@ private slots:
         QCOMPARE(child<QPlainTextEdit>(dialog, "noteEdit")->toPlainText(), QStringLiteral("approved before a restart"));
         QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(!c->window->decisions()->openDialog(), 10000);
-        QCOMPARE(proxy.postKeys(), QStringList{ pendingKey });
+        QCOMPARE(proxy.decisionKeys(), QStringList{ pendingKey });
         const QJsonArray approvals = m_backend.action(id).value(QLatin1String("approvals")).toArray();
         QCOMPARE(approvals.size(), 1);
         QCOMPARE(approvals.first().toObject().value(QLatin1String("note")).toString(), QStringLiteral("approved before a restart"));

@@ -1,0 +1,247 @@
+#include "ui/chargestoryview.h"
+#include "models/displayformat.h"
+#include "ui/budgetbar.h"
+#include "ui/statepalette.h"
+
+#include <QCoreApplication>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QStyle>
+#include <QVBoxLayout>
+
+namespace cs {
+
+namespace {
+
+// Warnings that say the refund may pay twice or cannot be checked: the critical icon.
+bool isSevere(const QString &code)
+{
+    return code == QLatin1String("disputed") || code == QLatin1String("exceeds_remaining")
+        || code == QLatin1String("no_provider_view") || code == QLatin1String("read_failed");
+}
+
+QString who(const QString &askedBy)
+{
+    return askedBy == QLatin1String("proposal") ? QCoreApplication::translate("cs::ChargeStoryView", "when proposed")
+                                                : QCoreApplication::translate("cs::ChargeStoryView", "by %1").arg(askedBy);
+}
+
+} // namespace
+
+ChargeStoryView::ChargeStoryView(QWidget *parent)
+    : QWidget(parent)
+{
+    setObjectName(QStringLiteral("chargeStoryView"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(6);
+
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("chargeStatus"));
+    m_status->setWordWrap(true);
+    layout->addWidget(m_status);
+
+    m_warnings = new QFrame(this);
+    m_warnings->setObjectName(QStringLiteral("chargeWarnings"));
+    m_warnings->setFrameShape(QFrame::StyledPanel);
+    m_warningRows = new QVBoxLayout(m_warnings);
+    m_warningRows->setContentsMargins(8, 6, 8, 6);
+    m_warningRows->setSpacing(4);
+    layout->addWidget(m_warnings);
+
+    m_story = new QLabel(this);
+    m_story->setObjectName(QStringLiteral("chargeStory"));
+    m_story->setWordWrap(true);
+    m_story->setTextFormat(Qt::RichText);
+    m_story->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_story);
+
+    m_bar = new BudgetBar(this);
+    layout->addWidget(m_bar);
+    m_budgetText = new QLabel(this);
+    m_budgetText->setObjectName(QStringLiteral("budgetText"));
+    m_budgetText->setWordWrap(true);
+    m_budgetText->setTextFormat(Qt::RichText);
+    m_budgetText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_budgetText);
+    render();
+}
+
+void ChargeStoryView::setView(const std::optional<ChargeView> &view)
+{
+    m_view = view;
+    m_read = ReadState::Idle;
+    m_failure.clear();
+    render();
+}
+
+void ChargeStoryView::setReading()
+{
+    m_read = ReadState::Reading;
+    render();
+}
+
+void ChargeStoryView::setReadFailed(const QString &why)
+{
+    m_read = ReadState::Failed;
+    m_failure = why;
+    render();
+}
+
+void ChargeStoryView::addWarning(const QString &code, const QString &text)
+{
+    auto *row = new QWidget(m_warnings);
+    row->setObjectName(QStringLiteral("warning_") + code);
+    auto *h = new QHBoxLayout(row);
+    h->setContentsMargins(0, 0, 0, 0);
+    h->setSpacing(8);
+    auto *icon = new QLabel(row);
+    icon->setObjectName(QStringLiteral("warningIcon"));
+    const int size = style()->pixelMetric(QStyle::PM_SmallIconSize);
+    icon->setPixmap(style()->standardIcon(isSevere(code) ? QStyle::SP_MessageBoxCritical : QStyle::SP_MessageBoxWarning)
+                        .pixmap(size, size));
+    icon->setAlignment(Qt::AlignTop);
+    auto *label = new QLabel(QStringLiteral("<b>%1</b>").arg(text.toHtmlEscaped()), row);
+    label->setObjectName(QStringLiteral("warningText"));
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    h->addWidget(icon);
+    h->addWidget(label, 1);
+    m_warningRows->addWidget(row);
+    m_warningCodes << code;
+    m_warningTexts << text;
+}
+
+void ChargeStoryView::render()
+{
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const QPalette pal = palette();
+    const QString muted = StatePalette::mutedText(pal).name(QColor::HexArgb);
+
+    // The read: when, by whom, and what is happening now.
+    QString status;
+    if (m_view) {
+        const ChargeSnapshot &s = m_view->snapshot;
+        status = tr("Read from the provider %1 (%2, %3).")
+                     .arg(display::relative(s.readAt, now), who(s.askedBy), display::time(s.readAt));
+    } else {
+        status = tr("The provider has not been asked about this charge yet.");
+    }
+    if (m_read == ReadState::Reading)
+        status = tr("Reading the charge from the provider now\u2026 ") + (m_view ? tr("Shown meanwhile: the read of %1.").arg(display::relative(m_view->snapshot.readAt, now)) : QString());
+    m_status->setText(status);
+
+    // Warnings first, prominent.
+    while (QLayoutItem *item = m_warningRows->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    m_warningCodes.clear();
+    m_warningTexts.clear();
+    if (m_read == ReadState::Failed)
+        addWarning(QStringLiteral("read_failed"),
+                   m_view ? tr("The charge could not be read now: %1. Shown: the read of %2.")
+                                .arg(m_failure, display::relative(m_view->snapshot.readAt, now))
+                          : tr("The charge could not be read now: %1.").arg(m_failure));
+    if (m_view) {
+        for (const ChargeView::Warning &w : m_view->warnings)
+            addWarning(w.code, w.text);
+    }
+    m_warnings->setVisible(!m_warningCodes.isEmpty());
+    m_warnings->setStyleSheet(QStringLiteral("QFrame#chargeWarnings { background: %1; border: 1px solid %2; border-radius: 6px; }"
+                                             " QFrame#chargeWarnings QLabel { color: %2; background: transparent; }")
+                                  .arg(StatePalette::warningFill(pal).name(), StatePalette::warningText(pal).name()));
+
+    if (!m_view) {
+        m_story->clear();
+        m_story->hide();
+        m_bar->clear();
+        m_budgetText->clear();
+        m_budgetText->hide();
+        return;
+    }
+    m_story->show();
+    m_budgetText->show();
+    const ChargeView &v = *m_view;
+    const ChargeSnapshot &s = v.snapshot;
+
+    // The story.
+    QString story;
+    if (s.result == ChargeSnapshot::Result::Found) {
+        const QString cur = s.currency;
+        QStringList facts;
+        facts << tr("<b>Captured %1</b> of %2").arg(display::money(s.amountCaptured, cur), display::money(s.amount, cur));
+        if (s.created.isValid())
+            facts << tr("purchased <b>%1</b> (%2)").arg(display::relative(s.created, now), display::time(s.created));
+        if (!s.paymentMethodBrand.isEmpty() || !s.paymentMethodLast4.isEmpty())
+            facts << tr("%1 \u2022\u2022\u2022\u2022 %2").arg(s.paymentMethodBrand.isEmpty() ? tr("card") : s.paymentMethodBrand,
+                                                        s.paymentMethodLast4.isEmpty() ? QStringLiteral("????") : s.paymentMethodLast4);
+        facts << (s.disputed ? tr("<b>disputed</b>") : tr("not disputed"));
+        story = facts.join(QStringLiteral(" &nbsp;\u00b7&nbsp; "));
+        story += QStringLiteral("<br>");
+        if (s.refunds.isEmpty() && s.amountRefunded == 0) {
+            story += tr("No refunds of this charge at the provider yet.");
+        } else {
+            QStringList refunds;
+            for (const ChargeSnapshot::Refund &r : s.refunds) {
+                refunds << tr("<code>%1</code> %2 %3 (%4)")
+                               .arg(r.id.toHtmlEscaped(), display::money(r.amount, cur), r.status.toHtmlEscaped(),
+                                    r.actionId.isEmpty() ? tr("made outside Countersign") : tr("by %1").arg(r.actionId.toHtmlEscaped()));
+            }
+            story += tr("<b>Refunded already: %1</b>").arg(display::money(s.amountRefunded, cur));
+            if (!refunds.isEmpty())
+                story += QStringLiteral(" \u2014 ") + refunds.join(QStringLiteral("; "));
+        }
+        story += QStringLiteral("<br><span style=\"color:%1\">%2</span>")
+                     .arg(muted, tr("Charge <code>%1</code>%2").arg(s.chargeId.toHtmlEscaped(),
+                                                                     s.paymentIntentId.isEmpty() ? QString()
+                                                                                                 : tr(" of payment intent <code>%1</code>").arg(s.paymentIntentId.toHtmlEscaped())));
+    } else if (s.result == ChargeSnapshot::Result::NotFound) {
+        story = tr("The provider did not find <code>%1</code> (HTTP %2).").arg(s.targetId.toHtmlEscaped()).arg(s.httpStatus);
+    } else {
+        story = tr("The provider did not answer about <code>%1</code>%2%3.")
+                    .arg(s.targetId.toHtmlEscaped(), s.httpStatus > 0 ? tr(" (HTTP %1)").arg(s.httpStatus) : QString(),
+                         s.excerpt.isEmpty() ? QString() : QStringLiteral(": ") + s.excerpt.toHtmlEscaped());
+    }
+    m_story->setText(story);
+
+    // The budget, as a bar and in words.
+    const ChargeBudget &b = v.budget;
+    m_bar->setCharge(v);
+    if (!b.known) {
+        m_budgetText->setText(tr("<b>Budget not known</b>: the provider has not said what this charge can still refund. "
+                                 "Nothing is refused for it; the provider itself refuses a refund over what is left."));
+        return;
+    }
+    const QString cur = b.currency;
+    QStringList holders;
+    for (const ChargeBudget::Reservation &r : b.reservations)
+        holders << tr("%1 %2 by %3 (%4%5)")
+                       .arg(r.actionId, display::money(r.amount, cur), r.requestedBy, display::stateName(r.state),
+                            r.approved ? tr(", approved") : QString());
+    const qint64 leftAfter = b.available() - v.requested;
+    // Each term after the bar's colour for it: the words are the bar's legend.
+    const BudgetBar::Colors colors = BudgetBar::colors(pal);
+    const auto swatch = [](const QColor &color) {
+        return QStringLiteral("<span style=\"color:%1\">\u25a0</span>&nbsp;").arg(color.name());
+    };
+    QString words = tr("<b>Budget</b>: captured %1 \u2212 %2refunded at the provider %3 \u2212 %4reserved in Countersign %5 "
+                       "\u2212 %6<b>this action %7</b> = %8<b>%9 left</b>")
+                        .arg(display::money(b.captured, cur), swatch(colors.refunded), display::money(b.refundedAtProvider, cur),
+                             swatch(colors.reserved), display::money(b.reserved, cur),
+                             swatch(v.fits ? colors.thisAction : colors.tooMuch), display::money(v.requested, v.requestedCurrency),
+                             swatch(colors.left), display::money(leftAfter, cur));
+    if (!holders.isEmpty())
+        words += QStringLiteral("<br><span style=\"color:%1\">%2</span>")
+                     .arg(muted, tr("Reserved by: %1").arg(holders.join(QStringLiteral("; ")).toHtmlEscaped()));
+    if (!v.fits)
+        words += QStringLiteral("<br><span style=\"color:%1\"><b>%2</b></span>")
+                     .arg(StatePalette::warningText(pal).name(),
+                          tr("This refund does not fit: only %1 can still be refunded.").arg(display::money(b.available(), cur)));
+    m_budgetText->setText(words);
+    m_bar->setAccessibleName(tr("Refund budget"));
+    m_bar->setAccessibleDescription(m_budgetText->text());
+}
+
+} // namespace cs
