@@ -69,6 +69,8 @@ struct ActionDetail
     QList<PayloadConflict> conflicts;
     std::optional<ActionSummary> parent;
     QList<ActionSummary> followUps;
+    // Issue 14: other actions on the same charge or business reference (related.possible_duplicates).
+    QList<PossibleDuplicate> possibleDuplicates;
     Permissions permissions;
 
     // The list row this detail stands for (attempt count, time of the newest audit event).
