@@ -145,6 +145,13 @@ std::optional<ActionDetail> ActionDetail::fromJson(const QJsonObject &json, QStr
             return fail(QStringLiteral("related.follow_ups[%1].%2").arg(i).arg(problem));
         detail.followUps.append(std::move(*summary));
     }
+    const QJsonArray duplicates = related.value(QLatin1String("possible_duplicates")).toArray();
+    for (qsizetype i = 0; i < duplicates.size(); ++i) {
+        std::optional<PossibleDuplicate> duplicate = PossibleDuplicate::fromJson(duplicates.at(i).toObject(), &problem);
+        if (!duplicate)
+            return fail(QStringLiteral("related.possible_duplicates[%1].%2").arg(i).arg(problem));
+        detail.possibleDuplicates.append(std::move(*duplicate));
+    }
 
     const QJsonObject permissions = json.value(QLatin1String("permissions")).toObject();
     detail.permissions.approve = readPermission(permissions, QLatin1String("approve"));

@@ -70,6 +70,8 @@ struct ActionDetail
     QList<PayloadConflict> conflicts;
     std::optional<ActionSummary> parent;
     QList<ActionSummary> followUps;
+    // Issue 14: other actions on the same charge or business reference (related.possible_duplicates).
+    QList<PossibleDuplicate> possibleDuplicates;
     Permissions permissions;
     // What an approver needs beside the record (models/decisioncontext.h): the charge's story
     // and budget (none when the charge was never read), the requester's record, the quorum.

@@ -327,6 +327,8 @@ QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
         return r.id;
     case StateRole:
         return int(r.state);
+    case PossibleDuplicatesRole:
+        return row.possibleDuplicates;
     case Qt::TextAlignmentRole:
         if (index.column() == AmountColumn || index.column() == AttemptsColumn
             || index.column() == AgeColumn)
@@ -334,9 +336,15 @@ QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
         return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ToolTipRole:
         switch (index.column()) {
-        case StateColumn:
-            return r.reviewReason.isEmpty() ? display::stateName(r.state)
-                                            : display::stateName(r.state) + QStringLiteral(": ") + r.reviewReason;
+        case StateColumn: {
+            QString tip = r.reviewReason.isEmpty() ? display::stateName(r.state)
+                                                   : display::stateName(r.state) + QStringLiteral(": ") + r.reviewReason;
+            if (row.possibleDuplicate())
+                tip += QLatin1Char('\n')
+                    + tr("Possible duplicate: %n other refund(s) of this charge or order; approving needs a note",
+                         nullptr, row.possibleDuplicates);
+            return tip;
+        }
         case AgeColumn:
             return tr("Proposed %1").arg(display::isoTime(r.createdAt));
         case LastEventColumn:
@@ -371,7 +379,8 @@ QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
         }
     case Qt::AccessibleTextRole:
         if (index.column() == StateColumn)
-            return tr("%1, %2, %3").arg(display::stateName(r.state), display::money(r.amount, r.currency), r.id);
+            return QString(tr("%1, %2, %3").arg(display::stateName(r.state), display::money(r.amount, r.currency), r.id)
+                           + (row.possibleDuplicate() ? tr(", possible duplicate") : QString()));
         return QVariant();
     default:
         return QVariant();
@@ -409,6 +418,7 @@ QHash<int, QByteArray> ActionQueueModel::roleNames() const
     names.insert(ActionRole, "action");
     names.insert(ActionIdRole, "actionId");
     names.insert(StateRole, "state");
+    names.insert(PossibleDuplicatesRole, "possibleDuplicates");
     return names;
 }
 

@@ -55,6 +55,7 @@ public:
         ActionRole = Qt::UserRole + 1, // cs::ActionSummary
         ActionIdRole,                  // QString
         StateRole,                     // int(cs::ActionState)
+        PossibleDuplicatesRole,        // int: ActionSummary::possibleDuplicates (issue 14)
     };
 
     static constexpr int DefaultPageSize = 100;

@@ -1,6 +1,9 @@
 #include "models/actionsummary.h"
 #include "models/jsonfieldreader.h"
 #include "models/money.h"
+#include "models/displayformat.h"
+
+#include <utility>
 
 #include <limits>
 
@@ -36,6 +39,8 @@ QJsonObject ActionSummary::toJson() const
     json.insert(QLatin1String("attempt_count"), attemptCount);
     json.insert(QLatin1String("last_event_at"), timeToJson(lastEventAt));
     json.insert(QLatin1String("review_reason"), record.reviewReason);
+    json.insert(QLatin1String("possible_duplicate"), possibleDuplicate());
+    json.insert(QLatin1String("possible_duplicates"), possibleDuplicates);
     // No parent_id: resources/openapi.yaml's ActionSummary has none (the Action has it).
     return json;
 }
@@ -56,7 +61,51 @@ std::optional<ActionSummary> ActionSummary::fromJson(const QJsonObject &json, QS
                                           std::numeric_limits<int>::max(),
                                           FieldReader::Need::Optional, 0));
     summary.lastEventAt = in.time(QLatin1String("last_event_at"));
+    summary.possibleDuplicates = int(in.integer(QLatin1String("possible_duplicates"), 0,
+                                                std::numeric_limits<int>::max(),
+                                                FieldReader::Need::Optional, 0));
     return finish(in, std::move(summary), error);
+}
+
+QString PossibleDuplicate::sentenceFor(const ActionRecord &of, const ActionRecord &other, bool sameBusinessReference,
+                                       const QDateTime &now)
+{
+    const QString what = sameBusinessReference ? QStringLiteral("order %1").arg(other.businessReference)
+                                               : QStringLiteral("charge %1").arg(other.targetId);
+    const bool before = std::pair(other.createdAt, other.id) < std::pair(of.createdAt, of.id);
+    return QStringLiteral("%1 %2 has %3 %4 by %5, %6")
+        .arg(what, before ? QStringLiteral("already") : QStringLiteral("also"),
+             display::money(other.amount, other.currency), toWire(other.state), other.requestedBy,
+             display::relative(other.createdAt, now));
+}
+
+QJsonObject PossibleDuplicate::toJson() const
+{
+    QJsonObject json = summary.toJson();
+    json.insert(QLatin1String("relation"), QStringLiteral("possible_duplicate"));
+    json.insert(QLatin1String("same"), same);
+    json.insert(QLatin1String("sentence"), sentence);
+    return json;
+}
+
+std::optional<PossibleDuplicate> PossibleDuplicate::fromJson(const QJsonObject &json, QString *error)
+{
+    QJsonObject row = json;
+    for (const char *member : {"relation", "same", "sentence"})
+        row.remove(QLatin1String(member));
+    std::optional<ActionSummary> summary = ActionSummary::fromJson(row, error);
+    if (!summary)
+        return std::nullopt;
+    PossibleDuplicate out;
+    out.summary = std::move(*summary);
+    out.same = json.value(QLatin1String("same")).toString();
+    out.sentence = json.value(QLatin1String("sentence")).toString();
+    if (json.value(QLatin1String("relation")).toString() != u"possible_duplicate") {
+        if (error)
+            *error = QStringLiteral("relation: expected \"possible_duplicate\"");
+        return std::nullopt;
+    }
+    return out;
 }
 
 qint64 StateCounts::queueTotal() const

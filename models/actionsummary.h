@@ -21,6 +21,11 @@ struct ActionSummary
     ActionRecord record;
     int attemptCount = 0;
     QDateTime lastEventAt; // UTC
+    // Issue 14: how many other actions may refund the same business need (the same charge or
+    // business reference, not REJECTED, outside its follow-up chain; docs/POLICY.md "Possible
+    // duplicates"). Computed by the backend when the row is read; 0 when absent.
+    int possibleDuplicates = 0;
+    bool possibleDuplicate() const { return possibleDuplicates > 0; }
 
     const QString &id() const { return record.id; }
     // Money::tenThousandths of the amount: the backend's `amount` sort key.
@@ -33,6 +38,24 @@ struct ActionSummary
     // Reads the list row. "kind" is absent from list rows and defaults to "refund".
     static std::optional<ActionSummary> fromJson(const QJsonObject &json, QString *error = nullptr);
     friend bool operator==(const ActionSummary &, const ActionSummary &) = default;
+};
+
+// One possible duplicate in an action detail's related list (related.possible_duplicates): the
+// other action's row, what it shares with the action shown, and one sentence the console shows
+// as it is ("order 4821 already has 40.00 USD COMPLETED by returns-agent, 1 h ago").
+struct PossibleDuplicate
+{
+    ActionSummary summary;
+    QString same;     // "charge" or "business_reference"
+    QString sentence; // written by the backend at read time (the age is relative to then)
+
+    // The sentence: which thing (order or charge) already (created before `of`) or also has the
+    // other's amount in which state, by whom, how long before `now`.
+    static QString sentenceFor(const ActionRecord &of, const ActionRecord &other, bool sameBusinessReference,
+                               const QDateTime &now);
+    QJsonObject toJson() const; // the summary's row plus relation "possible_duplicate", same, sentence
+    static std::optional<PossibleDuplicate> fromJson(const QJsonObject &json, QString *error = nullptr);
+    friend bool operator==(const PossibleDuplicate &, const PossibleDuplicate &) = default;
 };
 
 // How many actions are in each of the six states (over everything the caller may see).

@@ -16,9 +16,11 @@ void RelatedActionModel::setDetail(const ActionDetail &detail)
 {
     QList<RelatedAction> rows;
     if (detail.parent)
-        rows.append({ RelatedAction::Relation::Parent, *detail.parent });
+        rows.append({ RelatedAction::Relation::Parent, *detail.parent, QString() });
     for (const ActionSummary &followUp : detail.followUps)
-        rows.append({ RelatedAction::Relation::FollowUp, followUp });
+        rows.append({ RelatedAction::Relation::FollowUp, followUp, QString() });
+    for (const PossibleDuplicate &duplicate : detail.possibleDuplicates)
+        rows.append({ RelatedAction::Relation::PossibleDuplicate, duplicate.summary, duplicate.sentence });
     setRecords(rows);
 }
 
@@ -35,13 +37,23 @@ QVariant RelatedActionModel::data(const QModelIndex &index, int role) const
         return r.id;
     case StateRole:
         return int(r.state);
+    case Qt::ToolTipRole:
+        return related.sentence.isEmpty() ? QVariant() : QVariant(related.sentence);
     case Qt::TextAlignmentRole:
         return index.column() == AmountColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter)
                                               : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::DisplayRole:
         switch (index.column()) {
         case RelationColumn:
-            return related.relation == RelatedAction::Relation::Parent ? tr("adjusts (parent)") : tr("follow-up");
+            switch (related.relation) {
+            case RelatedAction::Relation::Parent:
+                return tr("adjusts (parent)");
+            case RelatedAction::Relation::FollowUp:
+                return tr("follow-up");
+            case RelatedAction::Relation::PossibleDuplicate:
+                return tr("possible duplicate");
+            }
+            return QVariant();
         case IdColumn:
             return r.id;
         case StateColumn:

@@ -6,16 +6,19 @@
 
 namespace cs {
 
-// One action related to the one shown: the action it adjusts, or a follow-up adjusting it.
+// One action related to the one shown: the action it adjusts, a follow-up adjusting it, or a
+// possible duplicate (issue 14: the same charge or business reference; `sentence` says so).
 struct RelatedAction
 {
-    enum class Relation { Parent, FollowUp };
+    enum class Relation { Parent, FollowUp, PossibleDuplicate };
     Relation relation = Relation::FollowUp;
     ActionSummary summary;
+    QString sentence; // a possible duplicate's, as the backend wrote it; empty otherwise
     friend bool operator==(const RelatedAction &, const RelatedAction &) = default;
 };
 
-// The related actions of one action: its parent (for a follow-up), then its follow-ups.
+// The related actions of one action: its parent (for a follow-up), its follow-ups, then its
+// possible duplicates (their sentence is the row's tooltip).
 class RelatedActionModel : public RecordTableModel<RelatedAction>
 {
     Q_OBJECT

@@ -63,7 +63,28 @@ void QueueItemDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opt
     painter->setFont(font);
     painter->setPen(chip.text);
     painter->drawText(pill, Qt::AlignCenter, fm.elidedText(text, Qt::ElideRight, pill.width() - 6));
+    // Issue 14: a possible duplicate gets a small "dup" marker after the chip (the tooltip says why).
+    const QString marker = duplicateMarker(index);
+    if (!marker.isEmpty()) {
+        const QRect badge(pill.right() + 4, pill.top(), fm.horizontalAdvance(marker) + 8, pill.height());
+        if (badge.right() <= option.rect.right()) {
+            const StatePalette::Chip warn = StatePalette::stateChip(ActionState::RequiresReview, option.palette);
+            painter->setPen(QPen(warn.border, 1));
+            painter->setBrush(Qt::NoBrush);
+            painter->drawRoundedRect(QRectF(badge).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
+            painter->setPen(warn.text);
+            painter->drawText(badge, Qt::AlignCenter, marker);
+        }
+    }
     painter->restore();
+}
+
+QString QueueItemDelegate::duplicateMarker(const QModelIndex &index)
+{
+    const int duplicates = index.data(ActionQueueModel::PossibleDuplicatesRole).toInt();
+    if (duplicates <= 0)
+        return QString();
+    return duplicates == 1 ? tr("dup") : tr("dup %1").arg(duplicates);
 }
 
 QSize QueueItemDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const
@@ -71,7 +92,8 @@ QSize QueueItemDelegate::sizeHint(const QStyleOptionViewItem &option, const QMod
     QSize size = QStyledItemDelegate::sizeHint(option, index);
     size.setHeight(qMax(size.height(), option.fontMetrics.height() + 12));
     if (index.column() == m_stateColumn)
-        size.setWidth(size.width() + 24);
+        size.setWidth(size.width() + 24
+                      + (duplicateMarker(index).isEmpty() ? 0 : option.fontMetrics.horizontalAdvance(duplicateMarker(index)) + 12));
     return size;
 }
 

@@ -6,7 +6,7 @@ namespace cs {
 
 // Paints the queue's cells: the state as a coloured chip (colours from StatePalette, readable in
 // light and dark palettes), identifiers and amounts in a monospace font so that keys, charges
-// and decimal points line up.
+// and decimal points line up; a possible duplicate (issue 14) a "dup" marker after its chip.
 class QueueItemDelegate : public QStyledItemDelegate
 {
     Q_OBJECT
@@ -17,6 +17,10 @@ public:
 
     void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
     QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+
+    // The marker painted after the state chip of a possible duplicate (issue 14): "dup", or
+    // "dup N" for N others; empty for a row without any.
+    static QString duplicateMarker(const QModelIndex &index);
 
 protected:
     void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override;

@@ -328,8 +328,14 @@ ApiResponse ActionService::get(const User &user, const QString &id, const QStrin
         else
             followUpJson.append(ActionViews::summary(s));
     }
+    const auto duplicates = m_reader->possibleDuplicates(id);
+    if (!duplicates.ok())
+        return ledgerFailure(duplicates.error(), instance);
     json.insert(QStringLiteral("related"),
-                QJsonObject{{QStringLiteral("parent"), parent}, {QStringLiteral("follow_ups"), toArray(followUpJson)}});
+                QJsonObject{{QStringLiteral("parent"), parent},
+                            {QStringLiteral("follow_ups"), toArray(followUpJson)},
+                            {QStringLiteral("possible_duplicates"),
+                             ActionViews::possibleDuplicates(record, *duplicates, QDateTime::currentDateTimeUtc())}});
 
     const auto charge = chargeView(record, QDateTime::currentDateTimeUtc());
     if (!charge.ok())
@@ -441,6 +447,17 @@ ApiResponse ActionService::approve(const User &user, const QString &id, qint64 i
             return problem(approved.error().message().contains(QStringLiteral("four-eyes")) ? QStringLiteral("four_eyes")
                                                                                              : QStringLiteral("already_sent"),
                            approved.error().message(), instance);
+        if (approved.code() == LedgerError::Code::Invalid
+            && approved.error().detail().value(QStringLiteral("problem")).toString() == u"note_required") {
+            // Issue 14: a possible duplicate is approved only with a note; nothing was written.
+            return Problem(QStringLiteral("note_required"), approved.error().message())
+                .withErrors({FieldError{QStringLiteral("note"),
+                                        QStringLiteral("required: say why this refund and its possible duplicates are"
+                                                       " all intended")}})
+                .with(QStringLiteral("possible_duplicates"),
+                      approved.error().detail().value(QStringLiteral("possible_duplicates")))
+                .toResponse(instance);
+        }
         if (approved.code() == LedgerError::Code::Conflict) {
             // A quorum's refusals name themselves (already_signed, already_approved).
             const QString named = approved.error().detail().value(QStringLiteral("problem")).toString();

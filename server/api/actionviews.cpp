@@ -36,7 +36,21 @@ QJsonObject ActionViews::action(const ActionRecord &record, const QDateTime &fir
 
 QJsonObject ActionViews::summary(const ActionReader::Summary &summary)
 {
-    return ActionSummary{summary.record, summary.attemptCount, summary.lastEventAt}.toJson();
+    return ActionSummary{summary.record, summary.attemptCount, summary.lastEventAt, summary.possibleDuplicates}.toJson();
+}
+
+QJsonArray ActionViews::possibleDuplicates(const ActionRecord &of,
+                                           const QList<ActionReader::PossibleDuplicate> &duplicates, const QDateTime &now)
+{
+    QJsonArray out;
+    for (const ActionReader::PossibleDuplicate &d : duplicates) {
+        const ActionSummary row{d.other.record, d.other.attemptCount, d.other.lastEventAt, 0};
+        const PossibleDuplicate wire{
+            row, d.sameBusinessReference ? QStringLiteral("business_reference") : QStringLiteral("charge"),
+            PossibleDuplicate::sentenceFor(of, d.other.record, d.sameBusinessReference, now)};
+        out.append(wire.toJson());
+    }
+    return out;
 }
 
 QJsonObject ActionViews::counts(const QMap<ActionState, qint64> &counts)

@@ -6,6 +6,7 @@
 #include "models/actionrecord.h"
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QMap>
 
@@ -29,6 +30,10 @@ public:
     // ActionSummary::toJson of the row. `counts` must name every state (ActionReader::counts does);
     // a missing one is written as 0.
     static QJsonObject summary(const ActionReader::Summary &summary);
+    // related.possible_duplicates of an action detail: each PossibleDuplicate::toJson (the row,
+    // relation "possible_duplicate", what is shared, the sentence with its age relative to `now`).
+    static QJsonArray possibleDuplicates(const ActionRecord &of, const QList<ActionReader::PossibleDuplicate> &duplicates,
+                                         const QDateTime &now);
     static QJsonObject counts(const QMap<ActionState, qint64> &counts);
     static QJsonObject permission(const ActionPolicy::Verdict &verdict);
 

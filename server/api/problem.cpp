@@ -52,6 +52,7 @@ const QHash<QString, CodeInfo> &codes()
         {QStringLiteral("no_evidence"), {422, "No evidence"}},
         {QStringLiteral("no_remaining_amount"), {422, "No remaining amount"}},
         {QStringLiteral("exceeds_refundable"), {422, "Exceeds the refundable amount"}},
+        {QStringLiteral("note_required"), {422, "A note is required"}},
         {QStringLiteral("invalid_policy"), {422, "Invalid policy"}},
         {QStringLiteral("if_match_required"), {428, "If-Match required"}},
         {QStringLiteral("too_many_auth_failures"), {429, "Too many failed authentications"}},

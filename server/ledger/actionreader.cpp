@@ -98,6 +98,22 @@ QString inListMarks(const QStringList &items, QVariantList *values)
     return marks.join(QStringLiteral(", "));
 }
 
+// Fills each summary's possibleDuplicates with one statement for all of them.
+LedgerError addDuplicateCounts(const ActionReader &reader, QList<ActionReader::Summary> *rows)
+{
+    QStringList ids;
+    for (const ActionReader::Summary &s : std::as_const(*rows))
+        ids << s.record.id;
+    if (ids.isEmpty())
+        return {};
+    const auto counts = reader.possibleDuplicateCounts(ids);
+    if (!counts.ok())
+        return counts.error();
+    for (ActionReader::Summary &s : *rows)
+        s.possibleDuplicates = counts->value(s.record.id, 0);
+    return {};
+}
+
 } // namespace
 
 ActionReader::ActionReader(const LedgerDatabase &database) : m_db(database)
@@ -254,8 +270,11 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
             return error;
         qint64 candidates = 0;
         readRows(q, &candidates);
-        if (candidates <= kIndexCandidateCap)
+        if (candidates <= kIndexCandidateCap) {
+            if (const LedgerError counted = addDuplicateCounts(*this, &page.rows); !counted.ok())
+                return counted;
             return page;
+        }
         page = Page(); // over the cap: the page part was skipped
     }
 
@@ -273,6 +292,8 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
     if (!runOnce(q, sql, values, &error))
         return error;
     readRows(q, nullptr);
+    if (const LedgerError counted = addDuplicateCounts(*this, &page.rows); !counted.ok())
+        return counted;
     return page;
 }
 
@@ -471,7 +492,11 @@ LedgerResult<QList<ActionReader::Summary>> ActionReader::summaries(const QString
         if (byId.contains(id))
             out.append(byId.value(id));
     }
-    return resultOf(error, out);
+    if (!error.ok())
+        return error;
+    if (const LedgerError counted = addDuplicateCounts(*this, &out); !counted.ok())
+        return counted;
+    return out;
 }
 
 LedgerResult<ActionReader::Summary> ActionReader::summary(const QString &id) const
@@ -610,5 +635,105 @@ LedgerResult<AuditChain::Verification> ActionReader::verifyAudit() const
     });
     return resultOf(error, v);
 }
+
+// --- possible duplicates (issue 14, "Two refunds for one business need") ----------------------
+
+namespace {
+
+// The pairs (id: asked, other, by_reference) of the rule in ActionReader::possibleDuplicatesIn,
+// as a CTE "d" over the asked ids, bound in order. p: the asked actions with their charge (the
+// target, or the charge the newest FOUND snapshot of the target named: a payment intent's); t:
+// every target sharing that charge (the charge, the action's own target, and each target a FOUND
+// snapshot of the charge was read under: a payment intent and its charge); m: the other actions
+// on one of those targets or under the same non-empty business reference. Each step is an index
+// probe: charge_snapshots_by_target, the snapshots' primary key (charge_key, seq),
+// actions_by_target, actions_by_business_reference, the actions' primary key.
+QString duplicatePairs(const QStringList &ids, QVariantList *values)
+{
+    return QStringLiteral(
+               "WITH p AS (SELECT a.id, a.target_id, a.business_reference, a.parent_id,"
+               "  COALESCE((SELECT s.charge_key FROM charge_snapshots s WHERE s.target_id = a.target_id"
+               "   AND s.result = 'FOUND' ORDER BY s.read_at DESC, s.seq DESC LIMIT 1), a.target_id) AS charge_key"
+               "  FROM actions a WHERE a.id IN (%1)),"
+               " t AS (SELECT p.id, p.target_id FROM p"
+               "  UNION SELECT p.id, p.charge_key FROM p"
+               "  UNION SELECT p.id, s.target_id FROM p JOIN charge_snapshots s ON s.charge_key = p.charge_key"
+               "   AND s.result = 'FOUND'),"
+               " m AS (SELECT t.id, b.id AS other, 0 AS by_reference FROM t JOIN actions b ON b.target_id = t.target_id"
+               "  UNION SELECT p.id, b.id, 1 FROM p JOIN actions b ON b.business_reference = p.business_reference"
+               "   WHERE p.business_reference <> ''),"
+               " d AS (SELECT m.id, m.other, MAX(m.by_reference) AS by_reference FROM m"
+               "  JOIN p ON p.id = m.id JOIN actions b ON b.id = m.other"
+               "  WHERE b.id <> p.id AND b.state <> 'REJECTED'"
+               "   AND (b.parent_id IS NULL OR b.parent_id <> p.id)"
+               "   AND (p.parent_id IS NULL OR (b.id <> p.parent_id"
+               "    AND (b.parent_id IS NULL OR b.parent_id <> p.parent_id)))"
+               "  GROUP BY m.id, m.other)")
+        .arg(inListMarks(ids, values));
+}
+
+} // namespace
+
+LedgerError ActionReader::possibleDuplicatesIn(QSqlDatabase &db, const QStringList &ids,
+                                               QList<PossibleDuplicate> *out)
+{
+    out->clear();
+    if (ids.isEmpty())
+        return {};
+    QVariantList values;
+    const QString sql = duplicatePairs(ids, &values)
+        + QStringLiteral(" SELECT %1, d.id, d.by_reference FROM d JOIN actions a ON a.id = d.other"
+                         " ORDER BY d.id, a.created_at, a.id")
+              .arg(summaryColumns());
+    LedgerError error;
+    QSqlQuery q(db);
+    if (!runOnce(q, sql, values, &error))
+        return error;
+    while (q.next()) {
+        PossibleDuplicate d;
+        d.other = summaryFromQuery(q);
+        d.of = q.value(kSummaryColumnCount).toString();
+        d.sameBusinessReference = q.value(kSummaryColumnCount + 1).toInt() != 0;
+        out->append(std::move(d));
+    }
+    return error;
+}
+
+QString ActionReader::possibleDuplicateCountsSql(const QStringList &ids, QVariantList *values)
+{
+    return duplicatePairs(ids, values) + QStringLiteral(" SELECT d.id, COUNT(*) FROM d GROUP BY d.id");
+}
+
+LedgerError ActionReader::possibleDuplicateCountsIn(QSqlDatabase &db, const QStringList &ids,
+                                                    QHash<QString, int> *out)
+{
+    out->clear();
+    if (ids.isEmpty())
+        return {};
+    QVariantList values;
+    const QString sql = possibleDuplicateCountsSql(ids, &values);
+    LedgerError error;
+    QSqlQuery q(db);
+    if (!runOnce(q, sql, values, &error))
+        return error;
+    while (q.next())
+        out->insert(q.value(0).toString(), q.value(1).toInt());
+    return error;
+}
+
+LedgerResult<QList<ActionReader::PossibleDuplicate>> ActionReader::possibleDuplicates(const QString &actionId) const
+{
+    QList<PossibleDuplicate> out;
+    const LedgerError error = m_db.read([&](QSqlDatabase &db) { return possibleDuplicatesIn(db, {actionId}, &out); });
+    return resultOf(error, out);
+}
+
+LedgerResult<QHash<QString, int>> ActionReader::possibleDuplicateCounts(const QStringList &ids) const
+{
+    QHash<QString, int> out;
+    const LedgerError error = m_db.read([&](QSqlDatabase &db) { return possibleDuplicateCountsIn(db, ids, &out); });
+    return resultOf(error, out);
+}
+
 
 } // namespace cs

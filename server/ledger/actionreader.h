@@ -19,6 +19,7 @@
 #include <QString>
 #include <QStringList>
 #include <QThreadPool>
+#include <QVariantList>
 
 #include <memory>
 #include <mutex>
@@ -47,6 +48,7 @@ public:
         qint64 lastEventAtMs = 0;    // as stored (0: no audit event)
         qint64 amountScaled = 0;     // the amount in 1/10,000 of the major unit (migration 5)
         qint64 sortValue = 0;        // in a list: this row's value of the list's sort key (cursor)
+        int possibleDuplicates = 0;  // list() and summaries(): possibleDuplicatesIn's count, when read
     };
 
     // What a list is ordered by; ties by created_at, then id, in the same direction.
@@ -110,6 +112,15 @@ public:
         RequesterWindow week;  // since now − 7 × 24 h
     };
 
+    // Another action that may refund the same business need as the one asked about (issue 14, "Two
+    // refunds for one business need"; docs/POLICY.md "Possible duplicates").
+    struct PossibleDuplicate
+    {
+        QString of;             // the action asked about
+        Summary other;          // the other action (its possibleDuplicates not read)
+        bool sameBusinessReference = false; // else: the same charge
+    };
+
     explicit ActionReader(const LedgerDatabase &database);
     ~ActionReader();
     Q_DISABLE_COPY_MOVE(ActionReader)
@@ -132,6 +143,25 @@ public:
     // index actions_by_requested_by (requested_by, created_at); each row's rejection and review
     // are probes of the approvals' and reconciliations' primary keys.
     LedgerResult<RequesterRecord> requesterRecord(const QString &requestedBy, const QDateTime &now) const;
+
+    // The possible duplicates of one action, oldest first: computed when read, never stored.
+    LedgerResult<QList<PossibleDuplicate>> possibleDuplicates(const QString &actionId) const;
+    // How many possible duplicates each given action has (ids without any are left out): one
+    // statement for a whole page.
+    LedgerResult<QHash<QString, int>> possibleDuplicateCounts(const QStringList &ids) const;
+    // The rule itself, on the caller's connection (inside a write, e.g. ApprovalStore's check): for
+    // each of `ids`, every other action, not REJECTED, whose charge is the same (its target, or
+    // the charge a FOUND charge snapshot maps a payment intent to, either way round) or whose
+    // non-empty business_reference is the same — leaving out the action's own follow-up chain
+    // (its parent, its follow-ups, its parent's other follow-ups). Oldest first per action. Each
+    // step is an index probe (actions_by_target, actions_by_business_reference,
+    // charge_snapshots_by_target, the snapshots' primary key).
+    static LedgerError possibleDuplicatesIn(QSqlDatabase &db, const QStringList &ids,
+                                            QList<PossibleDuplicate> *out);
+    static LedgerError possibleDuplicateCountsIn(QSqlDatabase &db, const QStringList &ids,
+                                                 QHash<QString, int> *out);
+    // The statement possibleDuplicateCountsIn runs for `ids` (its values appended), for the plan checks.
+    static QString possibleDuplicateCountsSql(const QStringList &ids, QVariantList *values);
 
     // --- one action (NotFound for an unknown id where a record is returned) ----------------------
     LedgerResult<ActionRecord> action(const QString &actionId) const;

@@ -1,5 +1,6 @@
 #include "server/ledger/approvalstore.h"
 
+#include "server/ledger/actionreader.h"
 #include "server/ledger/auditchain.h"
 #include "server/ledger/chargestore.h"
 #include "server/ledger/ids.h"
@@ -18,9 +19,52 @@ using namespace rows;
 
 namespace {
 
+// Issue 14, "Two refunds for one business need": an action with possible duplicates
+// (ActionReader::possibleDuplicatesIn: the same charge or business reference, another action not
+// REJECTED, outside its own follow-up chain) is signed only with a note saying why both are
+// intended. Invalid with detail {problem: "note_required", possible_duplicates: [...]} otherwise.
+LedgerError requireDuplicateNote(QSqlDatabase &db, const ActionRecord &action, const QString &note)
+{
+    if (!note.trimmed().isEmpty())
+        return {};
+    QList<ActionReader::PossibleDuplicate> duplicates;
+    if (const LedgerError e = ActionReader::possibleDuplicatesIn(db, {action.id}, &duplicates); !e.ok())
+        return e;
+    if (duplicates.isEmpty())
+        return {};
+    QJsonArray listed;
+    QStringList ids;
+    for (const ActionReader::PossibleDuplicate &d : std::as_const(duplicates)) {
+        const ActionRecord &other = d.other.record;
+        ids << other.id;
+        listed.append(QJsonObject{
+            {QStringLiteral("id"), other.id},
+            {QStringLiteral("state"), toWire(other.state)},
+            {QStringLiteral("amount"), QJsonValue(other.amount)},
+            {QStringLiteral("currency"), other.currency},
+            {QStringLiteral("requested_by"), other.requestedBy},
+            {QStringLiteral("created_at"), toWireTime(other.createdAt)},
+            {QStringLiteral("same"), d.sameBusinessReference ? QStringLiteral("business_reference")
+                                                              : QStringLiteral("charge")},
+        });
+    }
+    // The message names a few; the detail lists them all.
+    constexpr int kNamed = 3;
+    const QString named = ids.size() <= kNamed
+        ? ids.join(QStringLiteral(", "))
+        : QStringLiteral("%1 and %2 more").arg(ids.mid(0, kNamed).join(QStringLiteral(", "))).arg(ids.size() - kNamed);
+    return LedgerError(Code::Invalid,
+                       QStringLiteral("%1 may duplicate %2: approving it needs a note saying why both are intended")
+                           .arg(action.id, named),
+                       QJsonObject{{QStringLiteral("problem"), QStringLiteral("note_required")},
+                                   {QStringLiteral("possible_duplicates"), listed}});
+}
+
 // What approve checks before it signs: four-eyes, never sent, the fingerprint still the payload's,
-// and the charge's budget. Every check an approval (or a quorum's signature) must pass goes here.
-LedgerError checkSignable(QSqlDatabase &db, const ActionRow &row, const QString &approver)
+// the charge's budget, and a note when the action may duplicate another. Every check an approval
+// (or a quorum's signature) must pass goes here.
+LedgerError checkSignable(QSqlDatabase &db, const ActionRow &row, const QString &approver,
+                          const QString &note = QString())
 {
     const QString &actionId = row.record.id;
     if (row.record.state != ActionState::Pending)
@@ -41,8 +85,11 @@ LedgerError checkSignable(QSqlDatabase &db, const ActionRow &row, const QString 
                                                   " refusing to sign it").arg(actionId));
     // Issue 14: not more than the charge can still refund, counting what is approved and
     // queued, in flight, unknown, under review or completed since the provider's last word.
-    return ChargeStore::requireRoomIn(db, row.record, ChargeBudget::Stage::Approval,
-                                      QStringLiteral("%1 cannot be approved").arg(actionId));
+    e = ChargeStore::requireRoomIn(db, row.record, ChargeBudget::Stage::Approval,
+                                   QStringLiteral("%1 cannot be approved").arg(actionId));
+    if (!e.ok())
+        return e;
+    return requireDuplicateNote(db, row.record, note);
 }
 
 LedgerError conflict(const QString &problem, const QString &message)
@@ -241,7 +288,7 @@ LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QS
         const Policy::Requirement requirement = policy ? policy->requirementFor(row.record) : Policy::Requirement();
         QList<Approval::Signer> signers;
         if (approve) {
-            e = checkSignable(db, row, who);
+            e = checkSignable(db, row, who, note);
             if (!e.ok())
                 return e;
             if (requirement.approvals > 1) {

@@ -194,7 +194,7 @@ private slots:
         } else if (endpoint == u"POST /actions") {
             reply = m_client->propose(t, ApiClient::proposal(nextReference(QStringLiteral("matrix"))));
         } else if (endpoint.endsWith(u"approvals")) {
-            reply = m_client->post(QStringLiteral("/actions/%1/approvals").arg(id), t, {}, ifMatch);
+            reply = m_client->post(QStringLiteral("/actions/%1/approvals").arg(id), t, {{QStringLiteral("note"), QStringLiteral("ok")}}, ifMatch);
         } else if (endpoint.endsWith(u"rejections")) {
             reply = m_client->post(QStringLiteral("/actions/%1/rejections").arg(id), t,
                                    {{QStringLiteral("reason"), QStringLiteral("duplicate")}, {QStringLiteral("note"), QStringLiteral("duplicate request")}}, ifMatch);

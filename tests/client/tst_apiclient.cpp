@@ -234,7 +234,7 @@ private slots:
         if (operation == QLatin1String("approve-stale"))
             call = c->approve(id, 7, QString());
         else if (operation == QLatin1String("approve"))
-            call = c->approve(id, 1, QString());
+            call = c->approve(id, 1, QStringLiteral("ok"));
         else if (operation == QLatin1String("lookup"))
             call = c->lookUp(id, 1);
         else if (operation == QLatin1String("reconcile"))
@@ -246,7 +246,7 @@ private slots:
         else if (operation == QLatin1String("approve-own")) {
             const QJsonObject own = m_backend.propose(m_charges.at(m_nextCharge++ % m_charges.size()), 100,
                                                       QStringLiteral("own-%1").arg(++m_nextRef), QString(), QStringLiteral("root"));
-            call = c->approve(own.value(QLatin1String("id")).toString(), 1, QString());
+            call = c->approve(own.value(QLatin1String("id")).toString(), 1, QStringLiteral("ok"));
         }
         QVERIFY(call);
         const ApiResponse r = wait(call);

@@ -279,7 +279,7 @@ try {
     await sim_('POST', '/_sim/faults', { method: 'POST', path: '/v1/refunds', times: 1, fault: 'idempotency_error' });
     const charge2 = await seedCharge(3000);
     const review = await call('propose 2', 'POST', '/actions', { token: tokens['agent-7'], body: proposal('c-review', 3000, charge2) });
-    await call('approve 2', 'POST', `/actions/${review.json.id}/approvals`, { token: tokens.ana, body: {}, headers: { 'if-match': '"1"' } });
+    await call('approve 2', 'POST', `/actions/${review.json.id}/approvals`, { token: tokens.ana, body: { note: 'ok' }, headers: { 'if-match': '"1"' } });
     await until('REQUIRES_REVIEW', async () => (await stateOf(review.json.id)) === 'REQUIRES_REVIEW');
     let detail = await call('detail review', 'GET', `/actions/${review.json.id}`, { token: tokens.sam });
     let v = `"${detail.json.state_version}"`;

@@ -62,7 +62,7 @@ QStringList TestLedgerRace::approvedActions(int count, const QString &prefix)
         const auto p = m_store->proposals().propose(sampleInput(prefix + QString::number(i)), agent());
         if (!p.ok())
             return {};
-        const auto a = m_store->approvals().approve(p->record.id, approver(), QString(), p->record.stateVersion);
+        const auto a = m_store->approvals().approve(p->record.id, approver(), QStringLiteral("ok"), p->record.stateVersion);
         if (!a.ok())
             return {};
         ids << a->id;

@@ -66,7 +66,7 @@ void TestLedgerTriggers::init()
         input.facts = {{QStringLiteral("order_total"), QStringLiteral("USD 99.00")}};
         const auto p = m_store->proposals().propose(input, agent());
         m_clock.advance(1);
-        return m_store->approvals().approve(p->record.id, approver(), QString(), p->record.stateVersion).value();
+        return m_store->approvals().approve(p->record.id, approver(), QStringLiteral("ok"), p->record.stateVersion).value();
     };
     const ActionRecord sent = approve(QStringLiteral("sent"));
     const auto c = m_store->execution().claim(sent.id, QStringLiteral("exec-1"), 30s);

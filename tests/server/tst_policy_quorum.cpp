@@ -356,7 +356,7 @@ void TestPolicyQuorum::racingApprovers()
             while (ready.load() < approvers)
                 std::this_thread::yield();
             if (ok) {
-                const auto r = mine.approvals().approve(a.id, QStringLiteral("approver-%1").arg(n), QString(), a.stateVersion);
+                const auto r = mine.approvals().approve(a.id, QStringLiteral("approver-%1").arg(n), QStringLiteral("racing"), a.stateVersion);
                 if (r.ok()) {
                     ++signedOk;
                     if (!r->idempotencyKey.isEmpty())
