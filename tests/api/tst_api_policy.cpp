@@ -58,10 +58,18 @@ private:
     {
         return m_client->post(QStringLiteral("/policy/reload"), token(user), QJsonObject());
     }
+    // Each proposal refunds a charge and an order of its own: two on one charge are possible
+    // duplicates (a note to approve, never auto-approved: tst_api_duplicates), not what this is about.
+    static QJsonObject distinctProposal(const QString &reference, qint64 amount)
+    {
+        QJsonObject proposal = ApiClient::proposal(reference, amount, QStringLiteral("ch_") + QString(reference).remove(u'-'));
+        proposal.insert(QStringLiteral("business_reference"), QString(QStringLiteral("order-") + reference));
+        return proposal;
+    }
     ApiReply propose(qint64 amount)
     {
         return m_client->propose(token(QStringLiteral("agent-7")),
-                                 ApiClient::proposal(QStringLiteral("policy-%1").arg(++m_serial), amount));
+                                 distinctProposal(QStringLiteral("policy-%1").arg(++m_serial), amount));
     }
 
 private slots:
@@ -307,7 +315,7 @@ void TestApiPolicy::autoApprovalOverHttp()
 
     // 201 with the approval: by the policy, the rule and the version, the key minted.
     const QString reference = QStringLiteral("auto-%1").arg(++m_serial);
-    const QJsonObject proposal = ApiClient::proposal(reference, 2500);
+    const QJsonObject proposal = distinctProposal(reference, 2500);
     const ApiReply proposed = m_client->propose(token(QStringLiteral("agent-7")), proposal);
     QCOMPARE(proposed.status, 201);
     const QString id = proposed.json.value(QStringLiteral("id")).toString();
@@ -356,7 +364,7 @@ void TestApiPolicy::autoApprovalOverHttp()
              QStringLiteral("policy"));
     // Another agent is not named: humans.
     const ApiReply other = m_client->propose(token(QStringLiteral("agent-8")),
-                                             ApiClient::proposal(QStringLiteral("auto-%1").arg(++m_serial), 100));
+                                             distinctProposal(QStringLiteral("auto-%1").arg(++m_serial), 100));
     QCOMPARE(other.status, 201);
     QVERIFY(!other.json.contains(QStringLiteral("approval")));
     QVERIFY(m_harness.ledger().reader().verifyAudit()->ok);

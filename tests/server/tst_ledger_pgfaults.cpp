@@ -120,7 +120,7 @@ struct Workload
             }
             const QString id = proposed->record.id;
             note(tally, id, {});
-            const auto approved = ledger.approvals().approve(id, approver(), QString(), proposed->record.stateVersion);
+            const auto approved = ledger.approvals().approve(id, approver(), QStringLiteral("intended"), proposed->record.stateVersion);
             note(tally, id, approved.ok() ? LedgerError() : approved.error());
             if (!approved.ok())
                 continue;
@@ -234,7 +234,7 @@ QStringList TestLedgerPostgres::approvedActions(Ledger &ledger, int count, const
     QStringList ids;
     for (const QString &id : proposedActions(ledger, count, prefix)) {
         const auto action = ledger.reader().action(id);
-        if (!isApprovable(action) || !ledger.approvals().approve(id, approver(), QString(), action->stateVersion).ok())
+        if (!isApprovable(action) || !ledger.approvals().approve(id, approver(), QStringLiteral("intended"), action->stateVersion).ok())
             return {};
         ids << id;
     }
@@ -300,7 +300,7 @@ void TestLedgerPostgres::terminatedConnectionReconnects()
     const auto action = m_ledger->reader().action(ids.at(1));
     QVERIFY(action.ok());
     QVERIFY(terminate() >= 1);
-    QVERIFY(m_ledger->approvals().approve(ids.at(1), approver(), QString(), action->stateVersion).ok()); // a write
+    QVERIFY(m_ledger->approvals().approve(ids.at(1), approver(), QStringLiteral("intended"), action->stateVersion).ok()); // a write
     QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM approvals")), 1);
     QVERIFY(m_ledger->reader().verifyAudit()->ok);
 }
@@ -329,7 +329,7 @@ void TestLedgerPostgres::terminatedMidTransactionLeavesNothing()
     std::atomic<bool> done{false};
     LedgerResult<ActionRecord> result = LedgerError(Code::Storage, QStringLiteral("not run"));
     std::thread approver([&] {
-        result = m_ledger->approvals().approve(id, cs::test::approver(), QString(), before->stateVersion);
+        result = m_ledger->approvals().approve(id, cs::test::approver(), QStringLiteral("intended"), before->stateVersion);
         done = true;
     });
     auto joinApprover = qScopeGuard([&] { approver.join(); });
@@ -359,7 +359,7 @@ void TestLedgerPostgres::terminatedMidTransactionLeavesNothing()
     QCOMPARE(after->stateVersion, before->stateVersion);
 
     QVERIFY(lock.exec(QStringLiteral("SELECT pg_advisory_unlock(%1)").arg(AuditChain::kChainLockKey)));
-    const auto approved = m_ledger->approvals().approve(id, cs::test::approver(), QString(), before->stateVersion);
+    const auto approved = m_ledger->approvals().approve(id, cs::test::approver(), QStringLiteral("intended"), before->stateVersion);
     QVERIFY2(approved.ok(), qPrintable(approved.error().toString()));
     QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM approvals")), 1);
     QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM audit")), auditBefore + 1);
@@ -679,7 +679,7 @@ void TestLedgerPostgres::lostCommitOfAnIdHandedOutAgain()
         QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM actions WHERE client_reference = 'reused-id'")), 1);
         QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM audit WHERE action_id = '%1'").arg(proposed->record.id)), 1);
     } else if (write == u"approve") {
-        const auto approved = m_ledger->approvals().approve(approvable, approver(), QString(), approvableVersion);
+        const auto approved = m_ledger->approvals().approve(approvable, approver(), QStringLiteral("intended"), approvableVersion);
         QVERIFY2(approved.ok(), qPrintable(approved.error().toString()));
         QCOMPARE(commits, 2);
         QCOMPARE(scalar(QStringLiteral("SELECT count(*) FROM approvals WHERE action_id = '%1'").arg(approvable)), 1);

@@ -102,6 +102,10 @@ LedgerResult<ProposalStore::ProposeResult> TestPolicyAuto::propose(const QString
                                                                    const QString &by, const QString &currency)
 {
     ProposalStore::ProposalInput input = sampleInput(reference, amount);
+    // A charge and an order of its own: two refunds of one charge are possible duplicates, which
+    // are left to humans (tst_duplicates), not what these tables are about.
+    input.targetId = QStringLiteral("ch_auto_") + reference;
+    input.businessReference = QStringLiteral("order-") + reference;
     input.currency = currency;
     input.policy = m_ledger->approvals().policy();
     return m_ledger->proposals().propose(input, by);
@@ -305,6 +309,7 @@ void TestPolicyAuto::racingOnTheDailyTotal()
             if (ok) {
                 ProposalStore::ProposalInput input = sampleInput(QStringLiteral("race-%1").arg(n), amount);
                 input.targetId = QStringLiteral("ch_race_%1_%2").arg(round).arg(n);
+                input.businessReference = QStringLiteral("order-race-%1-%2").arg(round).arg(n);
                 input.policy = policy;
                 const auto r = mine.proposals().propose(input, who);
                 if (r.ok()) {
