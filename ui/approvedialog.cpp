@@ -14,7 +14,15 @@ ApproveDialog::ApproveDialog(const ActionDetail &detail, QWidget *parent)
 {
     setObjectName(QStringLiteral("approveDialog"));
     setWindowTitle(tr("Approve refund"));
-    // Whether it should be sent, below what will be sent: the charge's story and budget, then why.
+    // Whether it should be sent, below what will be sent: other refunds for the same need, the
+    // charge's story and budget, then why.
+    m_duplicates = new QLabel(this);
+    m_duplicates->setObjectName(QStringLiteral("duplicatesBox"));
+    m_duplicates->setWordWrap(true);
+    m_duplicates->setTextFormat(Qt::RichText);
+    m_duplicates->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; border: 1px solid #c9a227;"
+                                               " border-radius: 4px; padding: 6px; color: #5a4300; }"));
+    fieldsLayout()->addWidget(m_duplicates);
     auto *chargeTitle = new QLabel(tr("<b>The charge</b>"), this);
     chargeTitle->setObjectName(QStringLiteral("chargeTitle"));
     fieldsLayout()->addWidget(chargeTitle);
@@ -27,7 +35,10 @@ ApproveDialog::ApproveDialog(const ActionDetail &detail, QWidget *parent)
     m_reasons = new AgentReasonsView(this);
     fieldsLayout()->addWidget(m_reasons);
     fieldsLayout()->addSpacing(6);
-    m_note = addTextField(tr("&Note (optional, kept with the approval):"), QStringLiteral("note"), QStringLiteral("noteEdit"), tr("Approval note"), 70);
+    m_note = addTextField(detail.possibleDuplicates.isEmpty()
+                              ? tr("&Note (optional, kept with the approval):")
+                              : tr("&Note (required: why both refunds are intended; kept with the approval):"),
+                          QStringLiteral("note"), QStringLiteral("noteEdit"), tr("Approval note"), 70);
     setConfirmText(tr("Approve"));
     refresh();
     updateConfirm();
@@ -49,6 +60,14 @@ void ApproveDialog::setChargeReadFailed(const QString &why)
     m_charge->setReadFailed(why);
 }
 
+QString ApproveDialog::inputProblem() const
+{
+    if (!m_detail.possibleDuplicates.isEmpty() && note().isEmpty())
+        return tr("This refund may duplicate %n other(s): write a note saying why both are intended.", nullptr,
+                  int(m_detail.possibleDuplicates.size()));
+    return QString();
+}
+
 QString ApproveDialog::note() const
 {
     return m_note->toPlainText().trimmed();
@@ -58,6 +77,16 @@ void ApproveDialog::refresh()
 {
     const ActionRecord &r = m_detail.record;
     m_reasons->setRecord(r);
+    // The backend's sentences, as they are ("order 4821 already has 40.00 USD COMPLETED by …").
+    QString duplicates;
+    for (const PossibleDuplicate &d : m_detail.possibleDuplicates)
+        duplicates += QStringLiteral("<li>%1</li>").arg(d.sentence.toHtmlEscaped());
+    m_duplicates->setVisible(!duplicates.isEmpty());
+    if (!duplicates.isEmpty())
+        m_duplicates->setText(tr("<b>Possible duplicate.</b> Another refund for the same need is in Countersign:"
+                                 "<ul style=\"margin:2px 0\">%1</ul>Approve only if both are intended, and say why "
+                                 "in the note.")
+                                  .arg(duplicates));
     if (!m_freshCharge)
         m_charge->setView(m_detail.charge);
     const QString amount = display::money(r.amount, r.currency);

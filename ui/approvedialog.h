@@ -2,6 +2,7 @@
 
 #include "ui/decisiondialog.h"
 
+class QLabel;
 class QPlainTextEdit;
 
 namespace cs {
@@ -15,7 +16,8 @@ class ChargeStoryView;
 // no key is minted before the quorum; who requested it with the agent's record (today, 7 days);
 // the charge's story and budget (ChargeStoryView: the detail's snapshot with its age until the
 // fresh read DecisionController asks for answers); then the agent's reasons (AgentReasonsView).
-// An optional note.
+// An optional note — required when the action may duplicate others (the backend's
+// related.possible_duplicates, listed above the charge): it says why both refunds are intended.
 class ApproveDialog : public DecisionDialog
 {
     Q_OBJECT
@@ -34,11 +36,13 @@ public:
 
 protected:
     void refresh() override;
+    QString inputProblem() const override;
 
 private:
     AgentReasonsView *m_reasons;
     ChargeStoryView *m_charge;
     bool m_freshCharge = false; // a fresh read answered: newer than the detail's snapshot
+    QLabel *m_duplicates;
     QPlainTextEdit *m_note;
 };
 

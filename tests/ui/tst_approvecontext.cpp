@@ -22,6 +22,7 @@
 #include <QScopeGuard>
 #include <QJsonArray>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -293,6 +294,46 @@ private slots:
         const QString description = descriptionOf(dialog);
         QVERIFY2(description.contains(QStringLiteral("agent-rec \u2014 today: %1; 7 days: %1").arg(record).toHtmlEscaped()),
                  qPrintable(description));
+    }
+
+    // Two refunds of one charge: the approve dialog lists the other one in the backend's words and
+    // will not approve without a note saying why both are intended; with the note it approves, and
+    // the note is kept with the approval. A refund of a charge of its own shows no such box.
+    void possibleDuplicateAsksForANote()
+    {
+        const QString charge = seedCharge(20000);
+        const QString first = propose(charge, 4000);
+        const QString second = propose(charge, 3000);
+        QVERIFY(!first.isEmpty() && !second.isEmpty());
+        Desk desk(m_backend.url(), m_backend.token(QStringLiteral("ana")));
+        QVERIFY(desk.show(second));
+        ApproveDialog *dialog = desk.openApprove();
+        QVERIFY(dialog);
+        const auto *box = dialog->findChild<QLabel *>(QStringLiteral("duplicatesBox"));
+        QVERIFY(box && box->isVisibleTo(dialog));
+        QTextDocument text;
+        text.setHtml(box->text());
+        QVERIFY2(text.toPlainText().contains(QStringLiteral("40.00 USD PENDING by agent7")), qPrintable(text.toPlainText()));
+        QVERIFY(!dialog->confirmButton()->isEnabled());
+        auto *note = dialog->findChild<QPlainTextEdit *>(QStringLiteral("noteEdit"));
+        QVERIFY(note);
+        note->setPlainText(QStringLiteral("   "));
+        QVERIFY(!dialog->confirmButton()->isEnabled()); // blank is no reason
+        note->setPlainText(QStringLiteral("two chairs returned, one refund each"));
+        QVERIFY(dialog->confirmButton()->isEnabled());
+        dialog->confirmButton()->click();
+        QTRY_VERIFY_WITH_TIMEOUT(m_backend.action(second).value(QLatin1String("approval_version")).toInt() == 1, 10000);
+        const QJsonArray approvals = m_backend.action(second).value(QLatin1String("approvals")).toArray();
+        QCOMPARE(approvals.size(), 1);
+        QCOMPARE(approvals.first().toObject().value(QLatin1String("note")).toString(),
+                 QStringLiteral("two chairs returned, one refund each"));
+
+        const QString alone = propose(seedCharge(20000), 1000);
+        QVERIFY(desk.show(alone));
+        ApproveDialog *clean = desk.openApprove();
+        QVERIFY(clean);
+        QVERIFY(!clean->findChild<QLabel *>(QStringLiteral("duplicatesBox"))->isVisibleTo(clean));
+        QVERIFY(clean->confirmButton()->isEnabled());
     }
 
     // Dual control: the first approver's approval answers 202 — the dialog closes with "your
