@@ -113,8 +113,7 @@ int main(int argc, char *argv[])
 
     if (parser.isSet(printOption)) {
         for (const quint32 seed : std::as_const(seeds)) {
-            const Schedule schedule = options.postgres ? generatePostgresSchedule(seed, options.actions, options.steps)
-                                                       : generateSchedule(seed, options.actions, options.steps);
+            const Schedule schedule = scheduleFor(seed, options.actions, options.steps, options.viaApi, options.postgres);
             out(QStringLiteral("seed %1:").arg(seed));
             for (int i = 0; i < schedule.steps.size(); ++i)
                 out(QStringLiteral("  %1 %2").arg(i + 1, 2).arg(schedule.steps.at(i).describe()));
@@ -171,7 +170,7 @@ int main(int argc, char *argv[])
         sum.replayedProposals += r.replayedProposals;
         sum.resentApprovals += r.resentApprovals;
         sum.deferredApprovals += r.deferredApprovals;
-        for (int i = 0; i < 5; ++i)
+        for (int i = 0; i < 6; ++i)
             sum.reviewsByRule[i] += r.reviewsByRule[i];
         sum.stops += r.stops;
         sum.stopsHoldingLease += r.stopsHoldingLease;
@@ -186,6 +185,14 @@ int main(int argc, char *argv[])
         sum.recoveries += r.recoveries;
         sum.internalErrors += r.internalErrors;
         sum.lostCommits += r.lostCommits;
+        sum.outsideRefunds += r.outsideRefunds;
+        sum.outsideCreated += r.outsideCreated;
+        sum.outsideWithoutRoom += r.outsideWithoutRoom;
+        sum.outsideReads += r.outsideReads;
+        sum.twoAgentSteps += r.twoAgentSteps;
+        sum.contestedProposed += r.contestedProposed;
+        sum.contestedAccepted += r.contestedAccepted;
+        sum.contestedRefused += r.contestedRefused;
     }
 
     QStringList fired;
@@ -238,13 +245,26 @@ int main(int argc, char *argv[])
                 .arg(sum.resentApprovals)
                 .arg(sum.deferredApprovals)
                 .arg(options.postgres ? QStringLiteral("A/B/C") : QStringLiteral("A/B")));
-    out(QStringLiteral("  final states: %1; reviews by rule W=%2 M=%3 S=%4 F=%5 A=%6")
+    out(QStringLiteral("  final states: %1; reviews by rule W=%2 M=%3 S=%4 F=%5 A=%6 B=%7")
             .arg(states.join(QLatin1Char(' ')))
             .arg(sum.reviewsByRule[0])
             .arg(sum.reviewsByRule[1])
             .arg(sum.reviewsByRule[2])
             .arg(sum.reviewsByRule[3])
-            .arg(sum.reviewsByRule[4]));
+            .arg(sum.reviewsByRule[4])
+            .arg(sum.reviewsByRule[5]));
+    out(QStringLiteral("  issue 14: refunds made outside Countersign=%1 (made by paysim %2, leaving the action no room %3; "
+                       "charge read again after %4)")
+            .arg(sum.outsideRefunds)
+            .arg(sum.outsideCreated)
+            .arg(sum.outsideWithoutRoom)
+            .arg(sum.outsideReads)
+        + (options.viaApi ? QStringLiteral("; two agents on one charge=%1 (proposals %2: accepted %3, refused 422 %4)")
+                                .arg(sum.twoAgentSteps)
+                                .arg(sum.contestedProposed)
+                                .arg(sum.contestedAccepted)
+                                .arg(sum.contestedRefused)
+                          : QString()));
     bool coverageOk = true;
     if (parser.isSet(coverageOption)) {
         // What the schedules contain is decided by the seeds alone, so requiring it cannot be
@@ -257,9 +277,10 @@ int main(int argc, char *argv[])
         int jumps = 0;
         bool secondExecutor = false;
         QMap<QString, int> scheduledPostgres; // postgresFaultKinds() -> steps (kill -9 and SIGSTOP: the "once busy" ones)
+        int outsideSteps = 0;
+        int twoAgentSteps = 0;
         for (const quint32 seed : std::as_const(seeds)) {
-            const Schedule schedule = options.postgres ? generatePostgresSchedule(seed, options.actions, options.steps)
-                                                       : generateSchedule(seed, options.actions, options.steps);
+            const Schedule schedule = scheduleFor(seed, options.actions, options.steps, options.viaApi, options.postgres);
             for (const Step &step : schedule.steps) {
                 if (step.kind == Step::Kind::Kill && step.whenBusy)
                     ++scheduledPostgres[postgresFaultKinds().at(0)];
@@ -272,6 +293,8 @@ int main(int argc, char *argv[])
                 if (step.kind == Step::Kind::Fault)
                     scheduledKinds.insert(step.rule.value(QLatin1String("fault")).toString());
                 busyKills += step.kind == Step::Kind::Kill && step.whenBusy ? 1 : 0;
+                outsideSteps += step.kind == Step::Kind::OutsideRefund ? 1 : 0;
+                twoAgentSteps += step.kind == Step::Kind::TwoAgents ? 1 : 0;
                 jumps += step.kind == Step::Kind::ClockJump ? 1 : 0;
                 secondExecutor = secondExecutor || (step.kind == Step::Kind::Start && step.executor == 1);
             }
@@ -289,8 +312,16 @@ int main(int argc, char *argv[])
         const bool clockOk = options.viaApi ? sum.resentProposals > 0 : jumps > 0;
         if (options.viaApi)
             out(QStringLiteral("coverage (--via-api): proposals resent %1 (need 1; clock jumps not required)").arg(sum.resentProposals));
+        // Issue 14's two step kinds, by the seeds alone: a refund made outside Countersign (every
+        // mode), two agents on one charge (through the API).
+        out(QStringLiteral("coverage (issue 14): scheduled outside refunds %1 (need 1)%2")
+                .arg(outsideSteps)
+                .arg(options.viaApi ? QStringLiteral(", two agents on one charge %1 (need 1)").arg(twoAgentSteps) : QString()));
+        const bool issue14Ok = outsideSteps >= 1 && (!options.viaApi || twoAgentSteps >= 1);
+        if (!issue14Ok)
+            out(QStringLiteral("coverage: NOT MET (issue 14): an outside refund or a two-agents step never scheduled"));
         coverageOk = unscheduled.isEmpty() && busyKills >= (options.postgres ? 1 : 3) && clockOk && secondExecutor
-            && firedTotal > 0 && sum.killsWithWorkInFlight >= 1;
+            && firedTotal > 0 && sum.killsWithWorkInFlight >= 1 && issue14Ok;
         if (options.postgres) {
             // Each new kind scheduled at least once (by the seeds alone), and of what timing decides,
             // that a SIGSTOP caught an instance holding a lease and that a stopped instance's late

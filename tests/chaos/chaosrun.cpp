@@ -24,9 +24,12 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include <signal.h>
+
+#include <tuple>
 
 namespace cs::chaos {
 
@@ -136,8 +139,7 @@ class ChaosRun
 public:
     explicit ChaosRun(const RunOptions &options)
         : m_options(options),
-          m_schedule(options.postgres ? generatePostgresSchedule(options.seed, options.actions, options.steps)
-                                      : generateSchedule(options.seed, options.actions, options.steps)),
+          m_schedule(scheduleFor(options.seed, options.actions, options.steps, options.viaApi, options.postgres)),
           m_apiRandom(options.seed ^ 0x5eedA91u)
     {
     }
@@ -185,6 +187,15 @@ private:
     int countState(ActionState state);
     bool settle();
     void sendSelfTestDuplicate();
+    // Issue 14.
+    void outsideRefund(const Step &step);
+    bool recordChargeSnapshot(int actionIndex, QString *said); // ledger mode: read the charge, record it
+    bool outsideLeftNoRoom(int actionIndex) const;             // an outside refund may have taken its room
+    bool ledgerSeesNoRoom(int actionIndex);                    // its newest FOUND snapshot leaves it no room
+    void checkProposalAfterOutside(int actionIndex);           // accepted: the ledger's view must have had room
+    void twoAgents(const Step &step);
+    void rejectViaApi(int index, qint64 stateVersion, const QString &why);
+    QString agentName(int index) const;
     void check();
     void violation(int invariant, const QString &text);
     QUrl simUrl(const QString &path) const;
@@ -224,6 +235,25 @@ private:
     QList<Stopped> m_stops;
     QList<InstanceLog> m_logs;
     QSet<QString> m_internalErrorReported;
+    // Issue 14: the refunds made outside Countersign (by planned action), the two agents' step.
+    struct Outside
+    {
+        qint64 requested = 0; // 0: the rest
+        int variant = 0;
+        QString stateThen;    // the action's state when it was sent
+        int status = 0;       // paysim's last answer
+        qint64 refunded = 0;  // its amount, when answered 200
+        QString refundId;
+        QString error;        // paysim's error code, or "no answer"
+        QString read;         // what the read of the charge after it said
+        bool mustNotSend = false; // read after it, no room, the action still unclaimed: never sent
+    };
+    QHash<int, Outside> m_outside;
+    QByteArray m_agentBToken;
+    std::optional<Step> m_twoAgentsDeferred; // no countersignd was up: at the settle
+    QHash<int, QString> m_contested;         // planned action -> what its proposal was answered
+    QSet<int> m_rejectedAtApproval;          // over the budget at the approval: rejected through the API
+    bool m_twoAgentsReadFaulted = false;     // a read of their charge met a fault: its budget was not known
 };
 
 QUrl ChaosRun::simUrl(const QString &path) const
@@ -369,12 +399,15 @@ bool ChaosRun::setUp()
 bool ChaosRun::createUsers()
 {
     // countersignd user add NAME --role ROLE --db FILE prints the token as its last word.
-    const QList<std::pair<QString, QByteArray *>> users{{QStringLiteral("agent"), &m_agentToken},
-                                                        {QStringLiteral("approver"), &m_approverToken}};
-    for (const auto &[role, token] : users) {
+    // agent-b-chaos: the second agent of the TwoAgents step.
+    const QList<std::tuple<QString, QString, QByteArray *>> users{
+        {QStringLiteral("agent-chaos"), QStringLiteral("agent"), &m_agentToken},
+        {QStringLiteral("agent-b-chaos"), QStringLiteral("agent"), &m_agentBToken},
+        {QStringLiteral("approver-chaos"), QStringLiteral("approver"), &m_approverToken}};
+    for (const auto &[name, role, token] : users) {
         QProcess add;
         add.setProcessChannelMode(QProcess::SeparateChannels);
-        add.start(m_options.countersigndBin, {QStringLiteral("user"), QStringLiteral("add"), role + QStringLiteral("-chaos"),
+        add.start(m_options.countersigndBin, {QStringLiteral("user"), QStringLiteral("add"), name,
                                               QStringLiteral("--role"), role, QStringLiteral("--db"), m_dbPath});
         const bool finished = add.waitForFinished(20000);
         const QByteArray said = add.readAllStandardOutput().trimmed();
@@ -595,6 +628,17 @@ bool ChaosRun::approve(int first, int count)
         input.clientReference = QStringLiteral("chaos-%1").arg(i + 1);
         input.provider = QStringLiteral("paysim");
         const auto proposed = m_ledger->proposals().propose(input, QStringLiteral("agent-chaos"));
+        if (!proposed.ok() && proposed.error().code() == LedgerError::Code::OverBudget) {
+            // The ledger holds a snapshot of the charge (recorded after a refund made outside
+            // Countersign): the budget check at the proposal refuses what no longer fits.
+            m_refusedAtProposal.insert(i);
+            if (!outsideLeftNoRoom(i))
+                violation(2, QStringLiteral("#%1 (%2 usd, on a charge that holds it) refused at the proposal: %3")
+                                 .arg(i + 1).arg(planned.amount).arg(proposed.error().toString()));
+            else
+                out(QStringLiteral("  #%1 refused at the proposal: over budget (%2)").arg(i + 1).arg(proposed.error().message()));
+            continue;
+        }
         if (!proposed.ok()) {
             out(QStringLiteral("propose #%1 failed: %2").arg(i + 1).arg(proposed.error().toString()));
             return false;
@@ -606,6 +650,7 @@ bool ChaosRun::approve(int first, int count)
             return false;
         }
         m_actionIds[i] = approved->id;
+        checkProposalAfterOutside(i);
     }
     return true;
 }
@@ -655,6 +700,16 @@ HttpReply ChaosRun::apiPost(const QString &path, const QJsonObject &body, const 
 QJsonObject ChaosRun::proposalBody(int i) const
 {
     const PlannedAction &planned = m_schedule.actions.at(i);
+    if (planned.contested) {
+        // The two agents' refunds: one charge, one order, a reference each.
+        return {{QStringLiteral("kind"), QStringLiteral("refund")},
+                {QStringLiteral("target"), QJsonObject{{QStringLiteral("charge"), m_chargeIds.at(planned.charge)}}},
+                {QStringLiteral("amount"), planned.amount},
+                {QStringLiteral("currency"), QStringLiteral("usd")},
+                {QStringLiteral("reason"), QStringLiteral("requested_by_customer")},
+                {QStringLiteral("client_reference"), QStringLiteral("chaos-two-%1-%2").arg(m_options.seed).arg(i + 1)},
+                {QStringLiteral("business_reference"), QStringLiteral("order-%1-two-agents").arg(m_options.seed)}};
+    }
     QJsonObject target;
     target.insert(planned.viaPaymentIntent ? QStringLiteral("payment_intent") : QStringLiteral("charge"),
                   planned.viaPaymentIntent ? m_paymentIntentIds.at(planned.charge) : m_chargeIds.at(planned.charge));
@@ -677,7 +732,7 @@ void ChaosRun::approveViaApi(int i)
     if (proposed.status == 422 && proposed.json.value(QStringLiteral("code")).toString() == u"exceeds_refundable") {
         // The budget check at the proposal (issue 14): right for a refund over the charge and for
         // the second of a pair on one charge, a violation for any other.
-        if (planned.overRefund || planned.sharedCharge) {
+        if (planned.overRefund || planned.sharedCharge || outsideLeftNoRoom(i)) {
             m_refusedAtProposal.insert(i);
             out(QStringLiteral("  #%1 refused at the proposal: exceeds_refundable (available %2, requested %3)")
                     .arg(i + 1)
@@ -697,6 +752,7 @@ void ChaosRun::approveViaApi(int i)
         return;
     }
     m_actionIds[i] = id;
+    checkProposalAfterOutside(i);
     // Some proposals are resent at once (the agent lost the answer), some again before the settle,
     // after kills and executions: each must replay the first answer, never create an action.
     const quint32 roll = m_apiRandom.bounded(100);
@@ -711,6 +767,11 @@ void ChaosRun::approveViaApi(int i)
     const QByteArray ifMatch = '"' + QByteArray::number(version) + '"';
     const QString path = QStringLiteral("/api/v1/actions/%1/approvals").arg(id);
     const HttpReply approved = apiPost(path, approval, approveKey, m_approverToken, ifMatch);
+    if (approved.status == 422 && approved.json.value(QStringLiteral("code")).toString() == u"exceeds_refundable"
+        && outsideLeftNoRoom(i)) {
+        rejectViaApi(i, version, QStringLiteral("over the budget at the approval after a refund made outside Countersign"));
+        return;
+    }
     if (approved.status != 200) {
         violation(0, QStringLiteral("api: approving #%1 %2 answered %3 %4")
                          .arg(i + 1)
@@ -1187,6 +1248,8 @@ bool ChaosRun::settle()
         return false;
     if (m_options.viaApi) {
         flushDeferredApprovals();
+        if (const std::optional<Step> deferred = std::exchange(m_twoAgentsDeferred, std::nullopt))
+            twoAgents(*deferred);
         for (const int i : std::exchange(m_resendLater, {}))
             proposeAgain(i, "later");
     }
@@ -1213,11 +1276,13 @@ void ChaosRun::sendSelfTestDuplicate()
     int chosen = -1;
     for (int i = 0; i < m_actionIds.size() && chosen < 0; ++i) {
         const auto action = m_ledger->reader().action(m_actionIds.at(i));
-        if (action.ok() && action->state == ActionState::Completed && !m_schedule.actions.at(i).sharedCharge)
+        if (action.ok() && action->state == ActionState::Completed && !m_schedule.actions.at(i).sharedCharge
+            && !m_schedule.actions.at(i).contested && !m_outside.contains(i))
             chosen = i;
     }
     for (int i = 0; i < m_actionIds.size() && chosen < 0; ++i) {
-        if (!m_schedule.actions.at(i).overRefund && !m_schedule.actions.at(i).sharedCharge)
+        if (!m_schedule.actions.at(i).overRefund && !m_schedule.actions.at(i).sharedCharge
+            && !m_schedule.actions.at(i).contested && !m_outside.contains(i) && !m_actionIds.at(i).isEmpty())
             chosen = i;
     }
     if (chosen < 0)
@@ -1253,6 +1318,324 @@ void ChaosRun::sendSelfTestDuplicate()
     }
 }
 
+QString ChaosRun::agentName(int i) const
+{
+    return m_schedule.actions.at(i).agent == 1 ? QStringLiteral("agent-b-chaos") : QStringLiteral("agent-chaos");
+}
+
+bool ChaosRun::outsideLeftNoRoom(int i) const
+{
+    // Whether a refund made outside Countersign may have left planned action i no room: it was
+    // sent, and neither answered 200 with room to spare nor refused by paysim.
+    const auto it = m_outside.constFind(i);
+    if (it == m_outside.cend())
+        return false;
+    const qint64 captured = m_schedule.chargeAmounts.at(m_schedule.actions.at(i).charge);
+    if (it->status == 200)
+        return it->refunded + m_schedule.actions.at(i).amount > captured;
+    return it->status == 0 || it->status >= 500; // unknown: its answer was lost
+}
+
+bool ChaosRun::ledgerSeesNoRoom(int i)
+{
+    const PlannedAction &planned = m_schedule.actions.at(i);
+    const auto shown = m_ledger->charges().shown(planned.viaPaymentIntent ? TargetType::PaymentIntent : TargetType::Charge,
+                                                 planned.viaPaymentIntent ? m_paymentIntentIds.at(planned.charge)
+                                                                          : m_chargeIds.at(planned.charge));
+    if (!shown.ok() || !shown.value() || shown.value()->snapshot.result != ChargeSnapshot::Result::Found)
+        return false;
+    const ChargeSnapshot &s = shown.value()->snapshot;
+    return s.amountCaptured - s.amountRefunded < planned.amount;
+}
+
+void ChaosRun::checkProposalAfterOutside(int i)
+{
+    // 9. A proposal made after an outside refund took its room, accepted although the ledger's
+    // newest FOUND view of the charge (the proposal's own read, or one recorded before) shows it:
+    // the budget check at the proposal should have refused it.
+    if (m_outside.contains(i) && outsideLeftNoRoom(i) && ledgerSeesNoRoom(i))
+        violation(9, QStringLiteral("#%1 %2 accepted at the proposal although the ledger's view of its charge leaves no room for %3 usd")
+                         .arg(i + 1).arg(m_actionIds.at(i)).arg(m_schedule.actions.at(i).amount));
+}
+
+bool ChaosRun::recordChargeSnapshot(int i, QString *said)
+{
+    // Without --via-api nothing reads charges for the ledger: the harness does what countersignd's
+    // charge look-up does — GET /v1/charges/{id}?expand[]=refunds, recorded as a FOUND snapshot of
+    // the action's target (a payment intent names its charge) — so that the claim's budget check
+    // has the provider's newer view.
+    const PlannedAction &planned = m_schedule.actions.at(i);
+    const QString chargeId = m_chargeIds.at(planned.charge);
+    const HttpReply read = m_http.send("GET", simUrl(QStringLiteral("/v1/charges/%1?expand[]=refunds").arg(chargeId)));
+    if (read.status != 200) {
+        *said = QStringLiteral("charge read answered %1 (a fault?): nothing recorded").arg(read.status);
+        return false;
+    }
+    const QJsonObject c = read.json;
+    ChargeSnapshot snapshot;
+    snapshot.targetType = planned.viaPaymentIntent ? TargetType::PaymentIntent : TargetType::Charge;
+    snapshot.targetId = planned.viaPaymentIntent ? m_paymentIntentIds.at(planned.charge) : chargeId;
+    snapshot.chargeId = chargeId;
+    snapshot.paymentIntentId = c.value(QStringLiteral("payment_intent")).toString();
+    snapshot.askedBy = QStringLiteral("supervisor-chaos");
+    snapshot.readAt = QDateTime::currentDateTimeUtc().addMSecs(m_clockOffsetMs);
+    snapshot.result = ChargeSnapshot::Result::Found;
+    snapshot.httpStatus = 200;
+    snapshot.amount = c.value(QStringLiteral("amount")).toInteger();
+    snapshot.amountCaptured = c.value(QStringLiteral("amount_captured")).toInteger();
+    snapshot.amountRefunded = c.value(QStringLiteral("amount_refunded")).toInteger();
+    snapshot.currency = c.value(QStringLiteral("currency")).toString();
+    snapshot.created = QDateTime::fromSecsSinceEpoch(c.value(QStringLiteral("created")).toInteger(), Qt::UTC);
+    const QJsonObject card = c.value(QStringLiteral("payment_method_details")).toObject().value(QStringLiteral("card")).toObject();
+    snapshot.paymentMethodBrand = card.value(QStringLiteral("brand")).toString();
+    snapshot.paymentMethodLast4 = card.value(QStringLiteral("last4")).toString();
+    snapshot.disputed = c.value(QStringLiteral("disputed")).toBool();
+    for (const QJsonValue &v : c.value(QStringLiteral("refunds")).toObject().value(QStringLiteral("data")).toArray()) {
+        const QJsonObject r = v.toObject();
+        ChargeSnapshot::Refund refund;
+        refund.id = r.value(QStringLiteral("id")).toString();
+        refund.amount = r.value(QStringLiteral("amount")).toInteger();
+        refund.status = r.value(QStringLiteral("status")).toString();
+        refund.created = QDateTime::fromSecsSinceEpoch(r.value(QStringLiteral("created")).toInteger(), Qt::UTC);
+        refund.actionId = r.value(QStringLiteral("metadata")).toObject().value(QStringLiteral("countersign_action_id")).toString();
+        snapshot.refunds << refund;
+    }
+    const auto recorded = m_ledger->charges().record(snapshot);
+    if (!recorded.ok()) {
+        *said = QStringLiteral("snapshot not recorded: %1").arg(recorded.error().toString());
+        return false;
+    }
+    *said = QStringLiteral("snapshot recorded (captured %1, refunded %2)").arg(snapshot.amountCaptured).arg(snapshot.amountRefunded);
+    return true;
+}
+
+void ChaosRun::outsideRefund(const Step &step)
+{
+    // A person in the provider's dashboard refunds the charge: its own API key, its own
+    // idempotency key, no Countersign metadata (a note of ours, so the checks can tell it from an
+    // action's refund by metadata). Fault rules on POST /v1/refunds meet it like any request.
+    const int i = step.first;
+    const PlannedAction &planned = m_schedule.actions.at(i);
+    auto stateNow = [this, i] {
+        if (m_actionIds.at(i).isEmpty())
+            return m_refusedAtProposal.contains(i) ? QStringLiteral("refused at the proposal") : QStringLiteral("not proposed yet");
+        const auto action = m_ledger->reader().action(m_actionIds.at(i));
+        return action.ok() ? toWire(action->state) : QStringLiteral("unreadable");
+    };
+    if (step.variant == Step::OutsideInFlight) {
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < 400 && stateNow() == u"PENDING")
+            sleepMs(1);
+    }
+    Outside o;
+    o.requested = step.amount;
+    o.variant = step.variant;
+    o.stateThen = stateNow();
+    QUrlQuery form;
+    form.addQueryItem(QStringLiteral("charge"), m_chargeIds.at(planned.charge));
+    if (step.amount > 0)
+        form.addQueryItem(QStringLiteral("amount"), QString::number(step.amount));
+    form.addQueryItem(QStringLiteral("reason"), QStringLiteral("requested_by_customer"));
+    form.addQueryItem(QStringLiteral("metadata[note]"), QStringLiteral("chaos outside refund %1-%2").arg(m_options.seed).arg(i + 1));
+    const QByteArray key = QStringLiteral("chaos-outside-%1-%2").arg(m_options.seed).arg(i + 1).toLatin1();
+    HttpReply reply;
+    for (int attempt = 0; attempt < 10; ++attempt) {
+        reply = m_http.send("POST", simUrl(QStringLiteral("/v1/refunds")), form.query(QUrl::FullyEncoded).toUtf8(),
+                            "application/x-www-form-urlencoded", key, "sk_test_dashboard_chaos");
+        if (reply.status != 0 && reply.status < 500 && reply.status != 409 && reply.status != 429)
+            break;
+        sleepMs(100);
+    }
+    o.status = reply.status;
+    if (reply.status == 200) {
+        o.refundId = reply.json.value(QStringLiteral("id")).toString();
+        o.refunded = reply.json.value(QStringLiteral("amount")).toInteger();
+    } else {
+        const QJsonObject error = reply.json.value(QStringLiteral("error")).toObject();
+        o.error = reply.status == 0 ? QStringLiteral("no answer")
+                                    : error.value(QStringLiteral("code")).toString(error.value(QStringLiteral("type")).toString());
+    }
+    ++m_result.outsideRefunds;
+    m_outside.insert(i, o);
+    if (step.readCharge) {
+        ++m_result.outsideReads;
+        if (!m_options.viaApi) {
+            recordChargeSnapshot(i, &m_outside[i].read);
+        } else if (m_actionIds.at(i).isEmpty()) {
+            m_outside[i].read = QStringLiteral("not yet proposed: its proposal reads the charge");
+        } else if (anyAvailable()) {
+            // The approver's charge look-up (POST /actions/{id}/charge-lookups): countersignd reads
+            // the charge through paysim and records the snapshot the claim's budget check uses.
+            const QUrl url = apiUrl(QStringLiteral("/api/v1/actions/%1/charge-lookups").arg(m_actionIds.at(i)));
+            const QByteArray lookupKey = QStringLiteral("chaos-lookup-%1-%2").arg(m_options.seed).arg(i + 1).toLatin1();
+            const HttpReply read = m_http.send("POST", url, "{}", "application/json", lookupKey, m_approverToken);
+            m_outside[i].read = QStringLiteral("charge look-up answered %1").arg(read.status);
+            if (m_options.postgres && read.status >= 500 && read.status != 503 && read.status != 502)
+                internalError(url, read);
+        } else {
+            m_outside[i].read = QStringLiteral("no countersignd up to read it");
+        }
+        // Read, no room, and still not claimed: the claim comes after the snapshot, so its budget
+        // check must stop it (REQUIRES_REVIEW, nothing sent).
+        if (!m_actionIds.at(i).isEmpty() && ledgerSeesNoRoom(i)) {
+            const auto action = m_ledger->reader().action(m_actionIds.at(i));
+            const auto attempts = m_ledger->reader().attempts(m_actionIds.at(i));
+            if (action.ok() && attempts.ok() && action->state == ActionState::Pending && attempts->isEmpty()) {
+                m_outside[i].mustNotSend = true;
+                m_outside[i].read += QStringLiteral(" (no room; not claimed yet: must never be sent)");
+            }
+        }
+    }
+    out(QStringLiteral("  outside refund on #%1's charge %2 (%3, the action %4): %5 -> %6%7")
+            .arg(i + 1)
+            .arg(m_chargeIds.at(planned.charge), outsideVariantName(step.variant), o.stateThen)
+            .arg(step.amount > 0 ? QStringLiteral("%1 usd").arg(step.amount) : QStringLiteral("the rest"))
+            .arg(reply.status == 200 ? QStringLiteral("200 %1 (%2 usd)").arg(o.refundId).arg(o.refunded)
+                                     : QStringLiteral("%1 %2").arg(reply.status).arg(o.error))
+            .arg(m_outside.value(i).read.isEmpty() ? QString() : QStringLiteral("; ") + m_outside.value(i).read));
+}
+
+void ChaosRun::rejectViaApi(int i, qint64 stateVersion, const QString &why)
+{
+    // An accepted proposal the approval stage finds over the budget is left PENDING by the 422;
+    // the approver rejects it (reason other, with the note), so that it ends REJECTED.
+    m_rejectedAtApproval.insert(i);
+    const QString path = QStringLiteral("/api/v1/actions/%1/rejections").arg(m_actionIds.at(i));
+    const QByteArray key = QStringLiteral("chaos-%1-reject-%2").arg(m_options.seed).arg(i + 1).toLatin1();
+    const HttpReply rejected = apiPost(path, {{QStringLiteral("reason"), QStringLiteral("other")}, {QStringLiteral("note"), why}},
+                                       key, m_approverToken, '"' + QByteArray::number(stateVersion) + '"');
+    out(QStringLiteral("  #%1 %2: approval refused (exceeds_refundable), rejected -> %3")
+            .arg(i + 1).arg(m_actionIds.at(i)).arg(rejected.status));
+    if (rejected.status != 200)
+        violation(0, QStringLiteral("api: rejecting #%1 %2 answered %3 %4")
+                         .arg(i + 1).arg(m_actionIds.at(i)).arg(rejected.status).arg(excerpt(rejected.body)));
+}
+
+void ChaosRun::twoAgents(const Step &step)
+{
+    if (!anyAvailable()) {
+        out(QStringLiteral("  (two agents: no countersignd up; at the settle)"));
+        m_twoAgentsDeferred = step;
+        return;
+    }
+    ++m_result.twoAgentSteps;
+    const int charge = m_schedule.actions.at(step.first).charge;
+    const qint64 captured = m_schedule.chargeAmounts.at(charge);
+    const QString chargeId = m_chargeIds.at(charge);
+    // Every proposal at once: one QNetworkAccessManager per agent (each opens up to six
+    // connections), all requests issued before any answer is read; countersignd decides them on
+    // its API worker threads, under the charge's row lock.
+    QNetworkAccessManager nam[2];
+    struct Sent
+    {
+        int index;
+        QByteArray key;
+        QNetworkReply *reply;
+    };
+    QList<Sent> sent;
+    for (int i = step.first; i < step.first + step.count; ++i) {
+        const int agent = m_schedule.actions.at(i).agent;
+        QNetworkRequest request(apiUrl(QStringLiteral("/api/v1/actions")));
+        request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+        request.setRawHeader("Authorization", QByteArray("Bearer ") + (agent == 1 ? m_agentBToken : m_agentToken));
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArray("application/json"));
+        const QByteArray key = QStringLiteral("chaos-%1-propose-%2").arg(m_options.seed).arg(i + 1).toLatin1();
+        request.setRawHeader("Idempotency-Key", key);
+        request.setTransferTimeout(10000);
+        sent << Sent{i, key, nam[agent].post(request, QJsonDocument(proposalBody(i)).toJson(QJsonDocument::Compact))};
+    }
+    {
+        QEventLoop loop;
+        int open = static_cast<int>(sent.size());
+        for (const Sent &s : std::as_const(sent))
+            QObject::connect(s.reply, &QNetworkReply::finished, &loop, [&open, &loop] {
+                if (--open == 0)
+                    loop.quit();
+            });
+        QTimer::singleShot(15000, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    qint64 accepted = 0;
+    QStringList said;
+    QList<std::pair<int, qint64>> toApprove; // accepted: planned action, state_version
+    for (const Sent &s : std::as_const(sent)) {
+        const int i = s.index;
+        const QByteArray token = m_schedule.actions.at(i).agent == 1 ? m_agentBToken : m_agentToken;
+        HttpReply r;
+        r.status = s.reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        r.body = s.reply->isFinished() ? s.reply->readAll() : QByteArray();
+        r.json = QJsonDocument::fromJson(r.body).object();
+        if (!s.reply->isFinished())
+            s.reply->abort();
+        s.reply->deleteLater();
+        const bool inFlight = r.status == 409 && r.json.value(QStringLiteral("code")).toString() == u"idempotency_key_in_flight";
+        if (r.status == 0 || r.status >= 500 || inFlight) // nothing written, or not known: the same request again
+            r = apiPost(QStringLiteral("/api/v1/actions"), proposalBody(i), s.key, token);
+        ++m_result.contestedProposed;
+        const qint64 amount = m_schedule.actions.at(i).amount;
+        if (r.status == 201 && !r.json.value(QStringLiteral("id")).toString().isEmpty()) {
+            m_actionIds[i] = r.json.value(QStringLiteral("id")).toString();
+            accepted += amount;
+            ++m_result.contestedAccepted;
+            m_contested.insert(i, QStringLiteral("accepted"));
+            said << QStringLiteral("#%1 %2 %3 usd: 201").arg(i + 1).arg(agentName(i)).arg(amount);
+            toApprove << std::pair{i, r.json.value(QStringLiteral("state_version")).toInteger()};
+        } else if (r.status == 422 && r.json.value(QStringLiteral("code")).toString() == u"exceeds_refundable") {
+            m_refusedAtProposal.insert(i);
+            ++m_result.contestedRefused;
+            m_contested.insert(i, QStringLiteral("refused at the proposal (exceeds_refundable, available %1)")
+                                      .arg(r.json.value(QStringLiteral("available")).toInteger()));
+            said << QStringLiteral("#%1 %2 %3 usd: 422 (available %4)")
+                        .arg(i + 1).arg(agentName(i)).arg(amount).arg(r.json.value(QStringLiteral("available")).toInteger());
+            // Nothing stored for it.
+            const auto stored = m_ledger->reader().proposalId(agentName(i), proposalBody(i).value(QStringLiteral("client_reference")).toString());
+            if (stored.ok() && !stored.value().isEmpty())
+                violation(9, QStringLiteral("#%1 (two agents) refused with 422 but the ledger holds %2 for it").arg(i + 1).arg(stored.value()));
+        } else {
+            m_contested.insert(i, QStringLiteral("answered %1").arg(r.status));
+            violation(0, QStringLiteral("api: proposing #%1 (two agents) answered %2 %3").arg(i + 1).arg(r.status).arg(excerpt(r.body)));
+        }
+    }
+    // Accepted together <= captured - refunded (the charge is theirs alone and nothing was sent
+    // yet: refunded is 0) — unless a read of the charge met a fault, which leaves the budget unknown.
+    bool readFaulted = false;
+    const HttpReply log = m_http.send("GET", simUrl(QStringLiteral("/_sim/requests?limit=400")));
+    for (const QJsonValue &v : log.json.value(QStringLiteral("data")).toArray()) {
+        const QJsonObject r = v.toObject();
+        readFaulted |= r.value(QStringLiteral("path")).toString().startsWith(QStringLiteral("/v1/charges/") + chargeId)
+            && !r.value(QStringLiteral("fault")).toString().isEmpty();
+    }
+    out(QStringLiteral("  two agents on %1 (captured %2 usd), %3 proposals at once: %4; accepted %5 usd%6")
+            .arg(chargeId)
+            .arg(captured)
+            .arg(sent.size())
+            .arg(said.join(QStringLiteral(", ")))
+            .arg(accepted)
+            .arg(readFaulted ? QStringLiteral(" (a read of the charge met a fault: the budget was not known to all)") : QString()));
+    m_twoAgentsReadFaulted = readFaulted;
+    if (accepted > captured && !readFaulted)
+        violation(9, QStringLiteral("two agents on %1: %2 usd accepted, more than the %3 usd it can refund").arg(chargeId).arg(accepted).arg(captured));
+    // Approved with a note: two refunds of one charge are possible duplicates (docs/POLICY.md,
+    // "Possible duplicates"), and both are intended here. They fit together, so the approval
+    // stage's check passes — unless the budget was not known at a proposal.
+    for (const auto &[i, version] : std::as_const(toApprove)) {
+        const QString path = QStringLiteral("/api/v1/actions/%1/approvals").arg(m_actionIds.at(i));
+        const QByteArray approveKey = QStringLiteral("chaos-%1-approve-%2").arg(m_options.seed).arg(i + 1).toLatin1();
+        const HttpReply approved =
+            apiPost(path, {{QStringLiteral("note"), QStringLiteral("two agents split the customer's refund of this order: both intended")}},
+                    approveKey, m_approverToken, '"' + QByteArray::number(version) + '"');
+        const bool overBudget =
+            approved.status == 422 && approved.json.value(QStringLiteral("code")).toString() == u"exceeds_refundable";
+        if (overBudget && readFaulted) {
+            rejectViaApi(i, version, QStringLiteral("two agents: over the charge's budget at the approval"));
+        } else if (approved.status != 200) {
+            violation(overBudget ? 9 : 0, QStringLiteral("api: approving #%1 %2 (two agents, accepted together within the charge) answered %3 %4")
+                                               .arg(i + 1).arg(m_actionIds.at(i)).arg(approved.status).arg(excerpt(approved.body)));
+        }
+    }
+}
+
 void ChaosRun::check()
 {
     // Ground truth and the request log, from paysim.
@@ -1265,10 +1648,17 @@ void ChaosRun::check()
         return;
     }
     QHash<QString, QJsonArray> refundsByAction;
+    QHash<QString, QJsonObject> outsideByCharge; // refunds made outside Countersign (OutsideRefund steps)
+    const QString outsideNote = QStringLiteral("chaos outside refund %1-").arg(m_options.seed);
     for (const QJsonValue &v : truthReply.json.value(QStringLiteral("data")).toArray()) {
         const QJsonObject refund = v.toObject();
-        const QString actionId =
-            refund.value(QStringLiteral("metadata")).toObject().value(QStringLiteral("countersign_action_id")).toString();
+        const QJsonObject metadata = refund.value(QStringLiteral("metadata")).toObject();
+        const QString actionId = metadata.value(QStringLiteral("countersign_action_id")).toString();
+        if (actionId.isEmpty() && metadata.value(QStringLiteral("note")).toString().startsWith(outsideNote)) {
+            // Not an action's refund: told apart by its metadata (no countersign_action_id, our note).
+            outsideByCharge.insert(refund.value(QStringLiteral("charge")).toString(), refund);
+            continue;
+        }
         if (!m_actionIds.contains(actionId) || actionId.isEmpty()) {
             violation(1, QStringLiteral("refund %1 (key %2) names no action of this run (%3)")
                              .arg(refund.value(QStringLiteral("id")).toString(),
@@ -1305,6 +1695,8 @@ void ChaosRun::check()
             ++m_result.faultsFired[fault];
         if (r.value(QStringLiteral("method")).toString() == u"POST"
             && r.value(QStringLiteral("path")).toString() == u"/v1/refunds") {
+            if (key.startsWith(QStringLiteral("chaos-outside-")))
+                continue; // the outside refunds' own keys (and API key): not the executor's
             postedKeys.insert(key);
             ++postsByKey[key];
             if (!fault.isEmpty())
@@ -1321,12 +1713,37 @@ void ChaosRun::check()
     for (int i = 0; i < m_actionIds.size(); ++i) {
         const QString &id = m_actionIds.at(i);
         const PlannedAction &planned = m_schedule.actions.at(i);
+        // What a refund made outside Countersign did to this action's charge, for its line.
+        QString outsideSaid;
+        if (m_outside.contains(i)) {
+            const Outside &o = m_outside[i];
+            const QJsonObject made = outsideByCharge.value(m_chargeIds.at(planned.charge));
+            if (!made.isEmpty()) {
+                ++m_result.outsideCreated;
+                if (made.value(QStringLiteral("amount")).toInteger() + planned.amount > m_schedule.chargeAmounts.at(planned.charge))
+                    ++m_result.outsideWithoutRoom;
+            }
+            outsideSaid = QStringLiteral(" | outside refund %1 %2 (action %3): %4; charge %5 captured %6, refunded %7 in all")
+                              .arg(o.requested > 0 ? QStringLiteral("%1 usd").arg(o.requested) : QStringLiteral("the rest"),
+                                   outsideVariantName(o.variant), o.stateThen)
+                              .arg(made.isEmpty() ? QStringLiteral("not made (paysim: %1 %2)").arg(o.status).arg(o.error)
+                                                  : QStringLiteral("made %1 usd").arg(made.value(QStringLiteral("amount")).toInteger()))
+                              .arg(m_chargeIds.at(planned.charge))
+                              .arg(m_schedule.chargeAmounts.at(planned.charge))
+                              .arg(refundedByCharge.value(m_chargeIds.at(planned.charge)));
+            if (!o.read.isEmpty())
+                outsideSaid += QStringLiteral("; then ") + o.read;
+        }
+        const QString tag = planned.overRefund ? QStringLiteral(" (over charge)")
+            : planned.sharedCharge             ? QStringLiteral(" (shared charge)")
+            : planned.contested                ? QStringLiteral(" (two agents: %1)").arg(agentName(i))
+                                               : QString();
         if (id.isEmpty() && m_refusedAtProposal.contains(i)) {
             ++m_result.finalStates[QStringLiteral("REFUSED_AT_PROPOSAL")];
-            out(QStringLiteral("  #%1 %2 usd%3 refused at the proposal (exceeds_refundable); nothing written")
+            out(QStringLiteral("  #%1 %2 usd%3 refused at the proposal (exceeds_refundable); nothing written%4")
                     .arg(i + 1, 2)
                     .arg(planned.amount, 5)
-                    .arg(planned.overRefund ? QStringLiteral(" (over charge)") : QStringLiteral(" (shared charge)")));
+                    .arg(tag, outsideSaid));
             continue;
         }
         if (id.isEmpty()) {
@@ -1362,7 +1779,7 @@ void ChaosRun::check()
                              .arg(i + 1)
                              .arg(id, list.join(QStringLiteral(", ")), key));
         }
-        if (attempts->isEmpty())
+        if (attempts->isEmpty() && !m_rejectedAtApproval.contains(i) && action->reviewReason.indexOf(QLatin1String("over the charge's refundable amount")) < 0)
             violation(0, QStringLiteral("#%1 %2 approved but never attempted").arg(i + 1).arg(id));
 
         // 2. The final state agrees with the ground truth.
@@ -1406,12 +1823,17 @@ void ChaosRun::check()
             bool a = false;
             for (const Attempt &t : attempts.value())
                 a |= t.errorCode == u"charge_already_refunded";
+            // B (budget): the claim found the charge no longer holds it (nothing sent), after a
+            // refund made outside Countersign on its charge, or on the two agents' charge.
+            const bool b = action->reviewReason.contains(QLatin1String("over the charge's refundable amount"))
+                && (outsideLeftNoRoom(i) || (planned.contested && m_twoAgentsReadFaulted)) && truth.isEmpty();
             QStringList rules;
             if (w) { rules << QStringLiteral("W"); ++m_result.reviewsByRule[0]; }
             if (m) { rules << QStringLiteral("M"); ++m_result.reviewsByRule[1]; }
             if (s) { rules << QStringLiteral("S"); ++m_result.reviewsByRule[2]; }
             if (f) { rules << QStringLiteral("F"); ++m_result.reviewsByRule[3]; }
             if (a) { rules << QStringLiteral("A"); ++m_result.reviewsByRule[4]; }
+            if (b) { rules << QStringLiteral("B"); ++m_result.reviewsByRule[5]; }
             if (rules.isEmpty())
                 violation(2, QStringLiteral("#%1 %2 REQUIRES_REVIEW without a reason the schedule made it unknowable "
                                             "(provider refunds %3; reason: %4)")
@@ -1428,6 +1850,20 @@ void ChaosRun::check()
         }
         if (planned.overRefund && action->state == ActionState::Completed)
             violation(2, QStringLiteral("#%1 %2 COMPLETED although the charge is smaller than the refund").arg(i + 1).arg(id));
+        // A refund made outside Countersign that left the action no room: REJECTED (the provider
+        // refused) or REQUIRES_REVIEW (the claim's budget check, an ambiguous answer), never COMPLETED.
+        if (m_outside.contains(i)) {
+            const QJsonObject made = outsideByCharge.value(m_chargeIds.at(planned.charge));
+            if (m_outside[i].mustNotSend && !attempts->isEmpty())
+                violation(9, QStringLiteral("#%1 %2 was sent (%3 attempt(s), %4) although the ledger had read its charge with no room "
+                                            "left before it was claimed")
+                                 .arg(i + 1).arg(id).arg(attempts->size()).arg(toWire(action->state)));
+            if (!made.isEmpty() && action->state == ActionState::Completed
+                && made.value(QStringLiteral("amount")).toInteger() + planned.amount > m_schedule.chargeAmounts.at(planned.charge))
+                violation(2, QStringLiteral("#%1 %2 COMPLETED although a refund made outside Countersign (%3 usd) left its charge "
+                                            "no room for %4 usd")
+                                 .arg(i + 1).arg(id).arg(made.value(QStringLiteral("amount")).toInteger()).arg(planned.amount));
+        }
 
         QStringList faultSummary = faults;
         faultSummary.removeDuplicates();
@@ -1435,14 +1871,14 @@ void ChaosRun::check()
                 .arg(i + 1, 2)
                 .arg(id)
                 .arg(action->amount, 5)
-                .arg(planned.overRefund ? QStringLiteral(" (over charge)")
-                                        : (planned.sharedCharge ? QStringLiteral(" (shared charge)") : QString()))
+                .arg(tag)
                 .arg(toWire(action->state), -20)
                 .arg(truth.size())
                 .arg(attempts->size())
                 .arg(keys.size())
                 .arg(faultSummary.isEmpty() ? QString() : QStringLiteral(" faults=") + faultSummary.join(QLatin1Char(',')))
-                .arg(why));
+                .arg(why + (m_rejectedAtApproval.contains(i) ? QStringLiteral(" (rejected: over the budget at the approval)") : QString())
+                     + outsideSaid));
         if (m_options.verbose && !action->reviewReason.isEmpty())
             out(QStringLiteral("      reason: %1").arg(action->reviewReason));
     }
@@ -1516,9 +1952,9 @@ RunResult ChaosRun::run()
                     .arg(a.charge + 1)
                     .arg(m_schedule.chargeAmounts.at(a.charge))
                     .arg(a.viaPaymentIntent ? QStringLiteral("(pi)") : QString())
-                    .arg(a.overRefund ? QStringLiteral("!") : (a.sharedCharge ? QStringLiteral("=") : QString()));
+                    .arg(a.overRefund ? QStringLiteral("!") : (a.sharedCharge ? QStringLiteral("=") : (a.contested ? QStringLiteral("~") : QString())));
     }
-    out(QStringLiteral("actions (#n=refund/charge:charge amount, (pi) by payment intent, ! over the charge, = charge shared): ")
+    out(QStringLiteral("actions (#n=refund/charge:charge amount, (pi) by payment intent, ! over the charge, = charge shared, ~ two agents): ")
         + plan.join(QLatin1Char(' ')));
     out(QStringLiteral("schedule:"));
     for (int i = 0; i < m_schedule.steps.size(); ++i)
@@ -1577,6 +2013,12 @@ RunResult ChaosRun::run()
             break;
         case Step::Kind::DbRestart:
             ok = restartDatabase(step);
+            break;
+        case Step::Kind::OutsideRefund:
+            outsideRefund(step);
+            break;
+        case Step::Kind::TwoAgents:
+            twoAgents(step);
             break;
         }
         // --postgres: approvals deferred while every instance was down or stopped, as soon as one answers.

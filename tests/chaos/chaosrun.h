@@ -71,8 +71,17 @@ struct RunResult
     int recoveries = 0;          // instances that answered again after a restart without being restarted
     int internalErrors = 0;      // API answers 5xx other than 503 (each one a violation of invariant 6)
     int lostCommits = 0;         // "lost the answer to COMMIT" in the instances' logs (read back, pg_xact_status)
+    // Issue 14's schedules.
+    int outsideRefunds = 0;        // OutsideRefund steps played
+    int outsideCreated = 0;        // ... that paysim's ground truth holds (the rest it refused)
+    int outsideWithoutRoom = 0;    // ... created, leaving the planned action no room
+    int outsideReads = 0;          // the charge read again after it (a look-up, a snapshot recorded)
+    int twoAgentSteps = 0;         // TwoAgents steps played
+    int contestedProposed = 0;     // their proposals
+    int contestedAccepted = 0;     // ... answered 201
+    int contestedRefused = 0;      // ... answered 422 exceeds_refundable
     QMap<QString, int> finalStates;
-    int reviewsByRule[5] = {0, 0, 0, 0, 0}; // W, M, S, F, A (see docs/CHAOS.md)
+    int reviewsByRule[6] = {0, 0, 0, 0, 0, 0}; // W, M, S, F, A, B (see docs/CHAOS.md)
 };
 
 RunResult runChaos(const RunOptions &options);

@@ -160,6 +160,18 @@ QString Step::describe() const
         what = QStringLiteral("pg_terminate_backend of %1's connections%2")
                    .arg(executorName(executor), whenBusy ? QStringLiteral(" once an action is EXECUTING (<= 400 ms)") : QString());
         break;
+    case Kind::OutsideRefund:
+        what = QStringLiteral("outside   refund %1 of #%2's charge at paysim (as in its dashboard), %3%4")
+                   .arg(amount > 0 ? QStringLiteral("%1 usd").arg(amount) : QStringLiteral("the rest"))
+                   .arg(first + 1)
+                   .arg(outsideVariantName(variant),
+                        readCharge ? QStringLiteral(", then the charge read again") : QString());
+        break;
+    case Kind::TwoAgents:
+        what = QStringLiteral("two agents propose #%1..#%2 on one charge at once (parallel), approve the accepted")
+                   .arg(first + 1)
+                   .arg(first + count);
+        break;
     case Kind::DbRestart:
         what = immediate ? QStringLiteral("database  stop -m immediate, down %1 ms, start again").arg(holdMs)
                          : QStringLiteral("database  stop -m fast, down %1 ms, start again").arg(holdMs);
@@ -241,6 +253,90 @@ Schedule generateSchedule(quint32 seed, int actionCount, int stepCount)
     }
     if (approved < actionCount)
         add(Step{Step::Kind::Approve, between(random, 0, 100), 0, approved, actionCount - approved, {}, 0, false});
+    return schedule;
+}
+
+QString outsideVariantName(int variant)
+{
+    switch (variant) {
+    case Step::OutsideBefore:
+        return QStringLiteral("before its approval");
+    case Step::OutsideInFlight:
+        return QStringLiteral("once it is in flight (<= 400 ms)");
+    default:
+        return QStringLiteral("later");
+    }
+}
+
+void addIssue14Steps(Schedule &schedule, bool viaApi)
+{
+    QRandomGenerator random(schedule.seed ^ 0x14d0c5e7u);
+    // 1. A refund made outside Countersign, on a planned action's charge (one that holds twice its
+    // refund plus 100): leaving it room (<= refund + 100), taking it (more), or the rest.
+    QList<int> plain;
+    for (int i = 0; i < schedule.actions.size(); ++i) {
+        const PlannedAction &a = schedule.actions.at(i);
+        if (!a.overRefund && !a.sharedCharge && !a.contested)
+            plain << i;
+    }
+    if (!plain.isEmpty()) {
+        Step step;
+        step.kind = Step::Kind::OutsideRefund;
+        step.first = plain.at(between(random, 0, static_cast<int>(plain.size()) - 1));
+        const qint64 refund = schedule.actions.at(step.first).amount;
+        const int room = between(random, 0, 99);
+        step.amount = room < 25 ? between(random, 100, static_cast<int>(refund) + 100)
+                                : (room < 75 ? between(random, static_cast<int>(refund) + 101, 2 * static_cast<int>(refund) + 100) : 0);
+        step.variant = between(random, 0, 2);
+        step.readCharge = chance(random, 60);
+        step.waitMs = step.variant == Step::OutsideInFlight ? 0 : between(random, 0, 160);
+        qsizetype approveAt = -1;
+        for (qsizetype k = 0; k < schedule.steps.size() && approveAt < 0; ++k) {
+            const Step &s = schedule.steps.at(k);
+            if (s.kind == Step::Kind::Approve && s.first <= step.first && step.first < s.first + s.count)
+                approveAt = k;
+        }
+        if (approveAt >= 0) {
+            qsizetype at = approveAt; // before it
+            if (step.variant == Step::OutsideInFlight)
+                at = approveAt + 1;
+            else if (step.variant == Step::OutsideLater)
+                at = between(random, static_cast<int>(approveAt) + 1, static_cast<int>(schedule.steps.size()));
+            schedule.steps.insert(at, step);
+        }
+    }
+    if (!viaApi)
+        return;
+    // 2. Two agents on one charge of their own, 2-3 refunds each of 30-60 % of it: together more
+    // than it holds (at least 120 %), each one alone within it.
+    const int charge = static_cast<int>(schedule.chargeAmounts.size());
+    const qint64 captured = between(random, 3000, 9000);
+    schedule.chargeAmounts << captured;
+    Step step;
+    step.kind = Step::Kind::TwoAgents;
+    step.first = static_cast<int>(schedule.actions.size());
+    for (int agent = 0; agent < 2; ++agent) {
+        const int n = between(random, 2, 3);
+        for (int k = 0; k < n; ++k) {
+            PlannedAction a;
+            a.amount = between(random, static_cast<int>(captured * 3 / 10), static_cast<int>(captured * 6 / 10));
+            a.charge = charge;
+            a.contested = true;
+            a.agent = agent;
+            schedule.actions << a;
+        }
+    }
+    step.count = static_cast<int>(schedule.actions.size()) - step.first;
+    step.waitMs = between(random, 0, 160);
+    // Anywhere after the first start (the first steps start executors).
+    schedule.steps.insert(between(random, 1, static_cast<int>(schedule.steps.size())), step);
+}
+
+Schedule scheduleFor(quint32 seed, int actionCount, int stepCount, bool viaApi, bool postgres)
+{
+    Schedule schedule = postgres ? generatePostgresSchedule(seed, actionCount, stepCount)
+                                 : generateSchedule(seed, actionCount, stepCount);
+    addIssue14Steps(schedule, viaApi || postgres);
     return schedule;
 }
 

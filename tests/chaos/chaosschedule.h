@@ -25,6 +25,11 @@ struct PlannedAction
     bool viaPaymentIntent = false;
     bool overRefund = false;
     bool sharedCharge = false;
+    // --via-api (addIssue14Steps): one of the refunds two agents propose at once on a charge of
+    // their own (a TwoAgents step); agent 0 is agent-chaos, 1 agent-b-chaos. Together they are
+    // more than the charge holds: only those that fit may be accepted (422 exceeds_refundable).
+    bool contested = false;
+    int agent = 0;
 };
 
 struct Step
@@ -42,7 +47,16 @@ struct Step
                      // (whenBusy: once it holds the lease of an EXECUTING action, <= 1 s)
         Terminate,   // pg_terminate_backend of every connection of instance `executor`
         DbRestart,   // the database goes: stopImmediate (or a fast stop) for holdMs, then startAgain
+        // Issue 14 (addIssue14Steps, every mode):
+        OutsideRefund, // POST /v1/refunds straight at paysim on planned action `first`'s charge, as a
+                       // person in the provider's dashboard would (its own API key, no Countersign
+                       // metadata): `amount` (0: the rest), `variant` when (OutsideBefore...), then
+                       // (readCharge) the charge read again: an approver's charge look-up (--via-api)
+                       // or a snapshot recorded in the ledger
+        TwoAgents,     // --via-api: two agents propose planned actions [first, first + count) at once
+                       // (parallel HTTP), then the accepted ones are approved with a note
     };
+    enum Variant { OutsideBefore = 0, OutsideInFlight = 1, OutsideLater = 2 };
     Kind kind = Kind::Pause;
     int waitMs = 0; // slept before the step
     int executor = 0;
@@ -53,6 +67,9 @@ struct Step
     bool whenBusy = false;
     int holdMs = 0;         // Stop: how long SIGSTOP lasts; DbRestart: how long the database stays down
     bool immediate = false; // DbRestart: pg_ctl stop -m immediate (a crash) rather than -m fast
+    qint64 amount = 0;      // OutsideRefund: minor units; 0 = what is left of the charge
+    int variant = 0;        // OutsideRefund: OutsideBefore (its approval), OutsideInFlight, OutsideLater
+    bool readCharge = false; // OutsideRefund: the charge is read again right after it
 
     QString describe() const;
 };
@@ -78,6 +95,16 @@ Schedule generateSchedule(quint32 seed, int actionCount, int stepCount);
 // of one instance's connections and database restarts (at most two a run). No clock jumps.
 Schedule generatePostgresSchedule(quint32 seed, int actionCount, int stepCount);
 constexpr int PostgresInstances = 3;
+
+// Issue 14's two schedules, drawn from the seed by a generator of their own (so that the steps
+// and actions above stay exactly what they were for a seed): one OutsideRefund step on a planned
+// action's charge (before its approval, while it is in flight, or later; leaving it room, taking
+// it, or refunding the rest), and with viaApi one TwoAgents step with 4-6 contested actions
+// appended to schedule.actions on a charge of their own (appended to chargeAmounts).
+void addIssue14Steps(Schedule &schedule, bool viaApi);
+// What a run plays: generateSchedule or generatePostgresSchedule, then addIssue14Steps.
+Schedule scheduleFor(quint32 seed, int actionCount, int stepCount, bool viaApi, bool postgres);
+QString outsideVariantName(int variant); // "before its approval", "in flight", "later"
 // The executor lease of the instances in --postgres runs (request_timeout_ms 300: the validated
 // minimum 2 x 300 + 1000, as executor_child's): every Stop step lasts longer than this.
 constexpr int PostgresLeaseMs = 1600;
