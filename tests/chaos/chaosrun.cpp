@@ -1443,7 +1443,11 @@ void ChaosRun::outsideRefund(const Step &step)
     for (int attempt = 0; attempt < 10; ++attempt) {
         reply = m_http.send("POST", simUrl(QStringLiteral("/v1/refunds")), form.query(QUrl::FullyEncoded).toUtf8(),
                             "application/x-www-form-urlencoded", key, "sk_test_dashboard_chaos");
-        if (reply.status != 0 && reply.status < 500 && reply.status != 409 && reply.status != 429)
+        // Resent with the same key while nothing is known or nothing was done (an
+        // idempotency_error fault leaves the key untouched).
+        const bool idempotencyFault = reply.status == 400
+            && reply.json.value(QStringLiteral("error")).toObject().value(QStringLiteral("type")).toString() == u"idempotency_error";
+        if (reply.status != 0 && reply.status < 500 && reply.status != 409 && reply.status != 429 && !idempotencyFault)
             break;
         sleepMs(100);
     }
@@ -1588,6 +1592,10 @@ void ChaosRun::twoAgents(const Step &step)
                                       .arg(r.json.value(QStringLiteral("available")).toInteger()));
             said << QStringLiteral("#%1 %2 %3 usd: 422 (available %4)")
                         .arg(i + 1).arg(agentName(i)).arg(amount).arg(r.json.value(QStringLiteral("available")).toInteger());
+            // Refused only if it did not fit: what was left when it was decided is less than it.
+            if (r.json.value(QStringLiteral("available")).toInteger() >= amount)
+                violation(9, QStringLiteral("#%1 (two agents) refused with 422 although %2 usd were available for its %3 usd")
+                                 .arg(i + 1).arg(r.json.value(QStringLiteral("available")).toInteger()).arg(amount));
             // Nothing stored for it.
             const auto stored = m_ledger->reader().proposalId(agentName(i), proposalBody(i).value(QStringLiteral("client_reference")).toString());
             if (stored.ok() && !stored.value().isEmpty())
