@@ -247,6 +247,7 @@ private:
         QString error;        // paysim's error code, or "no answer"
         QString read;         // what the read of the charge after it said
         bool mustNotSend = false; // read after it, no room, the action still unclaimed: never sent
+        bool made = false;        // paysim's ground truth holds it (whatever the answers said)
     };
     QHash<int, Outside> m_outside;
     QByteArray m_agentBToken;
@@ -1325,15 +1326,13 @@ QString ChaosRun::agentName(int i) const
 
 bool ChaosRun::outsideLeftNoRoom(int i) const
 {
-    // Whether a refund made outside Countersign may have left planned action i no room: it was
-    // sent, and neither answered 200 with room to spare nor refused by paysim.
+    // Whether a refund made outside Countersign left planned action i no room: paysim's ground
+    // truth holds it (read right after it was sent) and with it the action no longer fits.
     const auto it = m_outside.constFind(i);
-    if (it == m_outside.cend())
+    if (it == m_outside.cend() || !it->made)
         return false;
     const qint64 captured = m_schedule.chargeAmounts.at(m_schedule.actions.at(i).charge);
-    if (it->status == 200)
-        return it->refunded + m_schedule.actions.at(i).amount > captured;
-    return it->status == 0 || it->status >= 500; // unknown: its answer was lost
+    return it->refunded + m_schedule.actions.at(i).amount > captured;
 }
 
 bool ChaosRun::ledgerSeesNoRoom(int i)
@@ -1452,10 +1451,19 @@ void ChaosRun::outsideRefund(const Step &step)
         sleepMs(100);
     }
     o.status = reply.status;
-    if (reply.status == 200) {
-        o.refundId = reply.json.value(QStringLiteral("id")).toString();
-        o.refunded = reply.json.value(QStringLiteral("amount")).toInteger();
-    } else {
+    // Whether it was made is what paysim's ground truth says, not the last answer: an earlier
+    // send may have committed with its answer lost, and a resend met a 429 storm.
+    const QString note = QStringLiteral("chaos outside refund %1-%2").arg(m_options.seed).arg(i + 1);
+    const HttpReply truth = m_http.send("GET", simUrl(QStringLiteral("/_sim/refunds")));
+    for (const QJsonValue &v : truth.json.value(QStringLiteral("data")).toArray()) {
+        const QJsonObject r = v.toObject();
+        if (r.value(QStringLiteral("metadata")).toObject().value(QStringLiteral("note")).toString() == note) {
+            o.made = true;
+            o.refundId = r.value(QStringLiteral("id")).toString();
+            o.refunded = r.value(QStringLiteral("amount")).toInteger();
+        }
+    }
+    if (reply.status != 200) {
         const QJsonObject error = reply.json.value(QStringLiteral("error")).toObject();
         o.error = reply.status == 0 ? QStringLiteral("no answer")
                                     : error.value(QStringLiteral("code")).toString(error.value(QStringLiteral("type")).toString());
@@ -1495,8 +1503,8 @@ void ChaosRun::outsideRefund(const Step &step)
             .arg(i + 1)
             .arg(m_chargeIds.at(planned.charge), outsideVariantName(step.variant), o.stateThen)
             .arg(step.amount > 0 ? QStringLiteral("%1 usd").arg(step.amount) : QStringLiteral("the rest"))
-            .arg(reply.status == 200 ? QStringLiteral("200 %1 (%2 usd)").arg(o.refundId).arg(o.refunded)
-                                     : QStringLiteral("%1 %2").arg(reply.status).arg(o.error))
+            .arg((reply.status == 200 ? QStringLiteral("200") : QStringLiteral("%1 %2").arg(reply.status).arg(o.error))
+                 + (o.made ? QStringLiteral(", made: %1 (%2 usd)").arg(o.refundId).arg(o.refunded) : QStringLiteral(", not made")))
             .arg(m_outside.value(i).read.isEmpty() ? QString() : QStringLiteral("; ") + m_outside.value(i).read));
 }
 
