@@ -9,8 +9,9 @@ if(NOT SOURCE_DIR)
 endif()
 
 # Rooms, most specific first (a file belongs to the first that prefixes its path).
-set(rooms server/api server/ledger server/policy server demo/console demo client ui models simulator lifecycle app tests)
+set(rooms server/mcp server/api server/ledger server/policy server demo/console demo client ui models simulator lifecycle app tests)
 # What each room may include (besides itself).
+set(may_server/mcp     server/api models)
 set(may_server/api     server server/ledger server/policy models)
 set(may_server/ledger  server/policy models)
 set(may_server/policy  models)
@@ -22,8 +23,8 @@ set(may_ui             client models)
 set(may_models         "")
 set(may_simulator      "")
 set(may_lifecycle      "")
-set(may_app            server/api server/ledger server/policy server demo/console demo client ui models simulator lifecycle app)
-set(may_tests          server/api server/ledger server/policy server demo/console demo client ui models simulator lifecycle tests)
+set(may_app            server/mcp server/api server/ledger server/policy server demo/console demo client ui models simulator lifecycle app)
+set(may_tests          server/mcp server/api server/ledger server/policy server demo/console demo client ui models simulator lifecycle tests)
 
 function(room_of path out)
   foreach(room IN LISTS rooms)
