@@ -84,7 +84,7 @@ QJsonObject McpSession::result(const QJsonValue &id, const QJsonObject &result)
                        {QStringLiteral("result"), result}};
 }
 
-void McpSession::receive(const QByteArray &message, const Replier &replier, const QString &protocolVersion)
+void McpSession::receive(const QByteArray &message, const Replier &replier)
 {
     const auto parsed = StrictJson::parse(message);
     if (const auto *failure = std::get_if<StrictJson::Error>(&parsed)) {
@@ -170,10 +170,7 @@ void McpSession::receive(const QByteArray &message, const Replier &replier, cons
         replier.respond(std::nullopt);
         return;
     }
-    QString version = m_version.isEmpty() ? Baseline : m_version;
-    if (m_options.stateless)
-        version = supportedVersions().contains(protocolVersion) ? protocolVersion : Baseline;
-    request(id, method.toString(), params, replier, version);
+    request(id, method.toString(), params, replier, m_version.isEmpty() ? Baseline : m_version);
 }
 
 void McpSession::notification(const QString &method, const QJsonObject &params)
@@ -206,15 +203,13 @@ QJsonObject McpSession::initialize(const QJsonValue &id, const QJsonObject &para
             return error(id, InvalidParams, QStringLiteral("Invalid params: %1: must be an object").arg(member),
                          invalidParamsData(member, QStringLiteral("must be an object")));
     }
-    if (!m_options.stateless && m_initializeAnswered)
+    if (m_initializeAnswered)
         return error(id, InvalidRequest, QStringLiteral("Invalid Request: this session is already initialized"));
     // The client's revision when this server speaks it, else the newest this server speaks (the
     // client then decides whether it can go on).
     const QString version = supportedVersions().contains(requested.toString()) ? requested.toString() : Latest;
-    if (!m_options.stateless) {
-        m_version = version;
-        m_initializeAnswered = true;
-    }
+    m_version = version;
+    m_initializeAnswered = true;
     const QJsonObject clientInfo = params.value(QStringLiteral("clientInfo")).toObject();
     qCDebug(lcMcp) << "initialize from" << clientInfo.value(QStringLiteral("name")).toString()
                    << "asked" << requested.toString() << "speaking" << version;
@@ -249,7 +244,7 @@ void McpSession::request(const QJsonValue &id, const QString &method, const QJso
         replier.respond(error(id, MethodNotFound, QStringLiteral("Method not found: %1").arg(method)));
         return;
     }
-    if (!m_options.stateless && !m_initializeAnswered) {
+    if (!m_initializeAnswered) {
         replier.respond(error(id, InvalidRequest, QStringLiteral("Invalid Request: send initialize first")));
         return;
     }

@@ -28,8 +28,6 @@ namespace cs {
 // before initialize); -32601 an unknown method; -32602 invalid params, `data.errors` naming each
 // field (under 2025-11-25 a tool's bad arguments are a tool result with isError instead, SEP-1303).
 //
-// Stateless mode (Streamable HTTP without Mcp-Session-Id): every request stands alone, so no
-// initialize is required before it; the revision comes with each message (MCP-Protocol-Version).
 // Not thread-safe: one thread with an event loop.
 class McpSession : public QObject
 {
@@ -43,7 +41,6 @@ public:
 
     struct Options
     {
-        bool stateless = false;
         QString serverVersion = QStringLiteral("0.1.0");
         int pollIntervalMs = McpTools::PollIntervalMs;
     };
@@ -59,8 +56,8 @@ public:
 
     McpSession(McpTools *tools, Options options, QObject *parent = nullptr);
 
-    // One JSON-RPC message. `protocolVersion`: in stateless mode, the transport's header value.
-    void receive(const QByteArray &message, const Replier &replier, const QString &protocolVersion = QString());
+    // One JSON-RPC message.
+    void receive(const QByteArray &message, const Replier &replier);
 
     // Revisions spoken, newest first.
     static const QStringList &supportedVersions();

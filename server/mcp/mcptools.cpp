@@ -119,6 +119,18 @@ QJsonObject annotations(const QString &title, bool readOnly)
     return a;
 }
 
+// One tools/list entry; the annotations' title is the tool's.
+QJsonObject tool(const QString &name, const QString &title, const QString &description, const QJsonObject &input,
+                 const QJsonObject &output, bool readOnly)
+{
+    return QJsonObject{{QStringLiteral("name"), name},
+                       {QStringLiteral("title"), title},
+                       {QStringLiteral("description"), description},
+                       {QStringLiteral("inputSchema"), input},
+                       {QStringLiteral("outputSchema"), output},
+                       {QStringLiteral("annotations"), annotations(title, readOnly)}};
+}
+
 QJsonObject textItem(const QString &text)
 {
     return QJsonObject{{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), text}};
@@ -402,49 +414,35 @@ QJsonArray McpTools::definitions()
     const QJsonObject idOnly = objectSchema(QJsonObject{{QStringLiteral("action_id"), actionIdSchema()}},
                                             {QStringLiteral("action_id")});
     return QJsonArray{
-        QJsonObject{{QStringLiteral("name"), QStringLiteral("propose_refund")},
-                    {QStringLiteral("title"), QStringLiteral("Propose a refund")},
-                    {QStringLiteral("description"),
-                     QStringLiteral("Proposes a refund for a human to approve; it sends nothing to the payment provider "
-                                    "itself. Idempotent by client_reference: calling it again with the same reference and "
-                                    "the same arguments returns the same action. After a timeout or a lost answer, call it "
-                                    "again with exactly the same arguments; never invent a new client_reference for the "
-                                    "same refund. Returns action_id; then use wait_for_decision.")},
-                    {QStringLiteral("inputSchema"), proposeInput},
-                    {QStringLiteral("outputSchema"), objectSchema(proposeOutputProps, proposeRequired, false)},
-                    {QStringLiteral("annotations"), annotations(QStringLiteral("Propose a refund"), false)}},
-        QJsonObject{{QStringLiteral("name"), QStringLiteral("get_action")},
-                    {QStringLiteral("title"), QStringLiteral("Get an action")},
-                    {QStringLiteral("description"),
-                     QStringLiteral("One of your actions now: its state, amount, the human decisions, the provider "
-                                    "attempts, the provider's refund id once COMPLETED, and what it is waiting for.")},
-                    {QStringLiteral("inputSchema"), idOnly},
-                    {QStringLiteral("outputSchema"), objectSchema(actionProperties(), actionRequired(), false)},
-                    {QStringLiteral("annotations"), annotations(QStringLiteral("Get an action"), true)}},
-        QJsonObject{{QStringLiteral("name"), QStringLiteral("wait_for_decision")},
-                    {QStringLiteral("title"), QStringLiteral("Wait for the decision")},
-                    {QStringLiteral("description"),
-                     QStringLiteral("Waits until the action leaves PENDING and EXECUTING (approved and sent, rejected, or "
-                                    "under review), or until timeout_seconds (at most 60) pass; answers the state either "
-                                    "way. Sends progress notifications when the request has a progress token.")},
-                    {QStringLiteral("inputSchema"),
-                     objectSchema(QJsonObject{{QStringLiteral("action_id"), actionIdSchema()},
-                                              {QStringLiteral("timeout_seconds"), timeout}},
-                                  {QStringLiteral("action_id")})},
-                    {QStringLiteral("outputSchema"), objectSchema(waitProps, waitRequired, false)},
-                    {QStringLiteral("annotations"), annotations(QStringLiteral("Wait for the decision"), true)}},
-        QJsonObject{{QStringLiteral("name"), QStringLiteral("list_my_actions")},
-                    {QStringLiteral("title"), QStringLiteral("List my actions")},
-                    {QStringLiteral("description"),
-                     QStringLiteral("Your own actions, newest first, a page at a time. Use it to find an action whose "
-                                    "id you lost.")},
-                    {QStringLiteral("inputSchema"),
-                     objectSchema(QJsonObject{{QStringLiteral("state"), stateFilter},
-                                              {QStringLiteral("limit"), integer(QStringLiteral("Page size (default 20)."), 1, 200)},
-                                              {QStringLiteral("cursor"), cursor}},
-                                  {})},
-                    {QStringLiteral("outputSchema"), listOutput},
-                    {QStringLiteral("annotations"), annotations(QStringLiteral("List my actions"), true)}},
+        tool(QStringLiteral("propose_refund"), QStringLiteral("Propose a refund"),
+             QStringLiteral("Proposes a refund for a human to approve; it sends nothing to the payment provider "
+                            "itself. Idempotent by client_reference: calling it again with the same reference and "
+                            "the same arguments returns the same action. After a timeout or a lost answer, call it "
+                            "again with exactly the same arguments; never invent a new client_reference for the "
+                            "same refund. Returns action_id; then use wait_for_decision."),
+             proposeInput,
+             objectSchema(proposeOutputProps, proposeRequired, false), false),
+        tool(QStringLiteral("get_action"), QStringLiteral("Get an action"),
+             QStringLiteral("One of your actions now: its state, amount, the human decisions, the provider "
+                            "attempts, the provider's refund id once COMPLETED, and what it is waiting for."),
+             idOnly,
+             objectSchema(actionProperties(), actionRequired(), false), true),
+        tool(QStringLiteral("wait_for_decision"), QStringLiteral("Wait for the decision"),
+             QStringLiteral("Waits until the action leaves PENDING and EXECUTING (approved and sent, rejected, or "
+                            "under review), or until timeout_seconds (at most 60) pass; answers the state either "
+                            "way. Sends progress notifications when the request has a progress token."),
+             objectSchema(QJsonObject{{QStringLiteral("action_id"), actionIdSchema()},
+                                      {QStringLiteral("timeout_seconds"), timeout}},
+                          {QStringLiteral("action_id")}),
+             objectSchema(waitProps, waitRequired, false), true),
+        tool(QStringLiteral("list_my_actions"), QStringLiteral("List my actions"),
+             QStringLiteral("Your own actions, newest first, a page at a time. Use it to find an action whose "
+                            "id you lost."),
+             objectSchema(QJsonObject{{QStringLiteral("state"), stateFilter},
+                                      {QStringLiteral("limit"), integer(QStringLiteral("Page size (default 20)."), 1, 200)},
+                                      {QStringLiteral("cursor"), cursor}},
+                          {}),
+             listOutput, true),
     };
 }
 

@@ -66,7 +66,7 @@ private:
     QList<QJsonObject> m_notes;
 
     // Sends one message; the answer (or an empty object for none).
-    QJsonObject send(const QByteArray &message, const QString &version = QString())
+    QJsonObject send(const QByteArray &message)
     {
         bool answered = false;
         QJsonObject answer;
@@ -77,7 +77,7 @@ private:
             if (m)
                 answer = *m;
         };
-        m_session->receive(message, replier, version);
+        m_session->receive(message, replier);
         if (!QTest::qWaitFor([&] { return answered; }, 10000))
             qWarning("no answer");
         return answer;
