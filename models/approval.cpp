@@ -87,6 +87,8 @@ QJsonObject Approval::toJson() const
     json.insert(QLatin1String("policy_version"), policyVersion);
     json.insert(QLatin1String("rule_id"), ruleId);
     json.insert(QLatin1String("signers"), signersToJson(signers));
+    json.insert(QLatin1String("expires_at"), timeToJson(expiresAt));
+    json.insert(QLatin1String("expired_at"), timeToJson(expiredAt));
     return json;
 }
 
@@ -107,6 +109,8 @@ std::optional<Approval> Approval::fromJson(const QJsonObject &json, QString *err
     a.decidedAt = in.time(QLatin1String("decided_at"));
     a.policyVersion = int(in.integer(QLatin1String("policy_version"), 0, std::numeric_limits<int>::max(), Need::Optional));
     a.ruleId = in.string(QLatin1String("rule_id"));
+    a.expiresAt = in.time(QLatin1String("expires_at"));
+    a.expiredAt = in.time(QLatin1String("expired_at"));
     std::optional<Approval> out = finish(in, std::move(a), error);
     if (out) {
         const auto signers = signersFromJson(json.value(QLatin1String("signers")));

@@ -42,6 +42,12 @@ struct Approval
     int policyVersion = 0;
     QString ruleId;
     QList<Signer> signers;
+    // Approval expiry (ledger migration 13, docs/POLICY.md): when this approval stops counting if
+    // it has not been sent by then (null: never), and when it did (null: it has not). An expired
+    // approval's key was never used: the action asks for approval again, and the next approval
+    // mints a fresh key.
+    QDateTime expiresAt;
+    QDateTime expiredAt;
 
     // wrong_amount, duplicate, not_eligible, needs_information, other: the reasons an approver may
     // give for a rejection (issue 19), in the order the console lists them.

@@ -437,6 +437,12 @@ void Executor::sweepIfDue()
         qCInfo(lcExecutor) << "recovery sweep:" << recovered.value() << "actions with expired leases";
         wake(); // they may be due for reconciliation at once
     }
+    // Approval expiry: recorded while the action waits (a paused one too), so the queue shows it.
+    const auto expired = m_ledger.expireDueApprovals();
+    if (!expired.ok())
+        qCWarning(lcExecutor) << "approval expiry sweep failed:" << expired.error().toString();
+    else if (expired.value() > 0)
+        qCInfo(lcExecutor) << "approval expiry sweep:" << expired.value() << "approvals expired unsent";
 }
 
 void Executor::workerLoop(int index)

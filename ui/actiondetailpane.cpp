@@ -423,6 +423,15 @@ void ActionDetailPane::updateOverview()
     set("fieldKey", r.idempotencyKey.isEmpty() ? tr("none yet \u2014 minted by the approval") : r.idempotencyKey);
     set("fieldFingerprint", r.requestFingerprint);
     QString approval = r.approvalVersion == 0 ? tr("not approved") : tr("v%1").arg(r.approvalVersion);
+    for (const Approval &a : m_detail.approvals) {
+        if (a.version != r.approvalVersion || a.decision != Approval::Decision::Approved)
+            continue;
+        // Approval expiry (docs/POLICY.md): when it stops counting unsent, or that it did.
+        if (a.expiredAt.isValid())
+            approval = tr("v%1 expired unsent %2 — needs approval again").arg(a.version).arg(display::time(a.expiredAt));
+        else if (a.expiresAt.isValid() && r.state == ActionState::Pending)
+            approval += QStringLiteral("  ·  ") + tr("expires %1 unless sent").arg(display::time(a.expiresAt));
+    }
     if (const Quorum &q = m_detail.quorum; q.isDualControl())
         approval += QStringLiteral("  \u00b7  ") + tr("%1 (rule %2, policy v%3)").arg(q.describe(), q.ruleId).arg(q.policyVersion);
     set("fieldApproval", approval);

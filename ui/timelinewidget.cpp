@@ -104,6 +104,14 @@ void TimelineWidget::setDetail(const ActionDetail &d)
                              .arg(a.decidedBy, display::isoTime(a.decidedAt),
                                   display::rejectionText(a.rejectionReason, a.note)),
               StatePalette::stateChip(approved ? ActionState::Completed : ActionState::Rejected, pal).text);
+        // Approval expiry (docs/POLICY.md): the approval stopped counting unsent; its key was never used.
+        if (a.expiredAt.isValid())
+            point(Lane::Decision, a.expiredAt, tr("v%1 expired").arg(a.version),
+                  tr("Approval v%1 by %2 expired unsent at %3 (it counted until %4); key %5 was never used:"
+                     " the action needs approval again")
+                      .arg(a.version)
+                      .arg(a.decidedBy, display::isoTime(a.expiredAt), display::isoTime(a.expiresAt), a.idempotencyKey),
+                  StatePalette::stateChip(ActionState::Pending, pal).text, true);
     }
     for (const Reconciliation &r : d.reconciliations) {
         const bool committed = r.outcome == Reconciliation::Outcome::Committed;

@@ -92,14 +92,15 @@ QString ActionPolicy::operationName(Operation operation)
     return QString();
 }
 
-bool ActionPolicy::hasCurrentApproval(const ActionRecord &action, const QList<Approval> &approvals)
+bool ActionPolicy::hasCurrentApproval(const ActionRecord &action, const QList<Approval> &approvals, const QDateTime &now)
 {
     if (action.approvalVersion <= 0)
         return false;
     for (const Approval &approval : approvals) {
         if (approval.version == action.approvalVersion)
             return approval.decision == Approval::Decision::Approved
-                && approval.approvedFingerprint == action.requestFingerprint && !action.idempotencyKey.isEmpty();
+                && approval.approvedFingerprint == action.requestFingerprint && !action.idempotencyKey.isEmpty()
+                && !approval.expiredAt.isValid() && !(approval.expiresAt.isValid() && approval.expiresAt <= now);
     }
     return false;
 }

@@ -55,7 +55,9 @@ public:
     static bool supportsCommitted(const ProviderLookup &lookup);
     static bool supportsNotCommitted(const ProviderLookup &lookup, const QList<Attempt> &attempts);
     // The approval that signs the action's current request, if any.
-    static bool hasCurrentApproval(const ActionRecord &action, const QList<Approval> &approvals);
+    // Past its expiry (docs/POLICY.md) an approval is not current, recorded as expired or not yet.
+    static bool hasCurrentApproval(const ActionRecord &action, const QList<Approval> &approvals,
+                                   const QDateTime &now = QDateTime::currentDateTimeUtc());
 };
 
 } // namespace cs

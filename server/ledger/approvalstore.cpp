@@ -12,6 +12,9 @@
 
 #include <QJsonArray>
 #include <QMutexLocker>
+#include <QSet>
+
+#include <limits>
 
 namespace cs {
 
@@ -108,17 +111,29 @@ bool voidEpoch(QSqlDatabase &db, const QString &actionId, qint64 *epoch, LedgerE
     return true;
 }
 
-// The signatures that count for the action as it is now, oldest first.
-bool currentSignatures(QSqlDatabase &db, const ActionRecord &action, qint64 epoch, QList<Approval::Signer> *out,
-                       LedgerError *error)
+// The signatures that count for the action as it is now, oldest first: this round, this epoch,
+// this fingerprint, and under an approval expiry of T seconds none older than T (docs/POLICY.md).
+bool currentSignatures(QSqlDatabase &db, const ActionRecord &action, qint64 epoch, const QDateTime &now,
+                       const Policy::Requirement &requirement, QList<Approval::Signer> *out, LedgerError *error)
 {
+    const qint64 notBefore = requirement.expiresAfterSeconds
+        ? sql::toMs(now) - *requirement.expiresAfterSeconds * 1000 + 1 // signed_at > now - T
+        : std::numeric_limits<qint64>::min();
     sql::Statement q(db);
     if (!run(q, QStringLiteral("SELECT signed_by, signed_at FROM approval_signatures WHERE action_id = ?"
-                               " AND approval_round = ? AND void_epoch = ? AND fingerprint = ? ORDER BY seq"),
-             {action.id, action.approvalVersion, epoch, sql::text(action.requestFingerprint)}, error))
+                               " AND approval_round = ? AND void_epoch = ? AND fingerprint = ? AND signed_at >= ?"
+                               " ORDER BY seq"),
+             {action.id, action.approvalVersion, epoch, sql::text(action.requestFingerprint), notBefore}, error))
         return false;
-    while (q.next())
-        out->append({q.value(0).toString(), sql::fromMs(q.value(1).toLongLong())});
+    // An approver counts once, whatever the rows say (a renewed signature: migration 13).
+    QSet<QString> seen;
+    while (q.next()) {
+        const QString approver = q.value(0).toString();
+        if (!seen.contains(approver)) {
+            seen.insert(approver);
+            out->append({approver, sql::fromMs(q.value(1).toLongLong())});
+        }
+    }
     return true;
 }
 
@@ -225,6 +240,8 @@ LedgerError ApprovalStore::autoApproveIn(QSqlDatabase &db, const QDateTime &now,
     a.decidedAt = now;
     a.policyVersion = requirement.policyVersion;
     a.ruleId = requirement.ruleId;
+    if (requirement.expiresAfterSeconds)
+        a.expiresAt = now.addSecs(*requirement.expiresAfterSeconds);
     if (!insertApproval(db, a, &e))
         return e;
     ActionRow after = *row;
@@ -283,6 +300,12 @@ LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QS
         ActionRow row;
         if (!loadForChange(db, actionId, expectedStateVersion, &row, &e))
             return e;
+        // An approval past its expiry no longer signs anything: recorded first, so this decision
+        // is taken on the action as it stands (asking for approval again).
+        bool expired = false;
+        e = expireIfDueIn(db, now, &row, &expired);
+        if (!e.ok())
+            return e;
         ActionRow after = row;
         // The rule is matched on the action as it is inside this transaction (row-locked).
         const Policy::Requirement requirement = policy ? policy->requirementFor(row.record) : Policy::Requirement();
@@ -298,7 +321,8 @@ LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QS
                                     QStringLiteral("approval %1 of %2 already signs this request (a quorum of %3)")
                                         .arg(current.version).arg(actionId).arg(requirement.approvals));
                 qint64 epoch = 0;
-                if (!e.ok() || !voidEpoch(db, actionId, &epoch, &e) || !currentSignatures(db, row.record, epoch, &signers, &e))
+                if (!e.ok() || !voidEpoch(db, actionId, &epoch, &e)
+                    || !currentSignatures(db, row.record, epoch, now, requirement, &signers, &e))
                     return e;
                 for (const Approval::Signer &s : std::as_const(signers)) {
                     if (s.approver == who)
@@ -309,13 +333,24 @@ LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QS
                 int seq = 0;
                 if (!nextSeq(db, QStringLiteral("approval_signatures"), actionId, &seq, &e))
                     return e;
+                // This approver's earlier signatures in this round and epoch, all expired (a live
+                // one was refused above): this one is their renewal.
+                int renewal = 0;
+                {
+                    sql::Statement earlier(db);
+                    if (!run(earlier, QStringLiteral("SELECT COUNT(*) FROM approval_signatures WHERE action_id = ?"
+                                                     " AND approval_round = ? AND void_epoch = ? AND signed_by = ?"),
+                             {actionId, row.record.approvalVersion, epoch, sql::text(who)}, &e))
+                        return e;
+                    renewal = earlier.next() ? earlier.value(0).toInt() : 0;
+                }
                 sql::Statement insert(db);
                 if (!run(insert, QStringLiteral("INSERT INTO approval_signatures (action_id, seq, approval_round, void_epoch,"
-                                                " signed_by, fingerprint, required, policy_version, rule_id, note, signed_at)"
-                                                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                                                " signed_by, fingerprint, required, policy_version, rule_id, note, signed_at,"
+                                                " renewal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
                          {actionId, seq, row.record.approvalVersion, epoch, sql::text(who),
                           sql::text(row.record.requestFingerprint), requirement.approvals, requirement.policyVersion,
-                          sql::text(requirement.ruleId), sql::text(note), sql::toMs(now)},
+                          sql::text(requirement.ruleId), sql::text(note), sql::toMs(now), renewal},
                          &e))
                     return e;
                 signers.append({who, now});
@@ -358,6 +393,8 @@ LedgerResult<ActionRecord> ApprovalStore::decide(const char *operation, const QS
         approval.policyVersion = requirement.policyVersion;
         approval.ruleId = requirement.ruleId;
         approval.signers = signers;
+        if (approve && requirement.expiresAfterSeconds)
+            approval.expiresAt = now.addSecs(*requirement.expiresAfterSeconds);
         if (!insertApproval(db, approval, &e))
             return e;
         if (approve)
@@ -397,10 +434,97 @@ LedgerResult<ApprovalStore::Quorum> ApprovalStore::quorum(const QString &actionI
         }
         qint64 epoch = 0;
         if (e.ok() && voidEpoch(db, actionId, &epoch, &e))
-            currentSignatures(db, row.record, epoch, &out.given, &e);
+            currentSignatures(db, row.record, epoch, m_db.now(), out.requirement, &out.given, &e);
         return e;
     });
     return resultOf(error, out);
+}
+
+LedgerError ApprovalStore::expireIfDueIn(QSqlDatabase &db, const QDateTime &now, ActionRow *row, bool *expired,
+                                         const Approval *known)
+{
+    *expired = false;
+    const ActionRecord &action = row->record;
+    if (action.state != ActionState::Pending || action.approvalVersion <= 0 || action.idempotencyKey.isEmpty())
+        return {};
+    LedgerError e;
+    Approval approval;
+    if (known && known->version == action.approvalVersion) {
+        approval = *known;
+    } else {
+        sql::Statement q(db);
+        if (!run(q, QStringLiteral("SELECT %1 FROM approvals WHERE action_id = ? AND version = ?").arg(approvalColumns()),
+                 {action.id, action.approvalVersion}, &e))
+            return e;
+        if (!q.next())
+            return {};
+        approval = approvalFromRow(q);
+    }
+    if (approval.decision != Approval::Decision::Approved || !approval.expiresAt.isValid() || approval.expiresAt > now)
+        return {};
+    QList<Attempt> attempts;
+    if (!loadAttempts(db, action.id, &attempts, &e))
+        return e;
+    if (!attempts.isEmpty())
+        return {}; // invariant 4: the key is the action's for good once an attempt exists
+    const QString &policyName = Approval::policyApprover();
+    const QString note = QStringLiteral("approval v%1 by %2 (%3) was not sent by %4, when it expired (rule %5, policy"
+                                        " version %6); its key was never used: %7 needs approval again")
+                             .arg(approval.version)
+                             .arg(approval.decidedBy, toWireTime(approval.decidedAt), toWireTime(approval.expiresAt))
+                             .arg(approval.ruleId.isEmpty() ? QStringLiteral("-") : approval.ruleId)
+                             .arg(approval.policyVersion)
+                             .arg(action.id);
+    sql::Statement insert(db);
+    if (!run(insert, QStringLiteral("INSERT INTO approval_expiries (action_id, approval_version, expired_by, expired_at,"
+                                    " note) VALUES (?, ?, ?, ?, ?)"),
+             {action.id, approval.version, policyName, sql::toMs(now), sql::text(note)}, &e))
+        return e;
+    approval.expiredAt = now;
+    ActionRow after = *row;
+    after.record.idempotencyKey.clear();
+    e = commitChange(db, now, *row, after,
+                     {policyName, QStringLiteral("approval_expired"), note, QStringLiteral("approval"), approval.toJson()});
+    if (!e.ok())
+        return e;
+    *row = after;
+    *expired = true;
+    return {};
+}
+
+LedgerResult<int> ApprovalStore::expireDue(LedgerDatabase &database, int limit)
+{
+    int count = 0;
+    const LedgerError error = database.write("expire approvals", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        count = 0;
+        LedgerError e;
+        QStringList due;
+        {
+            // The state as a range of one value: actions_by_state_created (see candidateSql).
+            sql::Statement q(db);
+            if (!run(q, QStringLiteral("SELECT a.id FROM actions a JOIN approvals p ON p.action_id = a.id"
+                                       " AND p.version = a.approval_version"
+                                       " WHERE a.state >= 'PENDING' AND a.state <= 'PENDING' AND a.idempotency_key <> ''"
+                                       " AND p.decision = 'approved' AND p.expires_at IS NOT NULL AND p.expires_at <= ?"
+                                       " ORDER BY a.state, a.created_at, a.id LIMIT %1").arg(limit),
+                     {sql::toMs(now)}, &e))
+                return e;
+            while (q.next())
+                due << q.value(0).toString();
+        }
+        for (const QString &id : std::as_const(due)) {
+            ActionRow row;
+            if (!loadForChange(db, id, std::nullopt, &row, &e))
+                return e;
+            bool expired = false;
+            e = expireIfDueIn(db, now, &row, &expired);
+            if (!e.ok())
+                return e;
+            count += expired ? 1 : 0;
+        }
+        return e;
+    });
+    return resultOf(error, count);
 }
 
 } // namespace cs

@@ -77,6 +77,20 @@ public:
     static LedgerError autoApproveIn(QSqlDatabase &db, const QDateTime &now, const Policy &policy, rows::ActionRow *row,
                                      std::optional<Approval> *approval);
 
+    // Approval expiry (docs/POLICY.md), inside the caller's write transaction: when the current
+    // approval of the PENDING action `row` (its approval_version; `known` when the caller read it)
+    // approved with an expires_at at or before `now`, and the action has no attempt (invariant 4:
+    // once it has one nothing expires), records the expiry (approval_expiries), clears the
+    // action's key — the key was never used and never will be; the next approval mints a fresh
+    // one — and audits `approval_expired` by "policy". `row` is then the action after and
+    // *expired true; otherwise nothing changes. The executor's claim calls it before it sends, so
+    // an expired approval is never sent, whether or not the sweep came first.
+    static LedgerError expireIfDueIn(QSqlDatabase &db, const QDateTime &now, rows::ActionRow *row, bool *expired,
+                                     const Approval *known = nullptr);
+    // The sweep (the executor's, every recovery sweep): expireIfDueIn for up to `limit` PENDING
+    // actions whose approval is due; how many expired.
+    static LedgerResult<int> expireDue(LedgerDatabase &database, int limit);
+
 private:
     LedgerResult<ActionRecord> decide(const char *operation, const QString &actionId, const QString &who,
                                       const QString &reason, const QString &note, qint64 expectedStateVersion,

@@ -1,5 +1,6 @@
 #include "server/ledger/executionstore.h"
 
+#include "server/ledger/approvalstore.h"
 #include "server/ledger/auditchain.h"
 #include "server/ledger/chargestore.h"
 #include "server/ledger/ledgerdatabase.h"
@@ -65,7 +66,8 @@ Attempt openAttemptOf(const ActionRecord &record, int seq, const QString &execut
 
 // Claims one loaded PENDING action inside the caller's write transaction. On fingerprint drift, or
 // when it no longer fits its charge's refund budget, it stops the action for review (committed
-// with the transaction) and sets *drift instead.
+// with the transaction) and sets *drift instead; when its approval has expired, it records the
+// expiry (the action waits for approval again) and sets *drift too. Nothing is sent then.
 LedgerError claimRow(QSqlDatabase &db, const QDateTime &now, const ActionRow &row, const QString &executor,
                      std::chrono::milliseconds lease, Claim *out, LedgerError *drift,
                      const ClaimContext *context = nullptr)
@@ -90,6 +92,19 @@ LedgerError claimRow(QSqlDatabase &db, const QDateTime &now, const ActionRow &ro
         return err(Code::Forbidden, QStringLiteral("%1's current approval does not approve its key").arg(id));
     if (context->attempts > 0)
         return err(Code::Conflict, QStringLiteral("%1 is PENDING but already has attempts").arg(id));
+    if (approval.expiresAt.isValid() && approval.expiresAt <= now) {
+        // Approval expiry (docs/POLICY.md): an approval past its time is never sent, whether the
+        // sweep recorded its expiry yet or not; recorded here, and the action waits for approval.
+        ActionRow after = row;
+        bool expired = false;
+        e = ApprovalStore::expireIfDueIn(db, now, &after, &expired, &approval);
+        if (!e.ok())
+            return e;
+        out->record = after.record;
+        *drift = err(Code::Conflict, QStringLiteral("%1 is not claimed: approval v%2 expired at %3, unsent")
+                                         .arg(id).arg(approval.version).arg(toWireTime(approval.expiresAt)));
+        return {};
+    }
     if (!context->pausesChecked) {
         // The stop switch (PauseStore): claimNext's candidate read left out what is paused, under
         // the same lock; a claim by id asks here.
@@ -192,7 +207,7 @@ QString ExecutionStore::candidateSql(bool postgres, int fetch)
     // instead (~97 ms per claim with 1,500 approved actions waiting).
     static const QString approval =
         QStringLiteral("p.action_id, p.version, p.decided_by, p.decision, p.note,"
-                       " p.idempotency_key, p.approved_fingerprint, p.decided_at");
+                       " p.idempotency_key, p.approved_fingerprint, p.decided_at, p.expires_at");
     static const QString sqliteJoin = QStringLiteral(
         "JOIN approvals p ON p.action_id = a.id AND p.version = a.approval_version AND p.decision = 'approved'");
     static const QString postgresJoin = QStringLiteral(
@@ -260,7 +275,7 @@ LedgerError claimNextIn(QSqlDatabase &db, const QDateTime &now, const QString &e
                 Candidate c;
                 c.row = actionFromRow(q);
                 c.context.approval = approvalFromRow(q, kActionRowColumnCount);
-                c.context.attempts = q.value(kActionRowColumnCount + 8).toInt();
+                c.context.attempts = q.value(kActionRowColumnCount + kApprovalColumnCount).toInt();
                 c.context.pausesChecked = true;
                 list << c;
             }
@@ -669,6 +684,11 @@ LedgerResult<ActionRecord> ExecutionStore::transition(const QString &actionId, T
         return e;
     });
     return resultOf(error, out);
+}
+
+LedgerResult<int> ExecutionStore::expireDueApprovals(int limit)
+{
+    return ApprovalStore::expireDue(m_db, limit);
 }
 
 LedgerResult<int> ExecutionStore::recoverExpiredLeases()

@@ -151,6 +151,9 @@ public:
     // never failed or rejected; CONFIRMATION_UNKNOWN with an expired lease -> open attempts
     // Unknown, lease cleared. Returns how many actions it touched.
     LedgerResult<int> recoverExpiredLeases();
+    // Approval expiry's sweep (ApprovalStore::expireDue): up to `limit` unsent approvals past
+    // their expiry recorded as expired; how many. The claim checks expiry itself as well.
+    LedgerResult<int> expireDueApprovals(int limit = 100);
 
 private:
     LedgerDatabase &m_db;

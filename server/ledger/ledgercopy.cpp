@@ -54,6 +54,8 @@ QList<TableSpec> knownTables()
         spec("users", "name"),
         spec("actions", "id"),
         spec("approvals", "action_id,version"),
+        // Before attempts: an expiry is refused once its action has an attempt (migration 13).
+        spec("approval_expiries", "action_id,approval_version"),
         spec("attempts", "action_id,seq"),
         spec("lookups", "action_id,seq"),
         spec("reconciliations", "action_id,seq"),

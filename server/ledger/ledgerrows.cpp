@@ -331,7 +331,7 @@ bool finishOpenAttemptsUnknown(QSqlDatabase &db, const QString &actionId, const 
 const QString &approvalColumns()
 {
     static const QString columns = QStringLiteral(
-        "action_id, version, decided_by, decision, note, idempotency_key, approved_fingerprint, decided_at");
+        "action_id, version, decided_by, decision, note, idempotency_key, approved_fingerprint, decided_at, expires_at");
     return columns;
 }
 
@@ -347,12 +347,27 @@ Approval approvalFromRow(const Statement &q, int first)
     a.idempotencyKey = at(5).toString();
     a.approvedFingerprint = at(6).toString();
     a.decidedAt = fromMs(at(7).toLongLong());
+    a.expiresAt = timeOrNull(at(8));
     return a;
 }
 
-const QString &approvalHistoryColumns()
+namespace {
+
+// What insertApproval writes: the execution's columns and the history's.
+const QString &approvalInsertColumns()
 {
     static const QString columns = approvalColumns() + QStringLiteral(", rejection_reason, policy_version, rule_id, signers");
+    return columns;
+}
+
+} // namespace
+
+const QString &approvalHistoryColumns()
+{
+    // The expiry, if any, from approval_expiries (migration 13).
+    static const QString columns = approvalInsertColumns()
+        + QStringLiteral(", (SELECT x.expired_at FROM approval_expiries x WHERE x.action_id = approvals.action_id"
+                         " AND x.approval_version = approvals.version)");
     return columns;
 }
 
@@ -364,6 +379,7 @@ Approval approvalHistoryFromRow(const Statement &q)
     a.ruleId = q.value(kApprovalColumnCount + 2).toString();
     a.signers = signersFromJson(QJsonDocument::fromJson(q.value(kApprovalColumnCount + 3).toByteArray()).array())
                     .value_or(QList<Approval::Signer>());
+    a.expiredAt = timeOrNull(q.value(kApprovalColumnCount + 4));
     return a;
 }
 
@@ -371,10 +387,12 @@ bool insertApproval(QSqlDatabase &db, const Approval &a, LedgerError *error)
 {
     Statement q(db);
     const QString signers = QString::fromUtf8(QJsonDocument(signersToJson(a.signers)).toJson(QJsonDocument::Compact));
-    return run(q, QStringLiteral("INSERT INTO approvals (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-                      .arg(approvalHistoryColumns()),
+    return run(q, QStringLiteral("INSERT INTO approvals (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                      .arg(approvalInsertColumns()),
                {a.actionId, a.version, a.decidedBy, toWire(a.decision), text(a.note), text(a.idempotencyKey),
-                text(a.approvedFingerprint), toMs(a.decidedAt), text(a.rejectionReason), a.policyVersion,
+                text(a.approvedFingerprint), toMs(a.decidedAt),
+                msOrNull(a.expiresAt),
+                text(a.rejectionReason), a.policyVersion,
                 text(a.ruleId), text(signers)},
                error);
 }

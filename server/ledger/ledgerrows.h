@@ -150,8 +150,8 @@ bool finishOpenAttemptsUnknown(QSqlDatabase &db, const QString &actionId, const 
 
 // The approval as execution reads it (kApprovalColumnCount columns; the executor's claim selects
 // the same columns itself); the history adds the rejection's reason (migration 10) and the
-// policy's policy_version, rule_id and signers (migration 11) after them.
-constexpr int kApprovalColumnCount = 8;
+// policy's policy_version, rule_id and signers (migration 11) and the expiry (migration 13) after them.
+constexpr int kApprovalColumnCount = 9;
 const QString &approvalColumns();
 const QString &approvalHistoryColumns();
 Approval approvalHistoryFromRow(const sql::Statement &q);

@@ -865,6 +865,81 @@ Migrations::Migration pauseSchema()
     return m;
 }
 
+// Version 13 (issue 14, approval expiry; owned by ApprovalStore, docs/POLICY.md): approvals gain
+// expires_at (NULL: never), and approval_expiries records, append-only, that one approval version
+// of an action expired unsent: who recorded it ("policy"), when, and why. In the database on both
+// engines:
+// - an approval expires only while its action has no attempt (invariant 4: once one exists the key
+//   is the action's for good, and nothing expires), only if it approved, and at most once (key);
+// - the action's key may be cleared only with its current approval's expiry recorded first, or by
+//   an amendment (which changes the request, hence its fingerprint, and voids the approval).
+// A quorum's signature older than the rule's expiry no longer counts, and its approver may sign
+// again: approval_signatures gain `renewal` (0 for a first signature, n for the n-th signature
+// again of one approver in one round and epoch), and the one-signature-per-approver index
+// includes it. The quorum counts each approver once whatever the rows say (currentSignatures).
+Migrations::Migration approvalExpirySchema()
+{
+    Migrations::Migration m;
+    m.version = 13;
+    m.name = QStringLiteral("approval expiry: approvals.expires_at, approval_expiries");
+    const QString column = QStringLiteral("ALTER TABLE approvals ADD COLUMN expires_at BIGINT");
+    const QString table = QStringLiteral(
+        "CREATE TABLE approval_expiries ("
+        " action_id TEXT NOT NULL REFERENCES actions (id),"
+        " approval_version INTEGER NOT NULL CHECK (approval_version > 0),"
+        " expired_by TEXT NOT NULL,"
+        " expired_at BIGINT NOT NULL,"
+        " note TEXT NOT NULL,"
+        " PRIMARY KEY (action_id, approval_version))");
+    const QString unsentMessage = QStringLiteral("countersign: only an approval of an action never sent can expire"
+                                                 " (invariant 4)");
+    const QString keyMessage = QStringLiteral("countersign: an action''s key is cleared only by its approval''s expiry"
+                                              " or an amendment");
+    const QString appendOnly = QStringLiteral("countersign: approval_expiries are append-only");
+    // What an expiry row must find: an approved approval of that version, and no attempt.
+    const QString refused = QStringLiteral(
+        "NOT EXISTS (SELECT 1 FROM approvals p WHERE p.action_id = NEW.action_id AND p.version = NEW.approval_version"
+        "   AND p.decision = 'approved')"
+        " OR EXISTS (SELECT 1 FROM attempts t WHERE t.action_id = NEW.action_id)");
+    // An action's key goes from a key to none only with the expiry of its approval recorded, or
+    // with the request it signed amended (ProposalStore::amendBeforeSending: a new fingerprint).
+    const QString keyCleared = QStringLiteral(
+        "OLD.idempotency_key <> '' AND NEW.idempotency_key = ''"
+        " AND NEW.request_fingerprint = OLD.request_fingerprint"
+        " AND NOT EXISTS (SELECT 1 FROM approval_expiries x WHERE x.action_id = OLD.id"
+        "   AND x.approval_version = OLD.approval_version)");
+    const QStringList renewal = {
+        QStringLiteral("ALTER TABLE approval_signatures ADD COLUMN renewal INTEGER NOT NULL DEFAULT 0"),
+        QStringLiteral("DROP INDEX approval_signatures_once"),
+        QStringLiteral("CREATE UNIQUE INDEX approval_signatures_once ON approval_signatures"
+                       " (action_id, approval_round, void_epoch, signed_by, renewal)"),
+    };
+    m.statements << renewal;
+    m.postgres << renewal;
+    m.statements << column << table
+                 << QStringLiteral("CREATE TRIGGER approval_expiries_unsent BEFORE INSERT ON approval_expiries WHEN %1"
+                                   " BEGIN SELECT RAISE(ABORT, '%2'); END").arg(refused, unsentMessage)
+                 << QStringLiteral("CREATE TRIGGER actions_key_cleared_by_expiry BEFORE UPDATE ON actions WHEN %1"
+                                   " BEGIN SELECT RAISE(ABORT, '%2'); END").arg(keyCleared, keyMessage);
+    m.postgres << pg(column) << pg(table)
+               << QStringLiteral("CREATE FUNCTION countersign_approval_expiry_unsent() RETURNS trigger LANGUAGE plpgsql AS $$"
+                                 " BEGIN IF %1 THEN RAISE EXCEPTION '%2'; END IF; RETURN NEW; END $$")
+                      .arg(refused, unsentMessage)
+               << QStringLiteral("CREATE TRIGGER approval_expiries_unsent BEFORE INSERT ON approval_expiries FOR EACH ROW"
+                                 " EXECUTE FUNCTION countersign_approval_expiry_unsent()")
+               << QStringLiteral("CREATE FUNCTION countersign_key_cleared_by_expiry() RETURNS trigger LANGUAGE plpgsql AS $$"
+                                 " BEGIN IF %1 THEN RAISE EXCEPTION '%2'; END IF; RETURN NEW; END $$")
+                      .arg(keyCleared, keyMessage)
+               << QStringLiteral("CREATE TRIGGER actions_key_cleared_by_expiry BEFORE UPDATE ON actions FOR EACH ROW"
+                                 " EXECUTE FUNCTION countersign_key_cleared_by_expiry()");
+    for (const char *when : {"UPDATE", "DELETE"}) {
+        const QString trigger = QStringLiteral("approval_expiries_no_%1").arg(QString::fromLatin1(when).toLower());
+        m.statements << forbid(trigger, QLatin1String(when), QStringLiteral("approval_expiries"), appendOnly);
+        m.postgres << pgForbid(trigger, QLatin1String(when), QStringLiteral("approval_expiries"), appendOnly);
+    }
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -882,7 +957,7 @@ const QList<Migrations::Migration> &Migrations::all()
     static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema(), consoleSchema(),
                                                    sortSchema(), tokenLifecycleSchema(), followUpIndexSchema(),
                                                    stepCostSchema(), chargeBudgetSchema(), reasonsSchema(),
-                                                   policySchema(), pauseSchema()};
+                                                   policySchema(), pauseSchema(), approvalExpirySchema()};
     return migrations;
 }
 

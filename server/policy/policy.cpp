@@ -1,6 +1,9 @@
 #include "server/policy/policy.h"
 
 #include <QJsonArray>
+#include <QRegularExpression>
+
+#include <utility>
 
 namespace cs {
 
@@ -15,6 +18,29 @@ QJsonArray toArray(const QStringList &values)
 }
 
 } // namespace
+
+std::optional<qint64> PolicyRule::durationFromText(const QString &text)
+{
+    static const QRegularExpression pattern(QStringLiteral("^([1-9][0-9]{0,7})([smhd])$"));
+    const QRegularExpressionMatch m = pattern.match(text);
+    if (!m.hasMatch())
+        return std::nullopt;
+    const qint64 n = m.captured(1).toLongLong();
+    const QChar unit = m.captured(2).at(0);
+    const qint64 perUnit = unit == u's' ? 1 : unit == u'm' ? 60 : unit == u'h' ? 3600 : 86400;
+    if (n > kMaxExpirySeconds / perUnit)
+        return std::nullopt;
+    return n * perUnit;
+}
+
+QString PolicyRule::durationToText(qint64 seconds)
+{
+    for (const auto &[perUnit, unit] : {std::pair<qint64, char>{86400, 'd'}, {3600, 'h'}, {60, 'm'}}) {
+        if (seconds % perUnit == 0)
+            return QString::number(seconds / perUnit) + QLatin1Char(unit);
+    }
+    return QString::number(seconds) + u's';
+}
 
 bool PolicyRule::matches(const ActionRecord &action) const
 {
@@ -55,6 +81,8 @@ QJsonObject PolicyRule::toJson() const
                     QJsonObject{{QLatin1String("up_to"), autoApprove->upTo},
                                 {QLatin1String("agents"), toArray(autoApprove->agents)},
                                 {QLatin1String("daily_total"), autoApprove->dailyTotal}});
+    if (approvalExpiresAfterSeconds)
+        json.insert(QLatin1String("approval_expires_after"), durationToText(*approvalExpiresAfterSeconds));
     if (!description.isEmpty())
         json.insert(QLatin1String("description"), description);
     return json;
@@ -80,6 +108,7 @@ Policy::Requirement Policy::requirementFor(const ActionRecord &action) const
         requirement.currency = rule->currency;
         requirement.autoApprovable = rule->autoApprove && rule->autoApprove->agents.contains(action.requestedBy)
             && action.amount <= rule->autoApprove->upTo;
+        requirement.expiresAfterSeconds = rule->approvalExpiresAfterSeconds;
     }
     return requirement;
 }

@@ -40,6 +40,15 @@ struct PolicyRule
         friend bool operator==(const AutoApprove &, const AutoApprove &) = default;
     };
     std::optional<AutoApprove> autoApprove;
+    // Outcome (docs/POLICY.md "Approval expiry"): an approval of an action this rule matches that
+    // has not been sent (no attempt) this many seconds after it was given no longer counts: the
+    // action asks for approval again. A quorum's signatures older than this no longer count either.
+    std::optional<qint64> approvalExpiresAfterSeconds;
+
+    // "90s", "30m", "4h", "2d": a whole number of one unit, from 1 s to kMaxExpirySeconds.
+    static constexpr qint64 kMaxExpirySeconds = 90LL * 24 * 3600;
+    static std::optional<qint64> durationFromText(const QString &text);
+    static QString durationToText(qint64 seconds); // the largest unit that divides it
 
     bool matches(const ActionRecord &action) const;
     QJsonObject toJson() const; // the rule as the file states it (canonical member order)
@@ -73,6 +82,8 @@ struct Policy
         // Whether the auto-approval covers this agent and amount (the daily total aside, which
         // only the ledger can count).
         bool autoApprovable = false;
+        // The rule's approval expiry (none: an approval holds until it is sent).
+        std::optional<qint64> expiresAfterSeconds;
         friend bool operator==(const Requirement &, const Requirement &) = default;
     };
     const PolicyRule *match(const ActionRecord &action) const;

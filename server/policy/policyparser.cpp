@@ -139,7 +139,7 @@ std::optional<Error> parseRule(const QJsonValue &value, const QString &path, Pol
     const QJsonObject object = value.toObject();
     if (auto e = unknownMember(object, path, {QStringLiteral("id"), QStringLiteral("description"),
                                               QStringLiteral("match"), QStringLiteral("require_approvals"),
-                                              QStringLiteral("auto_approve")}))
+                                              QStringLiteral("auto_approve"), QStringLiteral("approval_expires_after")}))
         return e;
     static const QRegularExpression idPattern(QStringLiteral("^[a-z0-9_-]{1,64}$"));
     const QJsonValue id = object.value(QLatin1String("id"));
@@ -156,14 +156,26 @@ std::optional<Error> parseRule(const QJsonValue &value, const QString &path, Pol
         if (auto e = parseMatch(object.value(QLatin1String("match")), path + u".match", rule))
             return e;
     }
+    if (object.contains(QLatin1String("approval_expires_after"))) {
+        const QJsonValue v = object.value(QLatin1String("approval_expires_after"));
+        const auto seconds = v.isString() ? PolicyRule::durationFromText(v.toString()) : std::nullopt;
+        if (!seconds)
+            return Error{path + u".approval_expires_after",
+                         QStringLiteral("must be a duration from 1s to 90d: a whole number and one of s, m, h, d"
+                                        " (\"90s\", \"30m\", \"4h\", \"2d\")"), 0};
+        rule->approvalExpiresAfterSeconds = *seconds;
+    }
     if (object.contains(QLatin1String("auto_approve"))) {
         if (auto e = parseAutoApprove(object.value(QLatin1String("auto_approve")), path + u".auto_approve", rule))
             return e;
-        if (!object.contains(QLatin1String("require_approvals")))
-            return std::nullopt; // what it does not approve needs one approver
     }
-    if (!object.contains(QLatin1String("require_approvals")))
-        return Error{path, QStringLiteral("needs an outcome: require_approvals or auto_approve"), 0};
+    // auto_approve and approval_expires_after are outcomes too; what they leave to humans needs
+    // one approver unless require_approvals says more.
+    if (!object.contains(QLatin1String("require_approvals"))) {
+        if (rule->autoApprove || rule->approvalExpiresAfterSeconds)
+            return std::nullopt;
+        return Error{path, QStringLiteral("needs an outcome: require_approvals, auto_approve or approval_expires_after"), 0};
+    }
     const auto n = integerIn(object.value(QLatin1String("require_approvals")), 1, Policy::kMaxApprovals);
     if (!n)
         return Error{path + u".require_approvals",

@@ -586,6 +586,7 @@ void TestWire::goldenWireText_data()
         R"({"action_id":"act_k3v9q2m7x4p8r1t6w5y0z2ab",)"
         R"("approved_fingerprint":"b54f07323486ba183e80b48069b603ef113eaf3b81f47d61422b6353b9cd294f",)"
         R"("decided_at":"2026-11-29T22:38:40.250Z","decided_by":"alice","decision":"approved",)"
+        R"("expired_at":null,"expires_at":null,)"
         R"("idempotency_key":"csk_01","note":"matches the order","policy_version":0,"reason":"","rule_id":"",)"
         R"("signers":[],"version":2})");
 

@@ -6,6 +6,7 @@
 
 #include <QDateTime>
 #include <QString>
+#include <QStringList>
 
 #include <atomic>
 #include <memory>
@@ -58,6 +59,16 @@ inline const QString &approver()
 {
     static const QString name = QStringLiteral("alice");
     return name;
+}
+
+// The audit events of one action, oldest first ("proposed", "approved", ...).
+inline QStringList eventsOf(Ledger &ledger, const QString &actionId)
+{
+    QStringList events;
+    const auto audit = ledger.reader().audit(actionId);
+    for (const AuditEvent &e : *audit)
+        events << e.event;
+    return events;
 }
 
 } // namespace cs::test

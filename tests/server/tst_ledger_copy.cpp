@@ -262,13 +262,6 @@ void TestLedgerCopy::buildHistory(const QString &path)
     listed.actionId = done.id;
     charge.refunds = {listed};
     QVERIFY(ledger.charges().record(charge).ok());
-    // The stop switch: one pause resumed, one in force.
-    const auto paused = ledger.pauses().pause(ExecutionPause::Scope::Agent, QStringLiteral("agent-7"), {}, text(),
-                                              approver());
-    QVERIFY(paused.ok());
-    QVERIFY(ledger.pauses().resume(paused->id, approver(), text()).ok());
-    QVERIFY(ledger.pauses().pause(ExecutionPause::Scope::Account, {}, QStringLiteral("acct_demo"),
-                                  QStringLiteral("incident"), approver()).ok());
     RequestReplayStore replays(&ledger.database(), clock.clock(), {});
     QVERIFY(replays.begin(QStringLiteral("agent-7"), QStringLiteral("key-1"), QStringLiteral("hash"),
                           QStringLiteral("POST"), QStringLiteral("/api/v1/actions"))
@@ -293,6 +286,34 @@ void TestLedgerCopy::buildHistory(const QString &path)
     QVERIFY(ledger.approvals().approve(quorum->record.id, approver(), text(), quorum->record.stateVersion).ok());
     clock.advance(5);
     QVERIFY(ledger.approvals().approve(quorum->record.id, QStringLiteral("bob"), text(), quorum->record.stateVersion).ok());
+    // Approval expiry (migration 13): an approval that expired unsent, then was sent under a
+    // fresh one (the copy must insert the expiry before the attempt its trigger would refuse).
+    rule.id = QStringLiteral("expiring");
+    rule.requireApprovals = 1;
+    rule.approvalExpiresAfterSeconds = 60;
+    policy = std::make_shared<Policy>();
+    policy->rules = {rule};
+    policy->version = 1;
+    ledger.approvals().setPolicy(policy);
+    const auto expiring = ledger.proposals().propose(sampleInput(QStringLiteral("expiring")), agent());
+    QVERIFY(expiring.ok());
+    QVERIFY(ledger.approvals().approve(expiring->record.id, approver(), text(), expiring->record.stateVersion).ok());
+    clock.advance(61000);
+    const auto expired = ledger.execution().expireDueApprovals();
+    QVERIFY(expired.ok());
+    QCOMPARE(expired.value(), 1);
+    const auto again = ledger.reader().action(expiring->record.id);
+    QVERIFY(ledger.approvals().approve(expiring->record.id, approver(), text(), again->stateVersion).ok());
+    const auto sent = ledger.execution().claim(expiring->record.id, QStringLiteral("exec-copy"), std::chrono::seconds(60));
+    QVERIFY2(sent.ok(), qPrintable(sent.error().toString()));
+    // The stop switch (last: a pause in force would hold the claim above): one pause resumed,
+    // one in force.
+    const auto paused = ledger.pauses().pause(ExecutionPause::Scope::Agent, QStringLiteral("agent-7"), {}, text(),
+                                              approver());
+    QVERIFY(paused.ok());
+    QVERIFY(ledger.pauses().resume(paused->id, approver(), text()).ok());
+    QVERIFY(ledger.pauses().pause(ExecutionPause::Scope::Account, {}, QStringLiteral("acct_demo"),
+                                  QStringLiteral("incident"), approver()).ok());
 
     const auto verified = ledger.reader().verifyAudit();
     QVERIFY(verified.ok() && verified->ok);
@@ -332,6 +353,7 @@ void TestLedgerCopy::copyKeepsEveryRow()
         {QStringLiteral("users"), QStringLiteral("name")},
         {QStringLiteral("actions"), QStringLiteral("id")},
         {QStringLiteral("approvals"), QStringLiteral("action_id, version")},
+        {QStringLiteral("approval_expiries"), QStringLiteral("action_id, approval_version")},
         {QStringLiteral("attempts"), QStringLiteral("action_id, seq")},
         {QStringLiteral("lookups"), QStringLiteral("action_id, seq")},
         {QStringLiteral("reconciliations"), QStringLiteral("action_id, seq")},

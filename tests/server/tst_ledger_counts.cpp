@@ -249,7 +249,7 @@ void TestLedgerCounts::countsMatchGroupBy()
 // columns start exact.
 void TestLedgerCounts::migrationCountsExistingRows()
 {
-    SKIP_ON_POSTGRES("undoes SQLite's migrations 4 to 12 by hand (DROP TRIGGER, DROP COLUMN on the SQLite schema)");
+    SKIP_ON_POSTGRES("undoes SQLite's migrations 4 to 13 by hand (DROP TRIGGER, DROP COLUMN on the SQLite schema)");
     randomOperations(5, 200, 2);
     m_reader = nullptr;
     m_store.reset();
@@ -257,7 +257,10 @@ void TestLedgerCounts::migrationCountsExistingRows()
         QSqlDatabase db = rawDb();
         {
             QSqlQuery q(db);
-            for (const char *sql : {"DROP TABLE execution_pauses", "DELETE FROM schema_version WHERE version = 12",
+            for (const char *sql : {"DROP TRIGGER actions_key_cleared_by_expiry", "DROP TABLE approval_expiries",
+                                    "ALTER TABLE approvals DROP COLUMN expires_at",
+                                    "DELETE FROM schema_version WHERE version = 13",
+                                    "DROP TABLE execution_pauses", "DELETE FROM schema_version WHERE version = 12",
                                     "DROP TABLE approval_signatures", "DROP TABLE policy_versions",
                                     "ALTER TABLE approvals DROP COLUMN policy_version",
                                     "ALTER TABLE approvals DROP COLUMN rule_id", "ALTER TABLE approvals DROP COLUMN signers",

@@ -30,7 +30,8 @@ const QByteArray kTable = R"({"rules": [
   {"id": "fraud",     "match": {"reasons": ["fraudulent"]}, "require_approvals": 2},
   {"id": "no-reason", "match": {"reasons": [""], "agents": ["agent-9"]}, "require_approvals": 4},
   {"id": "trusted",   "match": {"agents": ["returns-agent", "agent-8"], "kinds": ["refund"]}, "require_approvals": 1},
-  {"id": "auto",      "match": {"currency": "gbp"}, "auto_approve": {"up_to": 100, "agents": ["agent-8"], "daily_total": 500}}
+  {"id": "auto",      "match": {"currency": "gbp"}, "auto_approve": {"up_to": 100, "agents": ["agent-8"], "daily_total": 500}},
+  {"id": "cad-expiring", "match": {"currency": "cad"}, "require_approvals": 2, "approval_expires_after": "90m"}
 ]})";
 
 ActionRecord action(qint64 amount, const QString &currency, const QString &agent, const QString &reason)
@@ -56,6 +57,9 @@ private slots:
     void autoApprovable();
     void refusals_data();
     void refusals();
+    void expiryDurations_data();
+    void expiryDurations();
+    void expiryIsAnOutcome();
     void exampleFileParses();
     void roundTripsThroughJson();
 };
@@ -90,6 +94,8 @@ void TestPolicy::matcher_data()
     QTest::newRow("no reason, agent-9") << qint64(100) << "usd" << "agent-9" << "" << "no-reason" << 4;
     QTest::newRow("a reason, agent-9") << qint64(100) << "usd" << "agent-9" << customer << "" << 1;
     QTest::newRow("no reason, another agent") << qint64(100) << "usd" << a7 << "" << "" << 1;
+    // The one rule with an approval expiry (checked in matcher()).
+    QTest::newRow("cad: dual control whose approvals expire") << qint64(1) << "cad" << a7 << customer << "cad-expiring" << 2;
 }
 
 void TestPolicy::matcher()
@@ -106,6 +112,7 @@ void TestPolicy::matcher()
     QCOMPARE(r.ruleId, rule);
     QCOMPARE(r.approvals, approvals);
     QCOMPARE(r.policyVersion, 7);
+    QCOMPARE(r.expiresAfterSeconds, rule == u"cad-expiring" ? std::optional<qint64>(90 * 60) : std::nullopt);
 }
 
 void TestPolicy::noPolicyIsOneApprover()
@@ -178,9 +185,22 @@ void TestPolicy::refusals_data()
     QTest::newRow("an unknown rule member")
         << QByteArray(R"({"rules": [{"id": "a", "require_approvals": 2, "approvals": 2}]})")
         << "rules[0].approvals: is not a known member";
-    QTest::newRow("approval expiry: not built, refused by name")
-        << QByteArray(R"({"rules": [{"id": "a", "require_approvals": 1, "approval_expires_after": 3600}]})")
-        << "rules[0].approval_expires_after: is not a known member";
+    // Approval expiry (docs/POLICY.md): a duration text, 1 s to 90 d.
+    const auto expiring = [](const char *value) -> QByteArray {
+        return QByteArray(R"({"rules": [{"id": "a", "require_approvals": 2, "approval_expires_after": )") + value + "}]}";
+    };
+    const char *expirySays = "rules[0].approval_expires_after: must be a duration from 1s to 90d";
+    QTest::newRow("expiry a number of seconds") << expiring("3600") << expirySays;
+    QTest::newRow("expiry without a unit") << expiring(R"("3600")") << expirySays;
+    QTest::newRow("expiry of 0s") << expiring(R"("0s")") << expirySays;
+    QTest::newRow("expiry negative") << expiring(R"("-5m")") << expirySays;
+    QTest::newRow("expiry with a fraction") << expiring(R"("1.5h")") << expirySays;
+    QTest::newRow("expiry in weeks") << expiring(R"("2w")") << expirySays;
+    QTest::newRow("expiry upper-case unit") << expiring(R"("30M")") << expirySays;
+    QTest::newRow("expiry with a space") << expiring(R"("30 m")") << expirySays;
+    QTest::newRow("expiry of 91 days") << expiring(R"("91d")") << expirySays;
+    QTest::newRow("expiry of 90 days and a second") << expiring(R"("7776001s")") << expirySays;
+    QTest::newRow("expiry null") << expiring("null") << expirySays;
     // Auto-approval (docs/POLICY.md): every member required, amounts in the rule's currency.
     const auto autoRule = [](const char *autoApprove, const char *match = R"({"currency": "usd"})") -> QByteArray {
         return QByteArray(R"({"rules": [{"id": "a", "match": )") + match + R"(, "auto_approve": )" + autoApprove + "}]}";
@@ -273,6 +293,63 @@ void TestPolicy::refusals()
     const auto *error = std::get_if<PolicyParser::Error>(&result);
     QVERIFY2(error, "the policy was accepted");
     QVERIFY2(error->toString().startsWith(says), qPrintable(error->toString()));
+}
+
+void TestPolicy::expiryDurations_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<qint64>("seconds");
+    QTest::addColumn<QString>("shown"); // what GET /policy shows: the largest unit that divides it
+    QTest::newRow("1s") << "1s" << qint64(1) << "1s";
+    QTest::newRow("90s") << "90s" << qint64(90) << "90s";
+    QTest::newRow("120s shows as 2m") << "120s" << qint64(120) << "2m";
+    QTest::newRow("30m") << "30m" << qint64(1800) << "30m";
+    QTest::newRow("90m") << "90m" << qint64(5400) << "90m";
+    QTest::newRow("4h") << "4h" << qint64(14400) << "4h";
+    QTest::newRow("48h shows as 2d") << "48h" << qint64(172800) << "2d";
+    QTest::newRow("90d, the most") << "90d" << qint64(7776000) << "90d";
+    QTest::newRow("7776000s") << "7776000s" << qint64(7776000) << "90d";
+}
+
+void TestPolicy::expiryDurations()
+{
+    QFETCH(QString, text);
+    QFETCH(qint64, seconds);
+    QFETCH(QString, shown);
+    QCOMPARE(PolicyRule::durationFromText(text), std::optional<qint64>(seconds));
+    QCOMPARE(PolicyRule::durationToText(seconds), shown);
+    const Policy policy = parsed(QStringLiteral(R"({"rules": [{"id": "a", "require_approvals": 2,)"
+                                                R"( "approval_expires_after": "%1"}]})").arg(text).toUtf8());
+    QCOMPARE(policy.rules.constFirst().approvalExpiresAfterSeconds, std::optional<qint64>(seconds));
+    QCOMPARE(policy.rules.constFirst().toJson().value(QStringLiteral("approval_expires_after")).toString(), shown);
+    const Policy::Requirement r = policy.requirementFor(action(100, QStringLiteral("usd"), QStringLiteral("x"), QString()));
+    QCOMPARE(r.expiresAfterSeconds, std::optional<qint64>(seconds));
+    QCOMPARE(r.approvals, 2);
+}
+
+void TestPolicy::expiryIsAnOutcome()
+{
+    // A rule with only an expiry needs one approver whose approval expires; a rule without one
+    // leaves approvals unexpiring, and a rule that does not match says nothing of expiry.
+    const Policy policy = parsed(R"({"rules": [
+      {"id": "eur-expiring", "match": {"currency": "eur"}, "approval_expires_after": "4h"},
+      {"id": "usd-dual", "match": {"currency": "usd", "amount_above": 10000}, "require_approvals": 2,
+       "approval_expires_after": "30m"},
+      {"id": "usd", "match": {"currency": "usd"}, "require_approvals": 1}
+    ]})");
+    const QString agent = QStringLiteral("agent-7");
+    const Policy::Requirement eur = policy.requirementFor(action(5, QStringLiteral("eur"), agent, QString()));
+    QCOMPARE(eur.ruleId, QStringLiteral("eur-expiring"));
+    QCOMPARE(eur.approvals, 1);
+    QCOMPARE(eur.expiresAfterSeconds, std::optional<qint64>(4 * 3600));
+    const Policy::Requirement big = policy.requirementFor(action(10001, QStringLiteral("usd"), agent, QString()));
+    QCOMPARE(big.approvals, 2);
+    QCOMPARE(big.expiresAfterSeconds, std::optional<qint64>(1800));
+    const Policy::Requirement small = policy.requirementFor(action(10000, QStringLiteral("usd"), agent, QString()));
+    QCOMPARE(small.ruleId, QStringLiteral("usd"));
+    QCOMPARE(small.expiresAfterSeconds, std::nullopt);
+    QCOMPARE(policy.requirementFor(action(10000, QStringLiteral("chf"), agent, QString())).expiresAfterSeconds,
+             std::nullopt);
 }
 
 void TestPolicy::exampleFileParses()

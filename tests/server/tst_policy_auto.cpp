@@ -40,15 +40,6 @@ std::shared_ptr<const Policy> autoPolicy(qint64 upTo = 2500, qint64 daily = 6000
     return policy;
 }
 
-QStringList eventsOf(Ledger &ledger, const QString &id)
-{
-    QStringList events;
-    const auto audit = ledger.reader().audit(id);
-    for (const AuditEvent &e : *audit)
-        events << e.event;
-    return events;
-}
-
 } // namespace
 
 class TestPolicyAuto : public QObject
