@@ -68,6 +68,13 @@ ActionSummary ActionDetail::summary() const
     row.record = record;
     row.attemptCount = int(attempts.size());
     row.lastEventAt = audit.isEmpty() ? record.updatedAt : audit.constLast().at;
+    row.possibleDuplicates = int(possibleDuplicates.size());
+    // The list's "1 of 2" (ActionSummary::approvalsRequired): the same as GET /actions says.
+    if (quorum.isDualControl() && record.state == ActionState::Pending) {
+        row.approvalsRequired = quorum.required;
+        for (const Quorum::Signature &s : quorum.given)
+            row.approvalsGiven.append({s.approver, s.signedAt});
+    }
     return row;
 }
 

@@ -329,6 +329,8 @@ QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
         return int(r.state);
     case PossibleDuplicatesRole:
         return row.possibleDuplicates;
+    case QuorumRole:
+        return quorumText(row);
     case Qt::TextAlignmentRole:
         if (index.column() == AmountColumn || index.column() == AttemptsColumn
             || index.column() == AgeColumn)
@@ -339,6 +341,14 @@ QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
         case StateColumn: {
             QString tip = r.reviewReason.isEmpty() ? display::stateName(r.state)
                                                    : display::stateName(r.state) + QStringLiteral(": ") + r.reviewReason;
+            if (row.approvalsRequired > 1) {
+                QStringList who;
+                for (const Approval::Signer &s : row.approvalsGiven)
+                    who << s.approver;
+                tip += QLatin1Char('\n')
+                    + (who.isEmpty() ? tr("Dual control: %1 approvals, none given yet").arg(quorumText(row))
+                                     : tr("Dual control: %1 approvals, by %2").arg(quorumText(row), who.join(QStringLiteral(", "))));
+            }
             if (row.possibleDuplicate())
                 tip += QLatin1Char('\n')
                     + tr("Possible duplicate: %n other refund(s) of this charge or order; approving needs a note",
@@ -380,11 +390,19 @@ QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
     case Qt::AccessibleTextRole:
         if (index.column() == StateColumn)
             return QString(tr("%1, %2, %3").arg(display::stateName(r.state), display::money(r.amount, r.currency), r.id)
+                           + (row.approvalsRequired > 1 ? tr(", %1 approvals").arg(quorumText(row)) : QString())
                            + (row.possibleDuplicate() ? tr(", possible duplicate") : QString()));
         return QVariant();
     default:
         return QVariant();
     }
+}
+
+QString ActionQueueModel::quorumText(const ActionSummary &row)
+{
+    if (row.approvalsRequired <= 1 || row.record.state != ActionState::Pending)
+        return QString();
+    return tr("%1 of %2").arg(row.approvalsGiven.size()).arg(row.approvalsRequired);
 }
 
 QVariant ActionQueueModel::headerData(int section, Qt::Orientation orientation, int role) const
@@ -419,6 +437,7 @@ QHash<int, QByteArray> ActionQueueModel::roleNames() const
     names.insert(ActionIdRole, "actionId");
     names.insert(StateRole, "state");
     names.insert(PossibleDuplicatesRole, "possibleDuplicates");
+    names.insert(QuorumRole, "quorum");
     return names;
 }
 

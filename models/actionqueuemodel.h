@@ -56,9 +56,13 @@ public:
         ActionIdRole,                  // QString
         StateRole,                     // int(cs::ActionState)
         PossibleDuplicatesRole,        // int: ActionSummary::possibleDuplicates (issue 14)
+        QuorumRole,                    // QString: "1 of 2" for a PENDING row under dual control, else ""
     };
 
     static constexpr int DefaultPageSize = 100;
+
+    // Dual control's progress on a row ("1 of 2"), "" when the row needs one approver or is not PENDING.
+    static QString quorumText(const ActionSummary &row);
 
     explicit ActionQueueModel(ActionPageSource *source, QObject *parent = nullptr);
 

@@ -41,6 +41,10 @@ QJsonObject ActionSummary::toJson() const
     json.insert(QLatin1String("review_reason"), record.reviewReason);
     json.insert(QLatin1String("possible_duplicate"), possibleDuplicate());
     json.insert(QLatin1String("possible_duplicates"), possibleDuplicates);
+    if (approvalsRequired > 1) {
+        json.insert(QLatin1String("approvals_required"), approvalsRequired);
+        json.insert(QLatin1String("approvals_given"), signersToJson(approvalsGiven));
+    }
     // No parent_id: resources/openapi.yaml's ActionSummary has none (the Action has it).
     return json;
 }
@@ -64,6 +68,15 @@ std::optional<ActionSummary> ActionSummary::fromJson(const QJsonObject &json, QS
     summary.possibleDuplicates = int(in.integer(QLatin1String("possible_duplicates"), 0,
                                                 std::numeric_limits<int>::max(),
                                                 FieldReader::Need::Optional, 0));
+    summary.approvalsRequired = int(in.integer(QLatin1String("approvals_required"), 0, 1000,
+                                               FieldReader::Need::Optional, 0));
+    const auto given = signersFromJson(json.value(QLatin1String("approvals_given")));
+    if (!given) {
+        if (error)
+            *error = QStringLiteral("approvals_given: expected an array of {approver, signed_at}");
+        return std::nullopt;
+    }
+    summary.approvalsGiven = *given;
     return finish(in, std::move(summary), error);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/actionrecord.h"
+#include "models/approval.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -26,6 +27,11 @@ struct ActionSummary
     // duplicates"). Computed by the backend when the row is read; 0 when absent.
     int possibleDuplicates = 0;
     bool possibleDuplicate() const { return possibleDuplicates > 0; }
+    // Dual control (docs/POLICY.md): for a PENDING action whose rule needs more than one approver,
+    // how many it needs and who signed so far ("1 of 2"); 0 and empty otherwise. The wire's
+    // approvals_required and approvals_given, present only then.
+    int approvalsRequired = 0;
+    QList<Approval::Signer> approvalsGiven;
 
     const QString &id() const { return record.id; }
     // Money::tenThousandths of the amount: the backend's `amount` sort key.

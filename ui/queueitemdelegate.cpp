@@ -6,6 +6,8 @@
 #include <QPainter>
 #include <QPainterPath>
 
+#include <utility>
+
 namespace cs {
 
 QueueItemDelegate::QueueItemDelegate(int stateColumn, QList<int> monospaceColumns, QObject *parent)
@@ -63,18 +65,24 @@ void QueueItemDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opt
     painter->setFont(font);
     painter->setPen(chip.text);
     painter->drawText(pill, Qt::AlignCenter, fm.elidedText(text, Qt::ElideRight, pill.width() - 6));
-    // Issue 14: a possible duplicate gets a small "dup" marker after the chip (the tooltip says why).
-    const QString marker = duplicateMarker(index);
-    if (!marker.isEmpty()) {
-        const QRect badge(pill.right() + 4, pill.top(), fm.horizontalAdvance(marker) + 8, pill.height());
-        if (badge.right() <= option.rect.right()) {
-            const StatePalette::Chip warn = StatePalette::stateChip(ActionState::RequiresReview, option.palette);
-            painter->setPen(QPen(warn.border, 1));
-            painter->setBrush(Qt::NoBrush);
-            painter->drawRoundedRect(QRectF(badge).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
-            painter->setPen(warn.text);
-            painter->drawText(badge, Qt::AlignCenter, marker);
-        }
+    // Issue 14: dual control's progress ("1 of 2") in the state's own colours, then a possible
+    // duplicate's "dup" marker in the review colours, after the chip (the tooltip says more).
+    int left = pill.right() + 4;
+    const std::pair<QString, ActionState> markers[] = {{quorumMarker(index), state},
+                                                       {duplicateMarker(index), ActionState::RequiresReview}};
+    for (const auto &[marker, colours] : markers) {
+        if (marker.isEmpty())
+            continue;
+        const QRect badge(left, pill.top(), fm.horizontalAdvance(marker) + 8, pill.height());
+        if (badge.right() > option.rect.right())
+            break;
+        const StatePalette::Chip look = StatePalette::stateChip(colours, option.palette);
+        painter->setPen(QPen(look.border, 1));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(QRectF(badge).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
+        painter->setPen(look.text);
+        painter->drawText(badge, Qt::AlignCenter, marker);
+        left = badge.right() + 4;
     }
     painter->restore();
 }
@@ -87,13 +95,21 @@ QString QueueItemDelegate::duplicateMarker(const QModelIndex &index)
     return duplicates == 1 ? tr("dup") : tr("dup %1").arg(duplicates);
 }
 
+QString QueueItemDelegate::quorumMarker(const QModelIndex &index)
+{
+    return index.data(ActionQueueModel::QuorumRole).toString();
+}
+
 QSize QueueItemDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const
 {
     QSize size = QStyledItemDelegate::sizeHint(option, index);
     size.setHeight(qMax(size.height(), option.fontMetrics.height() + 12));
-    if (index.column() == m_stateColumn)
-        size.setWidth(size.width() + 24
-                      + (duplicateMarker(index).isEmpty() ? 0 : option.fontMetrics.horizontalAdvance(duplicateMarker(index)) + 12));
+    if (index.column() == m_stateColumn) {
+        int width = size.width() + 24;
+        for (const QString &marker : {quorumMarker(index), duplicateMarker(index)})
+            width += marker.isEmpty() ? 0 : option.fontMetrics.horizontalAdvance(marker) + 12;
+        size.setWidth(width);
+    }
     return size;
 }
 

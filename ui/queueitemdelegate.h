@@ -21,6 +21,8 @@ public:
     // The marker painted after the state chip of a possible duplicate (issue 14): "dup", or
     // "dup N" for N others; empty for a row without any.
     static QString duplicateMarker(const QModelIndex &index);
+    // "1 of 2" for a PENDING row under dual control (ActionQueueModel::QuorumRole), else "".
+    static QString quorumMarker(const QModelIndex &index);
 
 protected:
     void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override;

@@ -257,9 +257,18 @@ ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const 
     const auto counts = m_reader->counts(user.role == Role::Agent ? user.name : QString());
     if (!counts.ok())
         return ledgerFailure(counts.error(), instance);
-    QJsonArray data;
+    // Dual control's "1 of 2" for the page's PENDING rows, in one read.
+    QList<ActionRecord> records;
     for (const ActionReader::Summary &row : page->rows)
-        data.append(ActionViews::summary(row));
+        records << row.record;
+    const auto quorums = m_approvals->awaitingQuorums(records);
+    if (!quorums.ok())
+        return ledgerFailure(quorums.error(), instance);
+    QJsonArray data;
+    for (const ActionReader::Summary &row : page->rows) {
+        const auto quorum = quorums->constFind(row.record.id);
+        data.append(ActionViews::summary(row, quorum == quorums->cend() ? nullptr : &*quorum));
+    }
     QJsonObject body{
         {QStringLiteral("data"), data},
         {QStringLiteral("next_cursor"), page->hasMore ? QJsonValue(ListQueryParser::cursorAfter(page->rows.constLast(), filters))

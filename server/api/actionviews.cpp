@@ -34,9 +34,18 @@ QJsonObject ActionViews::action(const ActionRecord &record, const QDateTime &fir
     return json;
 }
 
-QJsonObject ActionViews::summary(const ActionReader::Summary &summary)
+QJsonObject ActionViews::summary(const ActionReader::Summary &summary, const ApprovalStore::Quorum *quorum)
 {
-    return ActionSummary{summary.record, summary.attemptCount, summary.lastEventAt, summary.possibleDuplicates}.toJson();
+    ActionSummary row;
+    row.record = summary.record;
+    row.attemptCount = summary.attemptCount;
+    row.lastEventAt = summary.lastEventAt;
+    row.possibleDuplicates = summary.possibleDuplicates;
+    if (quorum && quorum->requirement.approvals > 1) {
+        row.approvalsRequired = quorum->requirement.approvals;
+        row.approvalsGiven = quorum->given;
+    }
+    return row.toJson();
 }
 
 QJsonArray ActionViews::possibleDuplicates(const ActionRecord &of,
@@ -44,7 +53,7 @@ QJsonArray ActionViews::possibleDuplicates(const ActionRecord &of,
 {
     QJsonArray out;
     for (const ActionReader::PossibleDuplicate &d : duplicates) {
-        const ActionSummary row{d.other.record, d.other.attemptCount, d.other.lastEventAt, 0};
+        const ActionSummary row{d.other.record, d.other.attemptCount, d.other.lastEventAt, 0, 0, {}};
         const PossibleDuplicate wire{
             row, d.sameBusinessReference ? QStringLiteral("business_reference") : QStringLiteral("charge"),
             PossibleDuplicate::sentenceFor(of, d.other.record, d.sameBusinessReference, now)};

@@ -2,6 +2,7 @@
 
 #include "server/api/actionpolicy.h"
 #include "server/ledger/actionreader.h"
+#include "server/ledger/approvalstore.h"
 
 #include "models/actionrecord.h"
 
@@ -29,7 +30,8 @@ public:
 
     // ActionSummary::toJson of the row. `counts` must name every state (ActionReader::counts does);
     // a missing one is written as 0.
-    static QJsonObject summary(const ActionReader::Summary &summary);
+    // A list row; with `quorum` (a PENDING action under dual control), "1 of 2" too.
+    static QJsonObject summary(const ActionReader::Summary &summary, const ApprovalStore::Quorum *quorum = nullptr);
     // related.possible_duplicates of an action detail: each PossibleDuplicate::toJson (the row,
     // relation "possible_duplicate", what is shared, the sentence with its age relative to `now`).
     static QJsonArray possibleDuplicates(const ActionRecord &of, const QList<ActionReader::PossibleDuplicate> &duplicates,

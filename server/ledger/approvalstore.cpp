@@ -527,4 +527,44 @@ LedgerResult<int> ApprovalStore::expireDue(LedgerDatabase &database, int limit)
     return resultOf(error, count);
 }
 
+LedgerResult<QHash<QString, ApprovalStore::Quorum>> ApprovalStore::awaitingQuorums(const QList<ActionRecord> &actions) const
+{
+    const std::shared_ptr<const Policy> policy = this->policy();
+    QHash<QString, Quorum> out;
+    if (!policy)
+        return out;
+    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
+        LedgerError e;
+        const QDateTime now = m_db.now();
+        for (const ActionRecord &action : actions) {
+            if (action.state != ActionState::Pending)
+                continue;
+            Quorum quorum;
+            quorum.requirement = policy->requirementFor(action);
+            if (quorum.requirement.approvals <= 1)
+                continue;
+            if (!action.idempotencyKey.isEmpty()) {
+                // Approved and queued: the approval's signers are the quorum.
+                Approval current;
+                if (hasCurrentApproval(db, action, &current, &e)) {
+                    quorum.requirement.approvals = std::max(1, int(current.signers.size()));
+                    quorum.given = current.signers.isEmpty()
+                        ? QList<Approval::Signer>{{current.decidedBy, current.decidedAt}}
+                        : current.signers;
+                } else if (!e.ok()) {
+                    return e;
+                }
+            } else {
+                qint64 epoch = 0;
+                if (!voidEpoch(db, action.id, &epoch, &e)
+                    || !currentSignatures(db, action, epoch, now, quorum.requirement, &quorum.given, &e))
+                    return e;
+            }
+            out.insert(action.id, quorum);
+        }
+        return e;
+    });
+    return resultOf(error, out);
+}
+
 } // namespace cs

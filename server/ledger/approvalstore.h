@@ -8,6 +8,7 @@
 #include "models/approval.h"
 
 #include <QDateTime>
+#include <QHash>
 #include <QList>
 #include <QMutex>
 #include <QSqlDatabase>
@@ -64,6 +65,9 @@ public:
         QList<Approval::Signer> given;
     };
     LedgerResult<Quorum> quorum(const QString &actionId) const;
+    // The same for many actions in one read (the list's rows: "1 of 2"), keyed by id; an id
+    // that is not PENDING or needs one approver has no entry.
+    LedgerResult<QHash<QString, Quorum>> awaitingQuorums(const QList<ActionRecord> &actions) const;
 
     // Auto-approval (docs/POLICY.md), inside the proposal's transaction (ProposalStore::propose)
     // right after the PENDING action `row` was written: when the rule of `policy` that matches it

@@ -612,7 +612,7 @@ void TestWire::goldenWireText_data()
 
     // ActionSummary (GET /actions rows, related actions): the one writer, server and console
     // alike. No parent_id, whether the record has one or not: openapi.yaml's ActionSummary has none.
-    const ActionSummary followUp{fullRecord(), 2, fullRecord().updatedAt};
+    const ActionSummary followUp{fullRecord(), 2, fullRecord().updatedAt, 0, 0, {}};
     QVERIFY(!followUp.record.parentId.isEmpty());
     QTest::newRow("action summary of a follow-up: parent_id not written") << followUp.toJson() << QByteArray(
         R"({"amount":4000,"attempt_count":2,"business_reference":"order 1042",)"

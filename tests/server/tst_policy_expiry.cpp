@@ -226,6 +226,9 @@ void TestPolicyExpiry::signaturesExpireBeforeTheQuorum()
     // Alice's signature is 30 minutes old: it no longer counts, and bob's alone is 1 of 2.
     m_clock.advance(kExpirySeconds * 1000);
     QCOMPARE(approvals.quorum(a.id)->given.size(), 0);
+    const auto awaiting = approvals.awaitingQuorums({current(a.id)});
+    QCOMPARE(awaiting->value(a.id).requirement.approvals, 2);
+    QCOMPARE(awaiting->value(a.id).given.size(), 0);
     const auto bob = approvals.approve(a.id, QStringLiteral("bob"), note(), a.stateVersion);
     QVERIFY2(bob.ok(), qPrintable(bob.error().toString()));
     QVERIFY(bob->idempotencyKey.isEmpty());

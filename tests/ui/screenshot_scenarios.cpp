@@ -146,7 +146,17 @@ int main(int argc, char *argv[])
                        "recovery_sweep_ms": 1000, "backoff_base_ms": 500, "backoff_max_ms": 1500,
                        "max_reconcile_tries": 3})");
     }
-    if (!backend.start(0, { QStringLiteral("--execution-config"), config, QStringLiteral("--sse-poll-ms"), QStringLiteral("100") },
+    // Dual control for the one JPY refund in the queue (docs/POLICY.md): the queue shows "1 of 2".
+    const QString policy = work.filePath(QStringLiteral("policy.json"));
+    {
+        QFile file(policy);
+        if (!file.open(QIODevice::WriteOnly))
+            fail(QStringLiteral("cannot write the policy"));
+        file.write(R"({"rules": [{"id": "jpy-large", "match": {"currency": "jpy", "amount_above": 10000},
+                                  "require_approvals": 2, "approval_expires_after": "4h"}]})");
+    }
+    if (!backend.start(0, { QStringLiteral("--execution-config"), config, QStringLiteral("--sse-poll-ms"), QStringLiteral("100"),
+                            QStringLiteral("--policy"), policy },
                        { QStringLiteral("returns-agent:agent"), QStringLiteral("billing-agent:agent"),
                          QStringLiteral("support-agent:agent") }))
         fail(backend.error());
@@ -277,6 +287,15 @@ int main(int argc, char *argv[])
         }
         byOrder.insert(order, action.value(QLatin1String("id")).toString());
         QThread::msleep(150);
+    }
+    // The first of the JPY refund's two approvers signs: 202, no key yet.
+    {
+        const QString jpy = byOrder.value(QStringLiteral("order-1126"));
+        const BackendProcess::Reply signed1 = backend.post(QStringLiteral("ana"), QStringLiteral("/actions/%1/approvals").arg(jpy),
+                                                           QJsonObject{ { QStringLiteral("note"), QStringLiteral("first of two") } },
+                                                           version(backend, jpy));
+        if (signed1.status != 202)
+            fail(QStringLiteral("the first signature of the JPY refund answered %1").arg(signed1.status));
     }
     out() << "populated; mismatch " << mismatch << Qt::endl;
 

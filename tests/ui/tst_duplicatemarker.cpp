@@ -11,6 +11,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QImage>
+#include <QJsonArray>
 #include <QPainter>
 #include <QSignalSpy>
 #include <QTableView>
@@ -112,6 +113,70 @@ private slots:
         const auto read = PossibleDuplicate::fromJson(d.toJson(), &error);
         QVERIFY2(read, qPrintable(error));
         QCOMPARE(*read, d);
+    }
+
+    // Dual control in the queue (issue 14): a PENDING row under a quorum shows "1 of 2" after its
+    // chip and who approved in the tooltip; the list row's JSON carries both; a row that needs
+    // one approver, or is no longer PENDING, shows nothing.
+    void queueRowShowsTheQuorum()
+    {
+        FakePageSource source;
+        ActionSummary quorum = FakePageSource::make(2);
+        quorum.approvalsRequired = 2;
+        quorum.approvalsGiven = {{QStringLiteral("alice"), QDateTime::currentDateTimeUtc()}};
+        ActionSummary done = FakePageSource::make(3, ActionState::Completed);
+        done.approvalsRequired = 2;
+        source.ledger = {quorum, FakePageSource::make(1), done};
+        ActionQueueModel model(&source);
+        QAbstractItemModelTester tester(&model);
+        QSignalSpy loaded(&model, &ActionQueueModel::pageLoaded);
+        model.setQuery(ActionQuery::allStates());
+        QVERIFY(loaded.wait(2000));
+        QModelIndex withQuorum, plain, completed;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const QModelIndex i = model.index(row, ActionQueueModel::StateColumn);
+            const QString id = i.data(ActionQueueModel::ActionIdRole).toString();
+            (id == quorum.id() ? withQuorum : id == done.id() ? completed : plain) = i;
+        }
+        QVERIFY(withQuorum.isValid() && plain.isValid() && completed.isValid());
+        QCOMPARE(QueueItemDelegate::quorumMarker(withQuorum), QStringLiteral("1 of 2"));
+        QCOMPARE(QueueItemDelegate::quorumMarker(plain), QString());
+        QCOMPARE(QueueItemDelegate::quorumMarker(completed), QString());
+        QVERIFY2(withQuorum.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Dual control: 1 of 2 approvals, by alice")),
+                 qPrintable(withQuorum.data(Qt::ToolTipRole).toString()));
+        QVERIFY(withQuorum.data(Qt::AccessibleTextRole).toString().endsWith(QStringLiteral("1 of 2 approvals")));
+
+        QTableView view;
+        view.setModel(&model);
+        QueueItemDelegate delegate(ActionQueueModel::StateColumn, {});
+        view.setItemDelegate(&delegate);
+        QStyleOptionViewItem option;
+        option.initFrom(&view);
+        QVERIFY(delegate.sizeHint(option, withQuorum).width() > delegate.sizeHint(option, plain).width());
+
+        const QJsonObject json = quorum.toJson();
+        QCOMPARE(json.value(QStringLiteral("approvals_required")).toInt(), 2);
+        QCOMPARE(json.value(QStringLiteral("approvals_given")).toArray().size(), 1);
+        QVERIFY(!FakePageSource::make(1).toJson().contains(QStringLiteral("approvals_required")));
+        QString error;
+        const auto back = ActionSummary::fromJson(json, &error);
+        QVERIFY2(back, qPrintable(error));
+        QCOMPARE(back->approvalsRequired, 2);
+        QCOMPARE(back->approvalsGiven.constFirst().approver, QStringLiteral("alice"));
+
+        // A row refreshed from the action's detail (after an event) keeps the quorum and the
+        // possible duplicates the list row had.
+        ActionDetail detail;
+        detail.record = quorum.record;
+        detail.quorum.required = 2;
+        detail.quorum.given = {{QStringLiteral("alice"), QDateTime::currentDateTimeUtc()}};
+        detail.possibleDuplicates = {PossibleDuplicate{FakePageSource::make(9), QStringLiteral("charge"), QString()}};
+        const ActionSummary refreshed = detail.summary();
+        QCOMPARE(refreshed.approvalsRequired, 2);
+        QCOMPARE(refreshed.approvalsGiven.size(), 1);
+        QCOMPARE(refreshed.possibleDuplicates, 1);
+        detail.record.state = ActionState::Executing;
+        QCOMPARE(detail.summary().approvalsRequired, 0);
     }
 };
 
