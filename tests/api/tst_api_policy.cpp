@@ -2,8 +2,10 @@
 // started with `serve --policy FILE`: GET /api/v1/policy for every role, dual control over HTTP
 // (202 with "1 of 2", already_signed, four_eyes, the quorum's 200 with its signers, one reject
 // rejects), POST /api/v1/policy/reload (a bad file keeps the version in force and names the
-// member or line; admin only), SIGHUP does the same, a bad file at start stops the start, and
-// auto-approval (201 with the policy's approval, a resubmission, the daily total).
+// member or line; admin only), SIGHUP does the same, a bad file at start stops the start,
+// auto-approval (201 with the policy's approval, a resubmission, the daily total), and approval
+// expiry (expires_at, permission to approve again once past it, the expiry recorded by the next
+// approval, a fresh key, a stale If-Match refused).
 #include "tests/api/apitestsupport.h"
 
 #include <QCryptographicHash>
@@ -83,6 +85,7 @@ private slots:
     void badFileStopsTheStart();
     void sighupReloads();
     void autoApprovalOverHttp();
+    void approvalExpiryOverHttp();
 };
 
 void TestApiPolicy::initTestCase()
@@ -169,6 +172,17 @@ void TestApiPolicy::dualControlOverHttp()
     QVERIFY(!given.first().toObject().value(QStringLiteral("signed_at")).toString().isEmpty());
     QVERIFY(detail.json.value(QStringLiteral("permissions")).toObject().value(QStringLiteral("approve")).toObject()
                 .value(QStringLiteral("allowed")).toBool());
+
+    // The list's row says "1 of 2" too (the console's queue marker).
+    const ApiReply list = m_client->get(QStringLiteral("/actions?limit=200"), token(QStringLiteral("bob")));
+    QCOMPARE(list.status, 200);
+    QJsonObject row;
+    for (const QJsonValue &v : list.json.value(QStringLiteral("data")).toArray()) {
+        if (v.toObject().value(QStringLiteral("id")).toString() == id)
+            row = v.toObject();
+    }
+    QCOMPARE(row.value(QStringLiteral("approvals_required")).toInt(), 2);
+    QCOMPARE(approversOf(row.value(QStringLiteral("approvals_given")).toArray()), QStringList{QStringLiteral("ana")});
 
     // The same approver cannot count twice.
     const ApiReply twice = approve(QStringLiteral("ana"), id, detail.ifMatch());
@@ -368,6 +382,74 @@ void TestApiPolicy::autoApprovalOverHttp()
     QCOMPARE(other.status, 201);
     QVERIFY(!other.json.contains(QStringLiteral("approval")));
     QVERIFY(m_harness.ledger().reader().verifyAudit()->ok);
+}
+
+void TestApiPolicy::approvalExpiryOverHttp()
+{
+    // Every usd refund: one approver, and an approval unsent after 1 s expires. This countersignd
+    // has no provider, so nothing is sent: what expires is recorded by the next decision.
+    QVERIFY(writePolicy(R"({"rules": [{"id": "quick-expiry", "match": {"currency": "usd"},
+      "approval_expires_after": "1s"}]})"));
+    const ApiReply reloaded = reload(QStringLiteral("root"));
+    QCOMPARE(reloaded.status, 200);
+    QCOMPARE(reloaded.json.value(QStringLiteral("rules")).toArray().first().toObject()
+                 .value(QStringLiteral("approval_expires_after")).toString(),
+             QStringLiteral("1s"));
+
+    const ApiReply proposed = propose(3000);
+    QCOMPARE(proposed.status, 201);
+    const QString id = proposed.json.value(QStringLiteral("id")).toString();
+    const ApiReply approved = approve(QStringLiteral("ana"), id, proposed.ifMatch());
+    QCOMPARE(approved.status, 200);
+    const QJsonObject first = approved.json.value(QStringLiteral("approval")).toObject();
+    const QDateTime decidedAt = cs::timeFromWire(first.value(QStringLiteral("decided_at")).toString());
+    QCOMPARE(cs::timeFromWire(first.value(QStringLiteral("expires_at")).toString()), decidedAt.addSecs(1));
+    QVERIFY(first.value(QStringLiteral("expired_at")).isNull());
+    const QString firstKey = first.value(QStringLiteral("idempotency_key")).toString();
+    QVERIFY(!firstKey.isEmpty());
+
+    // Approved and current: nobody may approve it. Past its expiry it no longer signs anything, so
+    // approving is allowed again, before anything recorded it.
+    const auto approveAllowed = [&] {
+        return m_client->get(QStringLiteral("/actions/") + id, token(QStringLiteral("bob")))
+            .json.value(QStringLiteral("permissions")).toObject().value(QStringLiteral("approve")).toObject()
+            .value(QStringLiteral("allowed")).toBool();
+    };
+    if (QDateTime::currentDateTimeUtc() < decidedAt.addMSecs(900))
+        QVERIFY(!approveAllowed());
+    QTRY_VERIFY_WITH_TIMEOUT(approveAllowed(), 5000);
+    QVERIFY(m_harness.ledger().reader().approvals(id)->constFirst().expiredAt.isNull());
+
+    // The next approval records the expiry first (by "policy"), then approves: v2, a fresh key.
+    const ApiReply again = approve(QStringLiteral("bob"), id, approved.ifMatch());
+    QCOMPARE(again.status, 200);
+    const QJsonObject second = again.json.value(QStringLiteral("approval")).toObject();
+    QCOMPARE(second.value(QStringLiteral("version")).toInt(), 2);
+    QCOMPARE(second.value(QStringLiteral("decided_by")).toString(), QStringLiteral("bob"));
+    const QString secondKey = second.value(QStringLiteral("idempotency_key")).toString();
+    QVERIFY(!secondKey.isEmpty());
+    QVERIFY(secondKey != firstKey);
+    QVERIFY(!second.value(QStringLiteral("expires_at")).isNull());
+    const auto audit = m_harness.ledger().reader().audit(id);
+    QStringList events;
+    for (const cs::AuditEvent &e : audit.value())
+        events << e.event;
+    QCOMPARE(events, (QStringList{QStringLiteral("proposed"), QStringLiteral("approved"),
+                                  QStringLiteral("approval_expired"), QStringLiteral("approved")}));
+
+    // The detail keeps both: v1 expired (its key on record, never used), v2 current.
+    const ApiReply detail = m_client->get(QStringLiteral("/actions/") + id, token(QStringLiteral("aud")));
+    QCOMPARE(detail.status, 200);
+    const QJsonArray history = detail.json.value(QStringLiteral("approvals")).toArray();
+    QCOMPARE(history.size(), 2);
+    QVERIFY(!history.at(0).toObject().value(QStringLiteral("expired_at")).isNull());
+    QCOMPARE(history.at(0).toObject().value(QStringLiteral("idempotency_key")).toString(), firstKey);
+    QVERIFY(history.at(1).toObject().value(QStringLiteral("expired_at")).isNull());
+    QCOMPARE(detail.json.value(QStringLiteral("idempotency_key")).toString(), secondKey);
+
+    // An approval sent with the If-Match of before the expiry, once more: stale.
+    const ApiReply stale = approve(QStringLiteral("root"), id, approved.ifMatch());
+    QCOMPARE(stale.status, 412);
 }
 
 QTEST_GUILESS_MAIN(TestApiPolicy)

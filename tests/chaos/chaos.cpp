@@ -193,6 +193,8 @@ int main(int argc, char *argv[])
         sum.contestedProposed += r.contestedProposed;
         sum.contestedAccepted += r.contestedAccepted;
         sum.contestedRefused += r.contestedRefused;
+        sum.approvalsExpired += r.approvalsExpired;
+        sum.reapproved += r.reapproved;
     }
 
     QStringList fired;
@@ -264,7 +266,9 @@ int main(int argc, char *argv[])
                                 .arg(sum.contestedProposed)
                                 .arg(sum.contestedAccepted)
                                 .arg(sum.contestedRefused)
-                          : QString()));
+                          : QStringLiteral("; approvals expired unsent=%1 (approved again with a fresh key: %2)")
+                                .arg(sum.approvalsExpired)
+                                .arg(sum.reapproved)));
     bool coverageOk = true;
     if (parser.isSet(coverageOption)) {
         // What the schedules contain is decided by the seeds alone, so requiring it cannot be

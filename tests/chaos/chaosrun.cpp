@@ -1,6 +1,7 @@
 #include "tests/chaos/chaosrun.h"
 
 #include "server/ledger/ledger.h"
+#include "server/policy/policy.h"
 
 #include "tests/support/pgcluster.h"
 
@@ -183,6 +184,7 @@ private:
     void checkNoUnexpectedExit();
     void proposeAgain(int index, const char *when);
     void flushDeferredApprovals();
+    void approveExpiredAgain(); // without --via-api: an approval expired unsent is approved again
     bool clockJump(qint64 advanceMs);
     int countState(ActionState state);
     bool settle();
@@ -324,6 +326,18 @@ bool ChaosRun::openLedger()
         out(QStringLiteral("cannot open the ledger: %1").arg(opened.toString()));
         return false;
     }
+    // Approval expiry (docs/POLICY.md): the harness approves under a policy whose one rule (every
+    // action; one approver, as without a policy) lets an approval expire unsent after an hour, so a
+    // clock jump (25 h and more) expires whatever is approved and not yet claimed then — the
+    // claim and the executors' sweep record it, and the harness approves it again (a fresh key).
+    auto policy = std::make_shared<Policy>();
+    PolicyRule rule;
+    rule.id = QStringLiteral("chaos-expiry");
+    rule.requireApprovals = 1;
+    rule.approvalExpiresAfterSeconds = 3600;
+    policy->rules = {rule};
+    policy->version = 1;
+    m_ledger->approvals().setPolicy(policy);
     return true;
 }
 
@@ -817,6 +831,31 @@ void ChaosRun::flushDeferredApprovals()
         approveViaApi(i);
 }
 
+void ChaosRun::approveExpiredAgain()
+{
+    if (m_options.viaApi)
+        return;
+    // Expired: PENDING with its approval_version approved once, and no key now. The approver
+    // approves again, as the console asks; the ledger mints a fresh key.
+    for (int i = 0; i < m_actionIds.size(); ++i) {
+        const QString &id = m_actionIds.at(i);
+        if (id.isEmpty())
+            continue;
+        const auto action = m_ledger->reader().action(id);
+        if (!action.ok() || action->state != ActionState::Pending || action->approvalVersion <= 0
+            || !action->idempotencyKey.isEmpty())
+            continue;
+        const auto again = m_ledger->approvals().approve(id, QStringLiteral("approver-chaos"),
+                                                         QStringLiteral("chaos: approved again after expiry"),
+                                                         action->stateVersion);
+        if (again.ok()) {
+            ++m_result.reapproved;
+            out(QStringLiteral("  #%1 %2: approval v%3 expired unsent; approved again (v%4, key %5)")
+                    .arg(i + 1).arg(id).arg(action->approvalVersion).arg(again->approvalVersion).arg(again->idempotencyKey));
+        }
+    }
+}
+
 bool ChaosRun::clockJump(qint64 advanceMs)
 {
     // Our side first: for a moment we believe the window is over while paysim still keeps the
@@ -1257,6 +1296,7 @@ bool ChaosRun::settle()
     QElapsedTimer clock;
     clock.start();
     while (clock.elapsed() < m_options.settleMs) {
+        approveExpiredAgain();
         const auto counts = m_ledger->reader().counts(QString());
         if (counts.ok()) {
             const qint64 open = counts->value(ActionState::Pending) + counts->value(ActionState::Executing)
@@ -1794,6 +1834,30 @@ void ChaosRun::check()
             violation(3, QStringLiteral("#%1 %2 used keys [%3], approved key %4")
                              .arg(i + 1)
                              .arg(id, list.join(QStringLiteral(", ")), key));
+        }
+        // 3 (approval expiry, invariant 4): an approval that expired unsent expired before any
+        // attempt existed, and its key was never sent — not by an attempt, not at the provider.
+        if (const auto approvals = m_ledger->reader().approvals(id); approvals.ok()) {
+            for (const Approval &a : approvals.value()) {
+                // The approval that was sent was not past its expiry when its first attempt began.
+                if (a.idempotencyKey == key && !attempts->isEmpty() && a.expiresAt.isValid()
+                    && attempts->first().startedAt >= a.expiresAt)
+                    violation(3, QStringLiteral("#%1 %2: approval v%3 sent at %4, past its expiry at %5")
+                                     .arg(i + 1).arg(id).arg(a.version)
+                                     .arg(toWireTime(attempts->first().startedAt), toWireTime(a.expiresAt)));
+                if (!a.expiredAt.isValid())
+                    continue;
+                ++m_result.approvalsExpired;
+                if (keys.contains(a.idempotencyKey))
+                    violation(3, QStringLiteral("#%1 %2: approval v%3 expired at %4, yet its key %5 was sent")
+                                     .arg(i + 1).arg(id).arg(a.version).arg(toWireTime(a.expiredAt), a.idempotencyKey));
+                if (!attempts->isEmpty() && attempts->first().startedAt < a.expiredAt)
+                    violation(3, QStringLiteral("#%1 %2: approval v%3 expired at %4, after attempt 1 started at %5")
+                                     .arg(i + 1).arg(id).arg(a.version)
+                                     .arg(toWireTime(a.expiredAt), toWireTime(attempts->first().startedAt)));
+            }
+        } else {
+            violation(0, QStringLiteral("#%1 %2: approvals unreadable").arg(i + 1).arg(id));
         }
         if (attempts->isEmpty() && !m_rejectedAtApproval.contains(i) && action->reviewReason.indexOf(QLatin1String("over the charge's refundable amount")) < 0)
             violation(0, QStringLiteral("#%1 %2 approved but never attempted").arg(i + 1).arg(id));

@@ -80,6 +80,10 @@ struct RunResult
     int contestedProposed = 0;     // their proposals
     int contestedAccepted = 0;     // ... answered 201
     int contestedRefused = 0;      // ... answered 422 exceeds_refundable
+    // Approval expiry (docs/POLICY.md; without --via-api: the harness approves under a policy
+    // whose rule expires approvals unsent after an hour, and a clock jump passes it).
+    int approvalsExpired = 0;      // approvals the ledger recorded as expired unsent
+    int reapproved = 0;            // ... whose action the harness approved again (a fresh key)
     QMap<QString, int> finalStates;
     int reviewsByRule[6] = {0, 0, 0, 0, 0, 0}; // W, M, S, F, A, B (see docs/CHAOS.md)
 };
