@@ -195,7 +195,7 @@ QStringList ActionDetail::describeChanges(const ActionDetail &before, const Acti
     for (qsizetype i = before.approvals.size(); i < after.approvals.size(); ++i) {
         const Approval &ap = after.approvals.at(i);
         if (ap.decision == Approval::Decision::Approved)
-            changes << tr("approved (version %1) by %2").arg(ap.version).arg(ap.decidedBy);
+            changes << tr("approved (version %1) by %2").arg(ap.version).arg(display::decider(ap.decidedBy, ap.ruleId, ap.policyVersion));
         else
             changes << tr("rejected by %1: %2").arg(ap.decidedBy, ap.note);
     }

@@ -40,10 +40,10 @@ QVariant ApprovalTableModel::data(const QModelIndex &index, int role) const
     case DecidedAtColumn:
         return display::time(a.decidedAt);
     case DecidedByColumn:
-        return a.decidedBy;
+        return display::decider(a.decidedBy, a.ruleId, a.policyVersion);
     case DecisionColumn:
         if (a.decision == Approval::Decision::Approved)
-            return tr("approved");
+            return a.expiredAt.isValid() ? tr("approved, expired unsent") : tr("approved");
         // The rejection's reason in the reject dialog's words (issue 19); none for older rejections.
         return a.rejectionReason.isEmpty() ? tr("rejected") : tr("rejected: %1").arg(display::rejectionReason(a.rejectionReason));
     case NoteColumn:

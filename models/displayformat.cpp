@@ -1,4 +1,5 @@
 #include "models/displayformat.h"
+#include "models/approval.h"
 #include "models/money.h"
 
 #include <QCoreApplication>
@@ -135,6 +136,15 @@ QString rejectionText(const QString &wireReason, const QString &note)
     if (reason.isEmpty() || note.isEmpty())
         return reason.isEmpty() ? note : reason;
     return reason + QStringLiteral(": ") + note;
+}
+
+QString decider(const QString &decidedBy, const QString &ruleId, int policyVersion)
+{
+    if (decidedBy != Approval::policyApprover())
+        return decidedBy;
+    return QCoreApplication::translate("cs::display", "the policy (rule %1, v%2)")
+        .arg(ruleId.isEmpty() ? QStringLiteral("-") : ruleId)
+        .arg(policyVersion);
 }
 
 std::optional<qint64> parseAmount(const QString &text, const QString &currency)

@@ -30,6 +30,9 @@ QString rejectionReason(const QString &wire);
 // A rejection as one line: "Wrong amount: the order total was 40.00" (the note after the reason;
 // either alone when the other is empty).
 QString rejectionText(const QString &wireReason, const QString &note);
+// Who decided an approval: the approver's name, or for the policy's own approval (auto-approval,
+// Approval::policyApprover()) "the policy (rule returns-small, v3)".
+QString decider(const QString &decidedBy, const QString &ruleId, int policyVersion);
 // A JSON value as a reviewer reads it: strings bare, integers without a fraction, true/false/null,
 // arrays and objects as compact JSON; "\u2014" for an absent (undefined) value.
 QString jsonValue(const QJsonValue &value);

@@ -98,7 +98,9 @@ void TimelineWidget::setDetail(const ActionDetail &d)
             : tr("rejected: %1").arg(display::rejectionReason(a.rejectionReason));
         point(Lane::Decision, a.decidedAt, approved ? tr("approved v%1").arg(a.version) : rejectedLabel,
               approved ? tr("Approval v%1 by %2 at %3\nkey %4\nsigns %5")
-                             .arg(a.version).arg(a.decidedBy, display::isoTime(a.decidedAt), a.idempotencyKey,
+                             .arg(a.version)
+                             .arg(display::decider(a.decidedBy, a.ruleId, a.policyVersion), display::isoTime(a.decidedAt),
+                                  a.idempotencyKey,
                                   a.approvedFingerprint)
                        : tr("Rejected by %1 at %2: %3")
                              .arg(a.decidedBy, display::isoTime(a.decidedAt),
@@ -110,7 +112,8 @@ void TimelineWidget::setDetail(const ActionDetail &d)
                   tr("Approval v%1 by %2 expired unsent at %3 (it counted until %4); key %5 was never used:"
                      " the action needs approval again")
                       .arg(a.version)
-                      .arg(a.decidedBy, display::isoTime(a.expiredAt), display::isoTime(a.expiresAt), a.idempotencyKey),
+                      .arg(display::decider(a.decidedBy, a.ruleId, a.policyVersion), display::isoTime(a.expiredAt),
+                           display::isoTime(a.expiresAt), a.idempotencyKey),
                   StatePalette::stateChip(ActionState::Pending, pal).text, true);
     }
     for (const Reconciliation &r : d.reconciliations) {

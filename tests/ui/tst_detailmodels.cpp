@@ -185,6 +185,20 @@ private slots:
                  QStringLiteral("Needs information: which order?"));
         QCOMPARE(approvals.index(0, ApprovalTableModel::NoteColumn).data().toString(), QStringLiteral("which order?"));
         QCOMPARE(approvals.index(1, ApprovalTableModel::DecisionColumn).data().toString(), QStringLiteral("rejected"));
+        // The policy's own approval names its rule and version (auto-approval); one that expired
+        // unsent says so (approval expiry, docs/POLICY.md).
+        Approval byPolicy = d.approvals.first();
+        byPolicy.decidedBy = Approval::policyApprover();
+        byPolicy.ruleId = QStringLiteral("returns-small");
+        byPolicy.policyVersion = 3;
+        byPolicy.expiredAt = byPolicy.decidedAt.addSecs(3600);
+        approvals.setRecords({byPolicy, d.approvals.first()});
+        QCOMPARE(approvals.index(0, ApprovalTableModel::DecidedByColumn).data().toString(),
+                 QStringLiteral("the policy (rule returns-small, v3)"));
+        QCOMPARE(approvals.index(0, ApprovalTableModel::DecisionColumn).data().toString(),
+                 QStringLiteral("approved, expired unsent"));
+        QCOMPARE(approvals.index(1, ApprovalTableModel::DecidedByColumn).data().toString(), d.approvals.first().decidedBy);
+        QCOMPARE(approvals.index(1, ApprovalTableModel::DecisionColumn).data().toString(), QStringLiteral("approved"));
         approvals.setRecords(d.approvals);
 
         ReconciliationTableModel reconciliations;
