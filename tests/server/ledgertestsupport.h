@@ -1,6 +1,7 @@
 #pragma once
 
-// Shared by the ledger tests: a controllable clock and proposal fixtures. Header-only.
+// Shared by the ledger tests (and the benchmarks): a controllable clock and proposal fixtures.
+// Header-only. A fresh ledger per test function: scratchledger.h.
 
 #include "server/ledger/ledger.h"
 

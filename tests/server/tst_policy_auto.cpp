@@ -8,6 +8,7 @@
 #include "server/ledger/ledger.h"
 #include "server/policy/policy.h"
 #include "tests/server/ledgertestsupport.h"
+#include "tests/server/scratchledger.h"
 #include "tests/support/testledger.h"
 
 #include <QMutex>
@@ -61,32 +62,22 @@ private:
     LedgerResult<ProposalStore::ProposeResult> propose(const QString &reference, qint64 amount, const QString &by,
                                                        const QString &currency = QStringLiteral("usd"));
 
-    std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<Ledger> m_ledger;
+    ScratchLedger m_ledger;
     ManualClock m_clock;
-    QString m_path;
     std::shared_ptr<const Policy> m_policy;
 };
 
 void TestPolicyAuto::init()
 {
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
-    m_path = ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")));
-    QVERIFY(!m_path.isEmpty());
-    m_ledger = std::make_unique<Ledger>();
-    Ledger::Options o;
-    o.clock = m_clock.clock();
-    const LedgerError e = m_ledger->open(m_path, o);
-    QVERIFY2(e.ok(), qPrintable(e.toString()));
+    const QString problem = m_ledger.open(m_clock);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
     m_policy = autoPolicy();
     m_ledger->approvals().setPolicy(m_policy);
 }
 
 void TestPolicyAuto::cleanup()
 {
-    m_ledger.reset();
-    m_dir.reset();
+    m_ledger.close();
 }
 
 LedgerResult<ProposalStore::ProposeResult> TestPolicyAuto::propose(const QString &reference, qint64 amount,
@@ -292,7 +283,7 @@ void TestPolicyAuto::racingOnTheDailyTotal()
             Ledger mine;
             Ledger::Options o;
             o.recoverExpiredLeasesOnOpen = false;
-            const bool ok = mine.open(m_path, o).ok();
+            const bool ok = mine.open(m_ledger.path(), o).ok();
             opened += ok ? 1 : 0;
             ++ready;
             while (ready.load() < racers)

@@ -8,6 +8,7 @@
 #include "server/ledger/ledger.h"
 #include "server/policy/policy.h"
 #include "tests/server/ledgertestsupport.h"
+#include "tests/server/scratchledger.h"
 #include "tests/support/testledger.h"
 
 #include <QSqlError>
@@ -73,30 +74,20 @@ private:
     ActionRecord current(const QString &id);
     int expireDue();
 
-    std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<Ledger> m_ledger;
+    ScratchLedger m_ledger;
     ManualClock m_clock;
-    QString m_path;
 };
 
 void TestPolicyExpiry::init()
 {
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
-    m_path = ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")));
-    QVERIFY(!m_path.isEmpty());
-    m_ledger = std::make_unique<Ledger>();
-    Ledger::Options o;
-    o.clock = m_clock.clock();
-    const LedgerError e = m_ledger->open(m_path, o);
-    QVERIFY2(e.ok(), qPrintable(e.toString()));
+    const QString problem = m_ledger.open(m_clock);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
     m_ledger->approvals().setPolicy(expiringPolicy());
 }
 
 void TestPolicyExpiry::cleanup()
 {
-    m_ledger.reset();
-    m_dir.reset();
+    m_ledger.close();
 }
 
 ActionRecord TestPolicyExpiry::propose(const QString &reference, qint64 amount)
@@ -316,7 +307,7 @@ void TestPolicyExpiry::databaseRefusesWhatExpiryMayNotDo()
                                          rejected.stateVersion).ok());
     QString error;
     {
-        QSqlDatabase db = openRawDatabase(m_path, QStringLiteral("raw"), &error);
+        QSqlDatabase db = openRawDatabase(m_ledger.path(), QStringLiteral("raw"), &error);
         QVERIFY2(db.isOpen(), qPrintable(error));
         QSqlQuery q(db);
         const auto insertExpiry = [&](const QString &id) {

@@ -6,6 +6,7 @@
 #include "server/ledger/ledger.h"
 #include "server/policy/policy.h"
 #include "tests/server/ledgertestsupport.h"
+#include "tests/server/scratchledger.h"
 #include "tests/support/testledger.h"
 
 #include <QCryptographicHash>
@@ -65,29 +66,19 @@ private:
     ActionRecord propose(const QString &reference, qint64 amount);
     int count(const QString &sql);
 
-    std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<Ledger> m_ledger;
+    ScratchLedger m_ledger;
     ManualClock m_clock;
-    QString m_path;
 };
 
 void TestPolicyQuorum::init()
 {
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
-    m_path = ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")));
-    QVERIFY(!m_path.isEmpty());
-    m_ledger = std::make_unique<Ledger>();
-    Ledger::Options o;
-    o.clock = m_clock.clock();
-    const LedgerError e = m_ledger->open(m_path, o);
-    QVERIFY2(e.ok(), qPrintable(e.toString()));
+    const QString problem = m_ledger.open(m_clock);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
 }
 
 void TestPolicyQuorum::cleanup()
 {
-    m_ledger.reset();
-    m_dir.reset();
+    m_ledger.close();
 }
 
 ActionRecord TestPolicyQuorum::propose(const QString &reference, qint64 amount)
@@ -103,7 +94,7 @@ int TestPolicyQuorum::count(const QString &sql)
     QString error;
     int n = -1;
     {
-        QSqlDatabase db = openRawDatabase(m_path, QStringLiteral("count"), &error);
+        QSqlDatabase db = openRawDatabase(m_ledger.path(), QStringLiteral("count"), &error);
         QSqlQuery q(db);
         if (q.exec(sql) && q.next())
             n = q.value(0).toInt();
@@ -308,7 +299,7 @@ void TestPolicyQuorum::databaseRefusesEdits()
     QVERIFY(m_ledger->approvals().approve(a.id, QStringLiteral("alice"), QString(), a.stateVersion).ok());
     QString error;
     {
-        QSqlDatabase db = openRawDatabase(m_path, QStringLiteral("raw"), &error);
+        QSqlDatabase db = openRawDatabase(m_ledger.path(), QStringLiteral("raw"), &error);
         QVERIFY2(db.isValid(), qPrintable(error));
         for (const char *sql : {"UPDATE policy_versions SET text = '{}'", "DELETE FROM policy_versions",
                                 "UPDATE approval_signatures SET signed_by = 'mallory'", "DELETE FROM approval_signatures"}) {
@@ -349,7 +340,7 @@ void TestPolicyQuorum::racingApprovers()
             Ledger mine;
             Ledger::Options o;
             o.recoverExpiredLeasesOnOpen = false;
-            const bool ok = mine.open(m_path, o).ok();
+            const bool ok = mine.open(m_ledger.path(), o).ok();
             opened += ok ? 1 : 0;
             mine.approvals().setPolicy(policy);
             ++ready;
