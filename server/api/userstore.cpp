@@ -99,7 +99,8 @@ bool UserStore::isValidName(const QString &name, QString *why)
             *why = QStringLiteral("a user name is 1 to 64 characters: letters, digits, '.', '_', '@', '-'");
         return false;
     }
-    for (const char *reserved : {"executor", "reconciler", "system", "webhook"}) {
+    // "policy": Approval::policyApprover(), the approval policy's own approvals (docs/POLICY.md).
+    for (const char *reserved : {"executor", "reconciler", "system", "webhook", "policy"}) {
         if (name.compare(QLatin1String(reserved), Qt::CaseInsensitive) == 0) {
             if (why)
                 *why = QStringLiteral("\"%1\" is reserved for the backend's own actors").arg(name);

@@ -139,6 +139,24 @@ private slots:
         QCOMPARE(record(QStringLiteral("ana")).state(m_clock.now()), QStringLiteral("expired"));
     }
 
+    // The backend's own actors, and "policy" (the approval policy's own approvals: a person of
+    // that name would pass for them and count toward auto-approval's daily total), in any case.
+    void reservedNamesAreRefused_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char *name : {"executor", "reconciler", "system", "webhook", "policy", "Policy", "POLICY"})
+            QTest::newRow(name) << QString::fromLatin1(name);
+    }
+    void reservedNamesAreRefused()
+    {
+        QFETCH(QString, name);
+        const auto refused = m_users->addUser(name, Role::Approver);
+        QVERIFY(!refused.ok());
+        QCOMPARE(refused.error().code(), LedgerError::Code::Invalid);
+        QVERIFY2(refused.error().message().contains(QLatin1String("reserved")), qPrintable(refused.error().message()));
+        QVERIFY(m_users->addUser(name + QStringLiteral("-2"), Role::Approver).ok()); // only the name itself
+    }
+
     void expiryMustBeInTheFuture()
     {
         const auto refused = m_users->addUser(QStringLiteral("ana"), Role::Approver, at(m_clock.now()));
