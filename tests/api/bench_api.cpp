@@ -1,11 +1,15 @@
 // API latency per endpoint against a real countersignd (and paysim for look-ups), on loopback:
-// N sequential requests per endpoint from one client (keep-alive), p50 / p95 / max in ms.
+// N sequential requests per endpoint from one client (keep-alive), p50 / p95 / max in ms. Then a
+// second countersignd under a dual-control policy: the list of 50 PENDING actions each signed
+// once ("1 of 2": ApprovalStore::awaitingQuorums), against the same list without a policy.
 // Not run by ctest; figures in docs/PERFORMANCE.md.
 //
 //   bench_api [N]      (default 200)
 #include "tests/api/apitestsupport.h"
 
 #include <QCoreApplication>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -45,6 +49,14 @@ Figures measure(const QString &endpoint, int n, const std::function<int(int)> &r
     return f;
 }
 
+// A proposal on a charge and an order of its own (no possible duplicates among them).
+QJsonObject distinctProposal(const QString &reference, qint64 amount)
+{
+    QJsonObject proposal = ApiClient::proposal(reference, amount, QStringLiteral("ch_") + QString(reference).remove(u'-'));
+    proposal.insert(QStringLiteral("business_reference"), QString(QStringLiteral("order-") + reference));
+    return proposal;
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -70,12 +82,12 @@ int main(int argc, char *argv[])
     QStringList ids;
     QList<Figures> all;
     all << measure(QStringLiteral("POST /actions (201)"), 2 * n, [&](int i) {
-        const ApiReply r = client.propose(agent, ApiClient::proposal(QStringLiteral("bench-%1").arg(i), 1000 + i));
+        const ApiReply r = client.propose(agent, distinctProposal(QStringLiteral("bench-%1").arg(i), 1000 + i));
         ids << r.json.value(QStringLiteral("id")).toString();
         return r.status;
     }, 201);
     all << measure(QStringLiteral("POST /actions identical (200)"), n, [&](int i) {
-        return client.propose(agent, ApiClient::proposal(QStringLiteral("bench-%1").arg(i), 1000 + i)).status;
+        return client.propose(agent, distinctProposal(QStringLiteral("bench-%1").arg(i), 1000 + i)).status;
     }, 200);
     all << measure(QStringLiteral("POST /actions invalid (422)"), n, [&](int) {
         return client.post(QStringLiteral("/actions"), agent, {{QStringLiteral("amount"), QStringLiteral("x")}}).status;
@@ -107,6 +119,15 @@ int main(int argc, char *argv[])
     all << measure(QStringLiteral("POST /actions/{id}/lookups (paysim)"), n, [&](int i) {
         return client.post(QStringLiteral("/actions/%1/lookups").arg(ids.at(n + i)), sam, {}, {{"If-Match", "\"2\""}}).status;
     }, 200);
+    // Possible duplicates computed when read (docs/POLICY.md): 50 refunds of one charge and one
+    // order, each a possible duplicate of the 49 others, are the newest 50 rows.
+    for (int i = 0; i < 50; ++i)
+        client.propose(agent, ApiClient::proposal(QStringLiteral("shared-%1").arg(i), 100 + i, QStringLiteral("ch_shared")));
+    all << measure(QStringLiteral("GET /actions?limit=50, 50 on one charge"), n, [&](int) {
+        const ApiReply r = client.get(QStringLiteral("/actions?limit=50"), ana);
+        const QJsonArray rows = r.json.value(QStringLiteral("data")).toArray();
+        return rows.size() == 50 && rows.first().toObject().value(QStringLiteral("possible_duplicates")).toInt() == 49 ? r.status : 0;
+    }, 200);
     all << measure(QStringLiteral("GET /events (to first byte)"), std::min(n, 50), [&](int) {
         QNetworkReply *reply = client.sendAsync("GET", QStringLiteral("/events"), ana, {}, {});
         QElapsedTimer wait;
@@ -131,5 +152,50 @@ int main(int argc, char *argv[])
     }
     out.flush();
     harness.stop();
+
+    // Dual control in the list: every usd refund needs two approvers; 50 PENDING, each signed once.
+    QTemporaryDir dir;
+    const QString policyPath = dir.filePath(QStringLiteral("policy.json"));
+    {
+        QFile policy(policyPath);
+        if (!policy.open(QIODevice::WriteOnly)
+            || policy.write(R"({"rules": [{"id": "dual", "match": {"currency": "usd"}, "require_approvals": 2}]})") < 0) {
+            QTextStream(stderr) << "bench_api: cannot write the policy" << Qt::endl;
+            return 1;
+        }
+    }
+    ApiHarness dual;
+    ApiHarness::Options dualOptions;
+    dualOptions.extraServeArguments = {QStringLiteral("--no-executor"), QStringLiteral("--policy"), policyPath};
+    if (!dual.start(dualOptions, &error)) {
+        QTextStream(stderr) << "bench_api: " << error << Qt::endl;
+        return 1;
+    }
+    ApiClient dualClient(dual.api());
+    int setupErrors = 0;
+    for (int i = 0; i < 50; ++i) {
+        const ApiReply proposed =
+            dualClient.propose(dual.token(QStringLiteral("agent-7")), distinctProposal(QStringLiteral("dual-%1").arg(i), 1000 + i));
+        const ApiReply signed1 = dualClient.approve(dual.token(QStringLiteral("ana")), proposed.json.value(QStringLiteral("id")).toString(),
+                                                    proposed.ifMatch());
+        setupErrors += proposed.status == 201 && signed1.status == 202 ? 0 : 1;
+    }
+    const Figures quorum = measure(QStringLiteral("GET /actions?limit=50, 50 rows \"1 of 2\""), n, [&](int) {
+        const ApiReply r = dualClient.get(QStringLiteral("/actions?limit=50"), dual.token(QStringLiteral("bob")));
+        const QJsonArray rows = r.json.value(QStringLiteral("data")).toArray();
+        const bool marked = rows.size() == 50 && rows.first().toObject().value(QStringLiteral("approvals_required")).toInt() == 2;
+        return marked ? r.status : 0;
+    }, 200);
+    dual.stop();
+    // The baseline: GET /actions?limit=50 above (50 PENDING rows on charges of their own, no
+    // policy), in the same run.
+    const Figures plain = *std::find_if(all.cbegin(), all.cend(), [](const Figures &f) {
+        return f.endpoint == u"GET /actions?limit=50";
+    });
+    out << QStringLiteral("%1 %2 %3 %4 %5 %6\n").arg(quorum.endpoint, -44).arg(quorum.n, 5).arg(quorum.p50, 8, 'f', 2)
+               .arg(quorum.p95, 8, 'f', 2).arg(quorum.max, 8, 'f', 2).arg(quorum.errors + setupErrors, 7);
+    out << QStringLiteral("dual control's list vs the list without a policy (p50): %1x\n")
+               .arg(plain.p50 > 0 ? quorum.p50 / plain.p50 : 0.0, 0, 'f', 2);
+    errors += quorum.errors + setupErrors;
     return errors == 0 ? 0 : 1;
 }
