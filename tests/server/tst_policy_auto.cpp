@@ -13,7 +13,6 @@
 
 #include <QMutex>
 #include <QMutexLocker>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <atomic>

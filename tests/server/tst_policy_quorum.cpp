@@ -12,7 +12,6 @@
 #include <QCryptographicHash>
 #include <QSqlError>
 #include <QSqlQuery>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <atomic>
