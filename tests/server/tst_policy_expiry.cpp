@@ -66,6 +66,7 @@ private slots:
     void quorumApprovalExpiresAfterTheQuorum();
     void nothingExpiresOnceSent();
     void noExpiryWithoutTheRule();
+    void reloadKeepsTheExpiryAlreadyGiven();
     void databaseRefusesWhatExpiryMayNotDo();
 
 private:
@@ -292,6 +293,30 @@ void TestPolicyExpiry::noExpiryWithoutTheRule()
     m_clock.advance(90LL * 24 * 3600 * 1000);
     QCOMPARE(expireDue(), 0);
     QCOMPARE(current(a.id).idempotencyKey, approved->idempotencyKey);
+}
+
+void TestPolicyExpiry::reloadKeepsTheExpiryAlreadyGiven()
+{
+    // Approved under the 30-minute rule; then a policy without expiry is put in force (a reload).
+    const ActionRecord a = propose(QStringLiteral("reload"), 4000);
+    QVERIFY(m_ledger->approvals().approve(a.id, approver(), note(), a.stateVersion).ok());
+    auto relaxed = std::make_shared<Policy>();
+    PolicyRule one;
+    one.id = QStringLiteral("one-approver");
+    one.requireApprovals = 1;
+    relaxed->rules = {one};
+    relaxed->version = 5;
+    m_ledger->approvals().setPolicy(relaxed);
+    // The approval keeps the expires_at it recorded: it still expires, and is not sent.
+    m_clock.advance(kExpirySeconds * 1000);
+    QCOMPARE(expireDue(), 1);
+    QVERIFY(current(a.id).idempotencyKey.isEmpty());
+    // The next approval, under the policy now in force, does not expire.
+    const auto again = m_ledger->approvals().approve(a.id, approver(), note(), current(a.id).stateVersion);
+    QVERIFY2(again.ok(), qPrintable(again.error().toString()));
+    QVERIFY(!m_ledger->reader().approvals(a.id)->constLast().expiresAt.isValid());
+    m_clock.advance(90LL * 24 * 3600 * 1000);
+    QCOMPARE(expireDue(), 0);
 }
 
 void TestPolicyExpiry::databaseRefusesWhatExpiryMayNotDo()
