@@ -1,6 +1,7 @@
 #include "ui/bulkdecisiondialog.h"
 #include "models/bulkdecisionmodel.h"
 #include "ui/rejectdialog.h"
+#include "ui/dialogparts.h"
 #include "ui/statepalette.h"
 
 #include <QComboBox>
@@ -88,19 +89,10 @@ BulkDecisionDialog::BulkDecisionDialog(const QString &kind, QWidget *parent)
     layout->addWidget(m_note);
     connect(m_note, &QPlainTextEdit::textChanged, this, &BulkDecisionDialog::updateState);
 
-    m_blocking = new QLabel(this);
-    m_blocking->setObjectName(QStringLiteral("blockingLabel"));
-    m_blocking->setWordWrap(true);
-    QPalette muted = m_blocking->palette();
-    muted.setColor(QPalette::WindowText, StatePalette::mutedText(palette()));
-    m_blocking->setPalette(muted);
+    m_blocking = dialogparts::blockingLabel(this);
     layout->addWidget(m_blocking);
 
-    m_status = new QLabel(this);
-    m_status->setObjectName(QStringLiteral("statusLabel"));
-    m_status->setWordWrap(true);
-    m_status->setTextFormat(Qt::RichText);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_status = dialogparts::statusLabel(this, true);
     layout->addWidget(m_status);
 
     // Buttons that come and go stay out of a QDialogButtonBox: Qt 6.4's shows every button it
@@ -221,14 +213,8 @@ void BulkDecisionDialog::updateState()
 void BulkDecisionDialog::keyPressEvent(QKeyEvent *event)
 {
     // Ctrl+Enter confirms (as in the single dialogs); a plain Enter belongs to the note.
-    if ((event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) && (event->modifiers() & Qt::ControlModifier)) {
-        if (m_confirm->isVisible() && m_confirm->isEnabled())
-            m_confirm->click();
-        return;
-    }
-    if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter)
-        return;
-    QDialog::keyPressEvent(event);
+    if (!dialogparts::handleEnter(event, m_confirm))
+        QDialog::keyPressEvent(event);
 }
 
 } // namespace cs

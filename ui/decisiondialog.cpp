@@ -1,8 +1,7 @@
 #include "ui/decisiondialog.h"
+#include "ui/dialogparts.h"
 #include "ui/statepalette.h"
 
-#include <QDialogButtonBox>
-#include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -46,39 +45,17 @@ DecisionDialog::DecisionDialog(const QString &kind, const ActionDetail &detail, 
     m_fields->setSpacing(6);
     layout->addLayout(m_fields);
 
-    m_blocking = new QLabel(this);
-    m_blocking->setObjectName(QStringLiteral("blockingLabel"));
-    m_blocking->setWordWrap(true);
-    QPalette muted = m_blocking->palette();
-    muted.setColor(QPalette::WindowText, StatePalette::mutedText(palette()));
-    m_blocking->setPalette(muted);
+    m_blocking = dialogparts::blockingLabel(this);
     layout->addWidget(m_blocking);
 
-    m_status = new QLabel(this);
-    m_status->setObjectName(QStringLiteral("statusLabel"));
-    m_status->setWordWrap(true);
-    m_status->setTextFormat(Qt::RichText);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_status->setVisible(false);
+    m_status = dialogparts::statusLabel(this);
     layout->addWidget(m_status);
 
-    // "Stop resending" stays out of the button box: Qt 6.4's QDialogButtonBox shows every button
-    // it holds again whenever it lays them out (on show, on a style change).
-    auto *buttonRow = new QHBoxLayout;
-    m_stop = new QPushButton(tr("Stop resending"), this);
-    m_stop->setObjectName(QStringLiteral("stopResendingButton"));
-    m_stop->setAutoDefault(false);
-    m_stop->setVisible(false);
-    buttonRow->addWidget(m_stop);
-    auto *buttons = new QDialogButtonBox(this);
-    m_confirm = buttons->addButton(tr("Confirm"), QDialogButtonBox::AcceptRole);
-    m_confirm->setObjectName(QStringLiteral("confirmButton"));
-    m_confirm->setDefault(false);
-    m_confirm->setAutoDefault(false);
-    m_cancel = buttons->addButton(QDialogButtonBox::Cancel);
-    m_cancel->setObjectName(QStringLiteral("cancelButton"));
-    buttonRow->addWidget(buttons, 1);
-    layout->addLayout(buttonRow);
+    const dialogparts::ResendButtons buttons = dialogparts::resendButtons(this, tr("Confirm"));
+    m_stop = buttons.stop;
+    m_confirm = buttons.confirm;
+    m_cancel = buttons.cancel;
+    layout->addLayout(buttons.row);
 
     connect(m_confirm, &QPushButton::clicked, this, [this] {
         if (!m_sending && blockingReason().isEmpty())
@@ -91,14 +68,8 @@ DecisionDialog::DecisionDialog(const QString &kind, const ActionDetail &detail, 
 void DecisionDialog::keyPressEvent(QKeyEvent *event)
 {
     // Ctrl+Enter confirms from anywhere (a plain Enter belongs to the text fields).
-    if ((event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) && (event->modifiers() & Qt::ControlModifier)) {
-        if (m_confirm->isEnabled() && m_confirm->isVisible())
-            m_confirm->click();
-        return;
-    }
-    if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter)
-        return;
-    QDialog::keyPressEvent(event);
+    if (!dialogparts::handleEnter(event, m_confirm))
+        QDialog::keyPressEvent(event);
 }
 
 QPlainTextEdit *DecisionDialog::textInput(const QString &draftKey, const QString &objectName, const QString &accessibleName,

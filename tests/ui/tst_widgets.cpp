@@ -5,12 +5,16 @@
 #include "models/actionqueuemodel.h"
 #include "tests/ui/fakepagesource.h"
 #include "ui/actiondetailpane.h"
+#include "ui/dialogparts.h"
 #include "ui/draftstore.h"
 #include "ui/queueview.h"
 #include "ui/statepalette.h"
 #include "ui/timelinewidget.h"
 
 #include <QApplication>
+#include <QDialog>
+#include <QKeyEvent>
+#include <QPushButton>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QScrollBar>
@@ -372,6 +376,39 @@ private slots:
                 count += label.startsWith(QLatin1String(start)) ? 1 : 0;
             QVERIFY2(count == 2, start); // the attempt and the lookup, both labelled
         }
+    }
+
+    // The confirm dialogs' Enter (dialogparts::handleEnter): a plain Enter never confirms (it
+    // belongs to the text fields), Ctrl+Enter confirms only a visible, enabled button, other keys
+    // are left to the dialog.
+    void enterNeedsControlToConfirm()
+    {
+        QDialog dialog;
+        const dialogparts::ResendButtons buttons = dialogparts::resendButtons(&dialog, QStringLiteral("Confirm"));
+        auto *layout = new QHBoxLayout(&dialog);
+        layout->addLayout(buttons.row);
+        dialog.show();
+        QVERIFY(!buttons.confirm->autoDefault() && !buttons.stop->autoDefault());
+        QVERIFY(!buttons.stop->isVisible());
+        QSignalSpy clicks(buttons.confirm, &QPushButton::clicked);
+        const auto press = [&](int key, Qt::KeyboardModifiers modifiers) {
+            QKeyEvent event(QEvent::KeyPress, key, modifiers);
+            return dialogparts::handleEnter(&event, buttons.confirm);
+        };
+        QVERIFY(press(Qt::Key_Return, Qt::NoModifier));
+        QVERIFY(press(Qt::Key_Enter, Qt::KeypadModifier));
+        QCOMPARE(clicks.count(), 0);
+        QVERIFY(press(Qt::Key_Return, Qt::ControlModifier));
+        QCOMPARE(clicks.count(), 1);
+        buttons.confirm->setEnabled(false);
+        QVERIFY(press(Qt::Key_Enter, Qt::ControlModifier | Qt::KeypadModifier));
+        QCOMPARE(clicks.count(), 1);
+        buttons.confirm->setEnabled(true);
+        buttons.confirm->setVisible(false);
+        QVERIFY(press(Qt::Key_Return, Qt::ControlModifier));
+        QCOMPARE(clicks.count(), 1);
+        QVERIFY(!press(Qt::Key_Escape, Qt::NoModifier));
+        QVERIFY(!press(Qt::Key_A, Qt::ControlModifier));
     }
 };
 

@@ -1,0 +1,41 @@
+#pragma once
+
+// The pieces the console's confirm dialogs share (DecisionDialog, ExecutionDialog,
+// BulkDecisionDialog): the muted line that says why Confirm is disabled, the status line, the
+// button row with "Stop resending", and what Enter does.
+
+#include <QString>
+
+class QHBoxLayout;
+class QKeyEvent;
+class QLabel;
+class QPushButton;
+class QWidget;
+
+namespace cs::dialogparts {
+
+// "blockingLabel": word-wrapped, in the palette's muted text colour.
+QLabel *blockingLabel(QWidget *parent);
+// "statusLabel": what sending, a refusal or an outcome says; rich text, selectable, word-wrapped,
+// hidden until used unless `visible`.
+QLabel *statusLabel(QWidget *parent, bool visible = false);
+
+// "Stop resending" (hidden until a resend is under way), then Confirm (`confirmText`) and Cancel
+// in a QDialogButtonBox. "Stop resending" stays out of the box: Qt 6.4's QDialogButtonBox shows
+// every button it holds again whenever it lays them out (on show, on a style change). None is
+// auto-default; the box makes Confirm the dialog's default on show, but the dialogs route Enter
+// through handleEnter, so a plain Enter never reaches it.
+struct ResendButtons
+{
+    QHBoxLayout *row = nullptr;
+    QPushButton *stop = nullptr;    // "stopResendingButton"
+    QPushButton *confirm = nullptr; // "confirmButton"
+    QPushButton *cancel = nullptr;  // "cancelButton"
+};
+ResendButtons resendButtons(QWidget *parent, const QString &confirmText);
+
+// Ctrl+Enter clicks `confirm` when it is visible and enabled; a plain Enter does nothing (it
+// belongs to the text fields). True when the key was one of those (the caller stops there).
+bool handleEnter(QKeyEvent *event, QPushButton *confirm);
+
+} // namespace cs::dialogparts
