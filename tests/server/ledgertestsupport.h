@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <memory>
+#include <utility>
 
 namespace cs::test {
 
@@ -34,6 +35,15 @@ public:
 private:
     std::shared_ptr<std::atomic<qint64>> m_ms;
 };
+
+// A policy of these rules at this version, as PolicyService would put it in force.
+inline std::shared_ptr<const Policy> policyOf(QList<PolicyRule> rules, int version = 1)
+{
+    auto policy = std::make_shared<Policy>();
+    policy->rules = std::move(rules);
+    policy->version = version;
+    return policy;
+}
 
 inline ProposalStore::ProposalInput sampleInput(const QString &clientReference, qint64 amount = 4000)
 {

@@ -274,13 +274,10 @@ void TestLedgerCopy::buildHistory(const QString &path)
     // approval listing both).
     QVERIFY(ledger.policies().recordLoad(QStringLiteral("{\"rules\": [] } ") + text(), QStringLiteral("/etc/policy.json"),
                                          QStringLiteral("startup")).ok());
-    auto policy = std::make_shared<Policy>();
     PolicyRule rule;
     rule.id = QStringLiteral("dual");
     rule.requireApprovals = 2;
-    policy->rules = {rule};
-    policy->version = 1;
-    ledger.approvals().setPolicy(policy);
+    ledger.approvals().setPolicy(policyOf({rule}));
     const auto quorum = ledger.proposals().propose(sampleInput(QStringLiteral("quorum")), agent());
     QVERIFY(quorum.ok());
     QVERIFY(ledger.approvals().approve(quorum->record.id, approver(), text(), quorum->record.stateVersion).ok());
@@ -291,10 +288,7 @@ void TestLedgerCopy::buildHistory(const QString &path)
     rule.id = QStringLiteral("expiring");
     rule.requireApprovals = 1;
     rule.approvalExpiresAfterSeconds = 60;
-    policy = std::make_shared<Policy>();
-    policy->rules = {rule};
-    policy->version = 1;
-    ledger.approvals().setPolicy(policy);
+    ledger.approvals().setPolicy(policyOf({rule}));
     const auto expiring = ledger.proposals().propose(sampleInput(QStringLiteral("expiring")), agent());
     QVERIFY(expiring.ok());
     QVERIFY(ledger.approvals().approve(expiring->record.id, approver(), text(), expiring->record.stateVersion).ok());

@@ -28,16 +28,13 @@ namespace {
 // day each; everything else in that range needs two approvers.
 std::shared_ptr<const Policy> autoPolicy(qint64 upTo = 2500, qint64 daily = 6000, int version = 5)
 {
-    auto policy = std::make_shared<Policy>();
     PolicyRule rule;
     rule.id = QStringLiteral("usd-auto");
     rule.currency = QStringLiteral("usd");
     rule.amountUpTo = 10000;
     rule.requireApprovals = 2;
     rule.autoApprove = PolicyRule::AutoApprove{upTo, {agent(), QStringLiteral("agent-8")}, daily};
-    policy->rules = {rule};
-    policy->version = version;
-    return policy;
+    return policyOf({rule}, version);
 }
 
 } // namespace

@@ -28,7 +28,6 @@ constexpr qint64 kExpirySeconds = 30 * 60;
 // Above $500.00 two approvers, below one; every approval expires 30 minutes after it was given.
 std::shared_ptr<const Policy> expiringPolicy()
 {
-    auto policy = std::make_shared<Policy>();
     PolicyRule large;
     large.id = QStringLiteral("usd-large");
     large.currency = QStringLiteral("usd");
@@ -39,9 +38,7 @@ std::shared_ptr<const Policy> expiringPolicy()
     small.id = QStringLiteral("usd-small");
     small.requireApprovals = 1;
     small.approvalExpiresAfterSeconds = kExpirySeconds;
-    policy->rules = {large, small};
-    policy->version = 4;
-    return policy;
+    return policyOf({large, small}, 4);
 }
 
 // Every proposal here is on one charge and order, so each may duplicate another: approvals carry
@@ -300,13 +297,10 @@ void TestPolicyExpiry::reloadKeepsTheExpiryAlreadyGiven()
     // Approved under the 30-minute rule; then a policy without expiry is put in force (a reload).
     const ActionRecord a = propose(QStringLiteral("reload"), 4000);
     QVERIFY(m_ledger->approvals().approve(a.id, approver(), note(), a.stateVersion).ok());
-    auto relaxed = std::make_shared<Policy>();
     PolicyRule one;
     one.id = QStringLiteral("one-approver");
     one.requireApprovals = 1;
-    relaxed->rules = {one};
-    relaxed->version = 5;
-    m_ledger->approvals().setPolicy(relaxed);
+    m_ledger->approvals().setPolicy(policyOf({one}, 5));
     // The approval keeps the expires_at it recorded: it still expires, and is not sent.
     m_clock.advance(kExpirySeconds * 1000);
     QCOMPARE(expireDue(), 1);

@@ -26,15 +26,12 @@ namespace {
 // Two approvers above $500.00 (rule usd-large), one below.
 std::shared_ptr<const Policy> dualControl(int approvals = 2, int version = 3)
 {
-    auto policy = std::make_shared<Policy>();
     PolicyRule rule;
     rule.id = QStringLiteral("usd-large");
     rule.currency = QStringLiteral("usd");
     rule.amountAbove = 50000;
     rule.requireApprovals = approvals;
-    policy->rules = {rule};
-    policy->version = version;
-    return policy;
+    return policyOf({rule}, version);
 }
 
 QString problemOf(const LedgerError &error)
