@@ -4,6 +4,7 @@
 // faults over many actions. Invariant 1 is checked on paysim's ground truth in every test.
 
 #include "server/executor.h"
+#include "server/policy/policy.h"
 #include "server/stripeclient.h"
 #include "tests/execution/executiontestsupport.h"
 #include "tests/support/testledger.h"
@@ -57,6 +58,7 @@ private slots:
     void refusesAProviderThatWaitsLongerThanItsLease();
     void observerSeesEveryStateChange();
     void stormOfFaultsNeverDuplicates();
+    void sweepExpiresAPausedApproval();
 
 private:
     void openLedger();
@@ -538,6 +540,48 @@ void TestExecutor::stormOfFaultsNeverDuplicates()
     QVERIFY(completed >= 20); // with these odds nearly all complete; the rest are honest reviews
     QVERIFY(m_sim->groundTruth().size() <= ids.size());
     QVERIFY(m_ledger->reader().verifyAudit()->ok);
+}
+
+void TestExecutor::sweepExpiresAPausedApproval()
+{
+    // Approval expiry (docs/POLICY.md): approvals expire 1 s after they were given unless sent.
+    auto policy = std::make_shared<Policy>();
+    PolicyRule rule;
+    rule.id = QStringLiteral("quick-expiry");
+    rule.requireApprovals = 1;
+    rule.approvalExpiresAfterSeconds = 1;
+    policy->rules = {rule};
+    policy->version = 1;
+    m_ledger->approvals().setPolicy(policy);
+    // Execution paused: nothing is claimed, so only the executor's sweep can see the time pass.
+    const auto paused = m_ledger->pauses().pause(ExecutionPause::Scope::All, {}, {}, QStringLiteral("drill"),
+                                                 QStringLiteral("sue"));
+    QVERIFY2(paused.ok(), qPrintable(paused.error().toString()));
+    const ActionRecord action = approvedRefund(*m_ledger, m_charge, 4000, QStringLiteral("expiring"));
+    QVERIFY(!action.id.isEmpty());
+    const QString firstKey = action.idempotencyKey;
+    QVERIFY(!firstKey.isEmpty());
+
+    auto executor = makeExecutor(fastConfig(1));
+    QVERIFY(executor->start());
+    QVERIFY(QTest::qWaitFor([&] { return m_ledger->reader().action(action.id)->idempotencyKey.isEmpty(); }, 5000));
+    QVERIFY(m_ledger->reader().approvals(action.id)->constFirst().expiredAt.isValid());
+    QCOMPARE(m_ledger->reader().attempts(action.id)->size(), 0);
+    QCOMPARE(m_sim->refundsFor(action.id).size(), 0);
+
+    // Resumed and approved again (a policy without expiry now): sent once, under the fresh key.
+    m_ledger->approvals().setPolicy(nullptr);
+    QVERIFY(m_ledger->pauses().resume(paused->id, QStringLiteral("sue"), QStringLiteral("over")).ok());
+    const auto again = m_ledger->approvals().approve(action.id, QStringLiteral("alice"), QStringLiteral("again"),
+                                                     m_ledger->reader().action(action.id)->stateVersion);
+    QVERIFY2(again.ok(), qPrintable(again.error().toString()));
+    QVERIFY(again->idempotencyKey != firstKey);
+    QVERIFY(waitSettled(action.id));
+    executor->stop();
+    QCOMPARE(toWire(m_ledger->reader().action(action.id)->state), QStringLiteral("COMPLETED"));
+    const QJsonArray refunds = m_sim->refundsFor(action.id);
+    QCOMPARE(refunds.size(), 1);
+    QCOMPARE(refunds.first().toObject().value(QStringLiteral("idempotency_key")).toString(), again->idempotencyKey);
 }
 
 QTEST_GUILESS_MAIN(TestExecutor)
