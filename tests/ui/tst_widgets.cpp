@@ -3,6 +3,7 @@
 // the timeline maps every mark inside its width.
 
 #include "models/actionqueuemodel.h"
+#include "models/displayformat.h"
 #include "tests/ui/fakepagesource.h"
 #include "ui/actiondetailpane.h"
 #include "ui/dialogparts.h"
@@ -14,6 +15,7 @@
 #include <QApplication>
 #include <QDialog>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QPushButton>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -376,6 +378,49 @@ private slots:
                 count += label.startsWith(QLatin1String(start)) ? 1 : 0;
             QVERIFY2(count == 2, start); // the attempt and the lookup, both labelled
         }
+    }
+
+    // Approval expiry in the console (docs/POLICY.md): the detail's Approval field says when the
+    // current approval expires unless sent, then that it expired; the timeline marks "v1 expired".
+    void approvalExpiryIsShown()
+    {
+        ActionDetail detail;
+        detail.record.id = QStringLiteral("act_expiry");
+        detail.record.state = ActionState::Pending;
+        detail.record.amount = 4000;
+        detail.record.currency = QStringLiteral("usd");
+        detail.record.createdAt = QDateTime::currentDateTimeUtc().addSecs(-600);
+        detail.record.updatedAt = detail.record.createdAt;
+        detail.record.approvalVersion = 1;
+        detail.record.idempotencyKey = QStringLiteral("csk_1");
+        Approval approval;
+        approval.actionId = detail.record.id;
+        approval.version = 1;
+        approval.decidedBy = QStringLiteral("alice");
+        approval.decision = Approval::Decision::Approved;
+        approval.decidedAt = detail.record.createdAt.addSecs(60);
+        approval.idempotencyKey = QStringLiteral("csk_1");
+        approval.expiresAt = approval.decidedAt.addSecs(4 * 3600);
+        detail.approvals = {approval};
+        ActionDetailPane pane;
+        pane.setDetail(detail);
+        const auto field = [&] { return pane.findChild<QLabel *>(QStringLiteral("fieldApproval"))->text(); };
+        QVERIFY2(field().contains(QStringLiteral("expires %1 unless sent").arg(display::time(approval.expiresAt))), qPrintable(field()));
+
+        // Expired unsent: the key cleared, the approval's expired_at set.
+        detail.record.idempotencyKey.clear();
+        detail.approvals.first().expiredAt = detail.record.createdAt.addSecs(300);
+        pane.setDetail(detail);
+        QVERIFY2(field().contains(QStringLiteral("v1 expired unsent")) && field().contains(QStringLiteral("needs approval again")),
+                 qPrintable(field()));
+        QVERIFY2(!field().contains(QStringLiteral("unless sent")), qPrintable(field()));
+        TimelineWidget timeline;
+        timeline.resize(800, timeline.sizeHint().height());
+        timeline.setDetail(detail);
+        timeline.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+        QVERIFY(!timeline.grab().isNull());
+        QVERIFY2(timeline.shownLabels().contains(QStringLiteral("v1 expired")), qPrintable(timeline.shownLabels().join(u'|')));
     }
 
     // The confirm dialogs' Enter (dialogparts::handleEnter): a plain Enter never confirms (it
