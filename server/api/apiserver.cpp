@@ -44,6 +44,8 @@ struct ApiServer::Context
     QByteArray method;
     ApiRoutes::Call call;
     bool keyStarted = false; // the replay store holds call.checked.idempotencyKey for this request
+    bool preauthenticated = false; // call() in this process: call.user is set, no token to check
+    std::function<void(const ApiResponse &)> answer; // call(): the answer goes here, not to a socket
 };
 
 ApiServer::ApiServer(Ledger *ledger, ProviderClient *provider, Options options, QObject *parent)
@@ -141,6 +143,7 @@ void ApiServer::drain()
     if (m_tcp)
         m_tcp->close();
     m_events->closeAll();
+    emit draining();
     checkDrained();
 }
 
@@ -168,6 +171,46 @@ void ApiServer::write(QTcpSocket *socket, const ApiResponse &response) const
         socket->disconnectFromHost();
 }
 
+void ApiServer::deliver(Context &c, const ApiResponse &response) const
+{
+    if (c.answer)
+        c.answer(response);
+    else
+        write(c.call.socket, response);
+}
+
+void ApiServer::mount(const QString &path, MountedHandler handler)
+{
+    m_mounts.insert(path, std::move(handler));
+}
+
+void ApiServer::keepSocket(QTcpSocket *socket)
+{
+    if (m_guard && socket)
+        m_guard->markStreaming(socket);
+}
+
+void ApiServer::call(const User &user, const QByteArray &method, const QString &path, const QJsonObject &body,
+                     std::function<void(const ApiResponse &)> done)
+{
+    Context c;
+    c.method = method;
+    c.preauthenticated = true;
+    c.call.user = user;
+    const qsizetype question = path.indexOf(u'?');
+    c.call.instance = ApiRoutes::base.toString() + (question < 0 ? path : path.left(question));
+    if (question >= 0)
+        c.call.query = QUrlQuery(path.mid(question + 1));
+    if (method != "GET") {
+        c.call.headers = {{"Content-Type", "application/json"}};
+        c.call.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    }
+    c.answer = [this, done = std::move(done)](const ApiResponse &response) {
+        QMetaObject::invokeMethod(this, [done, response] { done(response); }, Qt::QueuedConnection);
+    };
+    dispatch(c);
+}
+
 bool ApiServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
     Context context;
@@ -189,6 +232,12 @@ void ApiServer::dispatch(Context &c)
         refuse(Problem(QStringLiteral("unavailable"), QStringLiteral("countersignd is shutting down"))
                    .withHeader("Retry-After", "5"));
         return;
+    }
+    if (!c.preauthenticated) {
+        if (const auto mounted = m_mounts.constFind(call.instance); mounted != m_mounts.constEnd()) {
+            mounted.value()(MountedRequest{c.method, call.instance, call.headers, call.body, call.socket});
+            return;
+        }
     }
     const auto matched = ApiRoutes::match(c.method, call.instance);
     if (const auto *unrouted = std::get_if<Problem>(&matched)) {
@@ -231,12 +280,27 @@ std::optional<ApiResponse> ApiServer::authorize(Context &c, const ApiRoutes::End
 {
     if (endpoint.access == ApiRoutes::Access::Public)
         return std::nullopt;
-    const QString &instance = c.call.instance;
-    const auto authorization = RequestPreconditions::authorization(c.call.headers);
+    if (!c.preauthenticated) {
+        auto authenticated = authenticate(c.call.headers, c.call.socket, c.call.instance);
+        if (auto *refused = std::get_if<ApiResponse>(&authenticated))
+            return std::move(*refused);
+        c.call.user = std::get<User>(std::move(authenticated));
+    }
+    if (!ActionPolicy::mayCall(c.call.user.role, endpoint.operation)) {
+        return Problem(QStringLiteral("forbidden"), QStringLiteral("the %1 role may not %2")
+                                                        .arg(toWire(c.call.user.role), ActionPolicy::operationName(endpoint.operation)))
+            .toResponse(c.call.instance);
+    }
+    return std::nullopt;
+}
+
+std::variant<User, ApiResponse> ApiServer::authenticate(const HeaderList &headers, QTcpSocket *socket, const QString &instance) const
+{
+    const auto authorization = RequestPreconditions::authorization(headers);
     if (const auto *refused = std::get_if<Problem>(&authorization))
         return refused->toResponse(instance);
     // Rate-limited per client address (AuthThrottle): the peer is the one the socket reports.
-    const QHostAddress peer = c.call.socket ? c.call.socket->peerAddress() : QHostAddress();
+    const QHostAddress peer = socket ? socket->peerAddress() : QHostAddress();
     const Authenticator::Result auth = m_authenticator->authenticate(std::get<QByteArray>(authorization), peer);
     if (auth.status == Authenticator::Status::Error) {
         qCWarning(lcApi) << "cannot authenticate:" << auth.error;
@@ -266,13 +330,7 @@ std::optional<ApiResponse> ApiServer::authorize(Context &c, const ApiRoutes::End
                                                   : QByteArray("Bearer realm=\"countersign\""))
             .toResponse(instance);
     }
-    c.call.user = auth.user;
-    if (!ActionPolicy::mayCall(c.call.user.role, endpoint.operation)) {
-        return Problem(QStringLiteral("forbidden"), QStringLiteral("the %1 role may not %2")
-                                                        .arg(toWire(c.call.user.role), ActionPolicy::operationName(endpoint.operation)))
-            .toResponse(instance);
-    }
-    return std::nullopt;
+    return auth.user;
 }
 
 // Idempotency-Key: replay, 422 reuse, 409 in flight; false when that answered the request.
@@ -293,7 +351,7 @@ bool ApiServer::beginReplay(Context &c)
     case RequestReplayStore::Begin::Kind::Replay: {
         ApiResponse replay = begun->stored;
         replay.setHeader("Idempotent-Replayed", "true");
-        write(call.socket, replay);
+        deliver(c, replay);
         return false;
     }
     case RequestReplayStore::Begin::Kind::Reuse:
@@ -345,7 +403,7 @@ void ApiServer::finish(Context &c, ApiResponse response)
         qCWarning(lcApi) << c.method << c.call.instance << response.status << response.problemCode;
     else
         qCDebug(lcApi) << c.method << c.call.instance << response.status << response.problemCode;
-    write(c.call.socket, response);
+    deliver(c, response);
 }
 
 } // namespace cs

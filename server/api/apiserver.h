@@ -10,6 +10,8 @@
 #include "server/api/webhookhandler.h"
 
 #include <QAbstractHttpServer>
+#include <QHash>
+#include <QJsonObject>
 #include <QHostAddress>
 #include <QPointer>
 #include <QSslConfiguration>
@@ -20,6 +22,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <variant>
 
 class QTcpServer;
 
@@ -84,11 +87,43 @@ public:
     bool isDraining() const { return m_draining; }
     int pendingWork() const { return m_pending; }
 
+    // --- the MCP endpoint (server/mcp/httptransport.h) and other paths outside /api/v1 ----------
+
+    // One request to a mounted path, as received.
+    struct MountedRequest
+    {
+        QByteArray method; // upper case
+        QString path;
+        HeaderList headers;
+        QByteArray body;
+        QPointer<QTcpSocket> socket;
+    };
+    using MountedHandler = std::function<void(const MountedRequest &)>;
+    // Requests to exactly `path` go to handler, after the draining check (503) and nothing else:
+    // the handler authenticates (authenticate()), answers (answer()) once per request, in order,
+    // or keeps the socket (keepSocket()) and writes to it itself.
+    void mount(const QString &path, MountedHandler handler);
+    // The bearer token of a request: its user, or the answer that refuses it (401 with
+    // WWW-Authenticate, 429 after repeated failures from the socket's address, 503), as for /api/v1.
+    std::variant<User, ApiResponse> authenticate(const HeaderList &headers, QTcpSocket *socket, const QString &instance) const;
+    void answer(QTcpSocket *socket, const ApiResponse &response) const { write(socket, response); }
+    // The request on socket is answered by a long-lived stream the caller writes (no idle timeout).
+    void keepSocket(QTcpSocket *socket);
+
+    // An /api/v1 request made inside this process for an already authenticated user (the MCP
+    // tools' InProcessBackend): the same route table, role check, preconditions and handler as
+    // over HTTP, without a socket. `path` is below /api/v1 and may carry a query. `done` gets the
+    // answer later, on this thread — never from inside call().
+    void call(const User &user, const QByteArray &method, const QString &path, const QJsonObject &body,
+              std::function<void(const ApiResponse &)> done);
+
     UserStore *users() const { return m_users.get(); }
     ActionService *service() const { return m_service.get(); }
     const EventStream *events() const { return m_events; }
 
 signals:
+    // drain() began: mounted handlers end what they hold open.
+    void draining();
     void drained();
 
 protected:
@@ -104,6 +139,7 @@ private:
     void runAsync(Context &context, std::function<ApiResponse()> work);
     void finish(Context &context, ApiResponse response);
     void write(QTcpSocket *socket, const ApiResponse &response) const;
+    void deliver(Context &context, const ApiResponse &response) const;
     void checkDrained();
 
     ProviderClient *m_provider;
@@ -119,6 +155,7 @@ private:
     QThreadPool m_pool;
     QPointer<QTcpServer> m_tcp;
     ConnectionGuard *m_guard = nullptr;
+    QHash<QString, MountedHandler> m_mounts;
     QTimer m_pruneTimer;
     int m_pending = 0;
     bool m_draining = false;
