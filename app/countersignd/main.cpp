@@ -23,6 +23,7 @@
 #include "server/executor.h"
 #include "server/ledger/ledger.h"
 #include "server/ledger/ledgercopy.h"
+#include "server/mcp/httptransport.h"
 #include "server/stripeclient.h"
 #include "server/webhookreceiver.h"
 
@@ -427,7 +428,22 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         QStringLiteral("auth-failure-limit"),
         QStringLiteral("Refused tokens one client address may send within a minute before it gets 429 for a minute."),
         QStringLiteral("N"), QString::number(cs::AuthThrottle::Options().maxFailures));
+    const QCommandLineOption mcpOrigin(
+        QStringLiteral("mcp-allow-origin"),
+        QStringLiteral("An Origin (scheme://host[:port]) whose browser pages may call /mcp, beside loopback origins; repeatable."),
+        QStringLiteral("origin"));
+    const QCommandLineOption mcpHost(
+        QStringLiteral("mcp-allow-host"),
+        QStringLiteral("A Host name /mcp answers beside localhost, 127.0.0.1 and [::1] when listening on loopback; repeatable."),
+        QStringLiteral("name"));
+    const QCommandLineOption mcpSessions(QStringLiteral("mcp-max-sessions"),
+                                         QStringLiteral("MCP sessions open at once over /mcp, for all users."), QStringLiteral("n"),
+                                         QString::number(cs::HttpTransport::Options().maxSessions));
+    const QCommandLineOption mcpPoll(QStringLiteral("mcp-poll-ms"),
+                                     QStringLiteral("How often wait_for_decision reads the action again."), QStringLiteral("ms"),
+                                     QString::number(cs::HttpTransport::Options().pollIntervalMs));
     parser.addOptions(ledgerOptions());
+    parser.addOptions({mcpOrigin, mcpHost, mcpSessions, mcpPoll});
     parser.addOptions({listen, provider, providerUrl, providerKeyFile, providerAccount, keyWindowHours,
                        keyWindowMargin, heartbeat, poll, webhookSecretFile, policyFile, executionConfig, noExecutor, authFailureLimit,
                        tlsCert, tlsKey, insecureListen, maxHeadBytes, maxBodyBytes, headTimeout, idleTimeout, maxConnections,
@@ -596,6 +612,22 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         api.setWebhookHandler(cs::webhookHandlerFor(receiver));
     }
     api.setPolicyService(policy.get());
+    cs::HttpTransport::Options mcpOptions;
+    for (const QString &origin : parser.values(mcpOrigin)) {
+        const QUrl url(origin, QUrl::StrictMode);
+        if (!url.isValid() || (url.scheme() != u"http" && url.scheme() != u"https") || url.host().isEmpty()
+            || !url.path().isEmpty())
+            return fail(QStringLiteral("--mcp-allow-origin %1: expected scheme://host[:port], e.g. https://agents.example.com").arg(origin));
+        mcpOptions.allowedOrigins.append(origin);
+    }
+    mcpOptions.allowedHosts = parser.values(mcpHost);
+    if (!positive(mcpSessions, 1, 1000000, &value))
+        return fail(QStringLiteral("--mcp-max-sessions expects 1 to 1000000"));
+    mcpOptions.maxSessions = int(value);
+    if (!positive(mcpPoll, 50, 60000, &value))
+        return fail(QStringLiteral("--mcp-poll-ms expects 50 to 60000"));
+    mcpOptions.pollIntervalMs = int(value);
+    cs::HttpTransport mcp(&api, mcpOptions);
     std::unique_ptr<QSocketNotifier> hangup;
     if (policy)
         hangup = reloadPolicyOnHangup(policy.get());

@@ -201,7 +201,9 @@ void TestApiRoutes::rows()
 }
 
 // Every (method, path) of the table is one of openapi.yaml's operations and the other way round,
-// so the table cannot offer what the contract does not describe, nor miss what it does.
+// so the table cannot offer what the contract does not describe, nor miss what it does. A path with
+// its own `servers:` lives outside /api/v1 and is mounted on ApiServer by another room (/mcp, by
+// HttpTransport); those are set aside and named, so a new one is a decision, not an accident.
 void TestApiRoutes::tableIsTheContract()
 {
     QFile file(QStringLiteral(COUNTERSIGN_OPENAPI));
@@ -210,6 +212,7 @@ void TestApiRoutes::tableIsTheContract()
     static const QRegularExpression pathLine(QStringLiteral("^  (/[^:]*):\\s*$"));
     static const QRegularExpression methodLine(QStringLiteral("^    (get|post|put|patch|delete):"));
     QSet<QString> contract;
+    QSet<QString> mounted;
     QString path;
     bool inPaths = false;
     for (const QString &line : lines) {
@@ -221,8 +224,17 @@ void TestApiRoutes::tableIsTheContract()
             continue;
         if (const auto m = pathLine.match(line); m.hasMatch())
             path = m.captured(1);
+        else if (line == QLatin1String("    servers:"))
+            mounted.insert(path);
         else if (const auto m2 = methodLine.match(line); m2.hasMatch())
             contract.insert(m2.captured(1).toUpper() + u' ' + path);
+    }
+    QCOMPARE(mounted, QSet<QString>{QStringLiteral("/mcp")});
+    for (auto it = contract.begin(); it != contract.end();) {
+        if (mounted.contains(it->section(u' ', 1)))
+            it = contract.erase(it);
+        else
+            ++it;
     }
     QSet<QString> table;
     for (const ApiRoutes::Endpoint &endpoint : ApiRoutes::endpoints())
