@@ -9,10 +9,13 @@ cd "$top"
 bash scripts/build.sh
 build_dir=${COUNTERSIGN_BUILD_DIR:-"$top/build"}
 
-# The Node.js tests (the official Stripe SDK against paysim) use the pinned lockfile.
-if [ -f tests/node/package-lock.json ]; then
-  npm ci --prefix tests/node --no-audit --no-fund --loglevel=error
-fi
+# The Node.js tests (the official Stripe and MCP SDKs) use the pinned lockfile; the MCP conformance
+# suite has its own (it brings the Node.js 22 it needs from npm: Debian 12 ships 18).
+for dir in tests/node tests/conformance; do
+  if [ -f "$dir/package-lock.json" ]; then
+    npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+  fi
+done
 
 export QT_QPA_PLATFORM=offscreen
 cd "$build_dir"
