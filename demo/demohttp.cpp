@@ -4,6 +4,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QPointer>
 #include <QTcpSocket>
 #include <QTimer>
 
@@ -16,6 +17,15 @@ QJsonObject HttpReply::json() const
     return QJsonDocument::fromJson(body).object();
 }
 
+QByteArray HttpReply::header(const QByteArray &name) const
+{
+    for (const auto &[key, value] : headers) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    }
+    return QByteArray();
+}
+
 DemoHttp::DemoHttp(QObject *parent)
     : QObject(parent)
     , m_nam(new QNetworkAccessManager(this))
@@ -24,8 +34,10 @@ DemoHttp::DemoHttp(QObject *parent)
 
 DemoHttp::~DemoHttp() = default;
 
-void DemoHttp::request(const QByteArray &verb, const QUrl &url, const Headers &headers, const QByteArray &body, Done done,
-                       int timeoutMs)
+namespace {
+
+QNetworkRequest makeRequest(const QByteArray &verb, const QUrl &url, const DemoHttp::Headers &headers,
+                            const QByteArray &body, int timeoutMs)
 {
     QNetworkRequest request(url);
     request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
@@ -34,17 +46,38 @@ void DemoHttp::request(const QByteArray &verb, const QUrl &url, const Headers &h
     if (!body.isEmpty() || verb == "POST")
         request.setHeader(QNetworkRequest::ContentLengthHeader, body.size());
     request.setTransferTimeout(timeoutMs);
-    QNetworkReply *reply = m_nam->sendCustomRequest(request, verb, body);
+    return request;
+}
+
+} // namespace
+
+void DemoHttp::request(const QByteArray &verb, const QUrl &url, const Headers &headers, const QByteArray &body, Done done,
+                       int timeoutMs)
+{
+    QNetworkReply *reply = m_nam->sendCustomRequest(makeRequest(verb, url, headers, body, timeoutMs), verb, body);
     connect(reply, &QNetworkReply::finished, this, [reply, done = std::move(done)] {
         reply->deleteLater();
         HttpReply result;
         result.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
         result.body = reply->readAll();
         result.etag = reply->rawHeader("ETag");
+        result.headers = reply->rawHeaderPairs();
         if (reply->error() != QNetworkReply::NoError)
             result.error = reply->errorString();
         done(result);
     });
+}
+
+std::function<void()> DemoHttp::requestThenHangUp(const QByteArray &verb, const QUrl &url, const Headers &headers,
+                                                  const QByteArray &body)
+{
+    QPointer<QNetworkReply> reply = m_nam->sendCustomRequest(makeRequest(verb, url, headers, body, 60000), verb, body);
+    // Whatever comes back stays unread; the reply is freed when it ends or is aborted.
+    connect(reply, &QNetworkReply::finished, reply, &QObject::deleteLater);
+    return [reply] {
+        if (reply && reply->isRunning())
+            reply->abort();
+    };
 }
 
 void DemoHttp::requestOnce(const QString &host, quint16 port, const QByteArray &rawRequest, Done done, int timeoutMs)

@@ -22,8 +22,10 @@ struct HttpReply {
     int status = 0;           // 0: no answer (connection closed, reset, timeout)
     QByteArray body;
     QByteArray etag;
+    QList<QPair<QByteArray, QByteArray>> headers; // as received (request() only)
     QString error;            // Qt's error text when the request failed (always set when status is 0)
     QJsonObject json() const;
+    QByteArray header(const QByteArray &name) const; // the first one of that name, any case; empty if none
 };
 
 class DemoHttp : public QObject
@@ -40,6 +42,13 @@ public:
     // object is destroyed first, `done` is never called.
     void request(const QByteArray &verb, const QUrl &url, const Headers &headers, const QByteArray &body, Done done,
                  int timeoutMs = 15000);
+
+    // request() whose answer never reaches the caller — an agent host that gave up, or crashed,
+    // before handing the result to its model. The returned function, called later, aborts the
+    // request if it is still running (closing its connection); whatever arrived is thrown away
+    // either way. Calling it twice, or after this object is gone, does nothing.
+    std::function<void()> requestThenHangUp(const QByteArray &verb, const QUrl &url, const Headers &headers,
+                                            const QByteArray &body);
 
     // One raw HTTP/1.1 request on its own TCP connection (`rawRequest` is sent as given, with
     // "Connection: close"), answered when the server closes, errs, or after timeoutMs. Nothing

@@ -106,7 +106,9 @@ struct DemoStack::Private {
         QStringList arguments{QStringLiteral("serve"), QStringLiteral("--db"), ledgerPath(), QStringLiteral("--listen"), listen,
                               QStringLiteral("--provider"), QStringLiteral("paysim"), QStringLiteral("--provider-url"),
                               paysimUrl.toString(), QStringLiteral("--provider-key-file"), path(QStringLiteral("provider.key")),
-                              QStringLiteral("--execution-config"), path(QStringLiteral("execution.json"))};
+                              QStringLiteral("--execution-config"), path(QStringLiteral("execution.json")),
+                              // MCP's wait_for_decision looks at the ledger every 200 ms (scenario 9).
+                              QStringLiteral("--mcp-poll-ms"), QStringLiteral("200")};
         if (!executor)
             arguments << QStringLiteral("--no-executor");
         arguments += extraServeArguments;

@@ -13,7 +13,7 @@ namespace cs::demo {
 
 class DemoStack;
 
-// One of the eight training scenarios (issue "Demo and training mode").
+// One of the nine training scenarios (issue "Demo and training mode").
 struct ScenarioInfo {
     int id = 0;          // 1..7
     QString key;         // "retry-refunded-twice", "same-key-changed-amount", "key-reused",

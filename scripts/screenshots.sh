@@ -7,8 +7,8 @@
 # (docs/screenshot-approve-reasons.png), the approve dialog of a refund over half of a charge
 # already partly refunded, with the charge's story, budget and warnings
 # (docs/screenshot-approve-budget.png), and a bulk approval after a partial failure
-# (docs/screenshot-bulk.png) and saves them. Then the console runs in demo mode (--demo --scenario N --screenshot) for docs/screenshot-demo-scenario1.png
-# and docs/screenshot-demo-scenario2.png: scenario 1 / 2 played to its end, narration visible.
+# (docs/screenshot-bulk.png) and saves them. Then the console runs in demo mode (--demo --scenario N --screenshot) for docs/screenshot-demo-scenario1.png,
+# docs/screenshot-demo-scenario2.png and docs/screenshot-demo-scenario9.png: scenarios 1, 2 and 9 played to their end, narration visible.
 # Usage: scripts/screenshots.sh [build dir]   (default: $COUNTERSIGN_BUILD_DIR or ./build)
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,7 +27,7 @@ xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
   "$build_dir/tests/ui/screenshot_scenarios" \
   --console "$build_dir/app/countersign/countersign" \
   --out "$top/docs" --window-size 1440x900
-for n in 1 2; do
+for n in 1 2 9; do
   xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
     "$build_dir/app/countersign/countersign" --demo --scenario "$n" --filter all --window-size 1440x900 \
     --screenshot "$top/docs/screenshot-demo-scenario$n.png"

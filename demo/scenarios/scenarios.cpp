@@ -27,6 +27,9 @@ QList<ScenarioInfo> scenarioCatalogue()
         {8, QStringLiteral("two-agents-one-charge"), QStringLiteral("Two agents, one charge"),
          QStringLiteral("Two agents each propose 60% of one $99 charge: the second is refused at the proposal with the "
                         "charge's budget (captured − refunded − held in Countersign); the first is approved and sent.")},
+        {9, QStringLiteral("mcp-lost-answer"), QStringLiteral("An agent on MCP retries after a lost answer"),
+         QStringLiteral("An LLM agent on MCP loses propose_refund's answer; as the server's instructions say, it calls again "
+                        "with the same client_reference and gets the same action, then waits for the decision: one refund.")},
     };
 }
 
@@ -41,6 +44,7 @@ std::unique_ptr<Scenario> makeScenario(int id, DemoStack *stack)
     case 6: return makeOutageScenario(stack);
     case 7: return makeKeyWindowScenario(stack);
     case 8: return makeTwoAgentsScenario(stack);
+    case 9: return makeMcpRetryScenario(stack);
     default: return nullptr;
     }
 }

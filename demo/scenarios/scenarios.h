@@ -9,7 +9,7 @@ namespace cs::demo {
 class DemoStack;
 class Scenario;
 
-// The eight training scenarios, one file each in this folder (docs/DEMO.md).
+// The nine training scenarios, one file each in this folder (docs/DEMO.md).
 QList<ScenarioInfo> scenarioCatalogue();
 // The scenario with that id, playing against stack (which must be running); null if unknown.
 std::unique_ptr<Scenario> makeScenario(int id, DemoStack *stack);
@@ -22,5 +22,6 @@ std::unique_ptr<Scenario> makeCrashMidFlightScenario(DemoStack *stack);   // 5
 std::unique_ptr<Scenario> makeOutageScenario(DemoStack *stack);           // 6
 std::unique_ptr<Scenario> makeKeyWindowScenario(DemoStack *stack);        // 7
 std::unique_ptr<Scenario> makeTwoAgentsScenario(DemoStack *stack);        // 8
+std::unique_ptr<Scenario> makeMcpRetryScenario(DemoStack *stack);         // 9
 
 } // namespace cs::demo
