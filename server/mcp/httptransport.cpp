@@ -148,6 +148,7 @@ struct HttpTransport::Exchange
     Peek message;
     bool streaming = false;
     bool finished = false;
+    QMetaObject::Connection hangUp; // the socket's disconnected → cancellation, until answered
 };
 
 HttpTransport::HttpTransport(ApiServer *server, Options options, QObject *parent)
@@ -399,6 +400,7 @@ void HttpTransport::feed(Session *session, const std::shared_ptr<Exchange> &exch
 
     const auto finish = [self, sessionId, exchange] {
         exchange->finished = true;
+        QObject::disconnect(exchange->hangUp); // a kept-alive socket carries later requests
         if (!self)
             return;
         if (Session *s = self->m_sessions.value(sessionId)) {
@@ -467,7 +469,7 @@ void HttpTransport::feed(Session *session, const std::shared_ptr<Exchange> &exch
     // request (its answer has nowhere to go; a wait stops; a write already made stays).
     if (exchange->message.request && exchange->socket) {
         const QJsonValue id = exchange->message.id;
-        connect(exchange->socket, &QAbstractSocket::disconnected, this, [self, exchange, sessionId, id] {
+        exchange->hangUp = connect(exchange->socket, &QAbstractSocket::disconnected, this, [self, exchange, sessionId, id] {
             if (exchange->finished || !self)
                 return;
             Session *s = self->m_sessions.value(sessionId);
@@ -492,6 +494,7 @@ void HttpTransport::endSession(const QString &id, const QString &why)
     qCInfo(lcMcp) << "session" << id.left(8) << "of" << session->user << "ended:" << why;
     for (const auto &exchange : std::as_const(session->open)) {
         exchange->finished = true;
+        QObject::disconnect(exchange->hangUp);
         if (QTcpSocket *socket = exchange->socket.data()) {
             if (exchange->streaming)
                 socket->write("0\r\n\r\n");
