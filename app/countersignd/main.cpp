@@ -12,6 +12,7 @@
 //   countersignd migrate --from FILE --to URI                             (SQLite -> PostgreSQL)
 // URI: postgresql://USER@HOST:PORT/DBNAME; its password from --db-password-file FILE or libpq's
 // own sources (PGPASSFILE, ~/.pgpass), never on the command line.
+#include "lifecycle/configfile.h"
 #include "lifecycle/terminationsignals.h"
 #include "server/api/apiserver.h"
 #include "server/api/auththrottle.h"
@@ -442,13 +443,43 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     const QCommandLineOption mcpPoll(QStringLiteral("mcp-poll-ms"),
                                      QStringLiteral("How often wait_for_decision reads the action again."), QStringLiteral("ms"),
                                      QString::number(cs::HttpTransport::Options().pollIntervalMs));
-    parser.addOptions(ledgerOptions());
-    parser.addOptions({mcpOrigin, mcpHost, mcpSessions, mcpPoll});
-    parser.addOptions({listen, provider, providerUrl, providerKeyFile, providerAccount, keyWindowHours,
-                       keyWindowMargin, heartbeat, poll, webhookSecretFile, policyFile, executionConfig, noExecutor, authFailureLimit,
-                       tlsCert, tlsKey, insecureListen, maxHeadBytes, maxBodyBytes, headTimeout, idleTimeout, maxConnections,
-                       maxPerAddress});
-    parser.process(subArguments(arguments, 1));
+    const QCommandLineOption configFile(
+        QStringLiteral("config"),
+        QStringLiteral("A config file of key = value lines named like these flags (e.g. /etc/countersign/countersignd.conf); "
+                       "flags given here override it."),
+        QStringLiteral("FILE"));
+    const QList<QCommandLineOption> flags =
+        ledgerOptions()
+        + QList<QCommandLineOption>{mcpOrigin, mcpHost, mcpSessions, mcpPoll, listen, provider, providerUrl, providerKeyFile,
+                                    providerAccount, keyWindowHours, keyWindowMargin, heartbeat, poll, webhookSecretFile,
+                                    policyFile, executionConfig, noExecutor, authFailureLimit, tlsCert, tlsKey, insecureListen,
+                                    maxHeadBytes, maxBodyBytes, headTimeout, idleTimeout, maxConnections, maxPerAddress};
+    parser.addOptions(flags);
+    parser.addOption(configFile);
+
+    // --config first: its entries go in front of the command line's flags, which override them.
+    std::optional<cs::ConfigFile> config;
+    QStringList effective = arguments;
+    {
+        QCommandLineParser early;
+        early.addOptions(flags);
+        early.addOption(configFile);
+        early.addHelpOption();
+        early.parse(subArguments(arguments, 1));
+        if (early.isSet(configFile) && !early.isSet(QStringLiteral("help"))) {
+            QString configError;
+            config = cs::ConfigFile::read(early.value(configFile), flags,
+                                          {mcpOrigin.names().constFirst(), mcpHost.names().constFirst()}, &configError);
+            if (!config)
+                return fail(configError);
+            effective = config->merged(arguments, 1, flags);
+        }
+    }
+    parser.process(subArguments(effective, 1));
+    // A bad value is named with the config file's line when it came from there.
+    const auto fail = [&config](const QString &message, int code = 2) {
+        return ::fail(config ? config->explain(message) : message, code);
+    };
 
     QHostAddress address;
     quint16 port = 0;
