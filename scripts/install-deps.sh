@@ -35,6 +35,9 @@ packages=(
   clang-14 libclang-rt-14-dev libfuzzer-14-dev
   # The Promela model of the execution protocol (tests/model/): spin writes pan.c, gcc builds it.
   spin
+  # promtool (Debian's prometheus package) lints GET /metrics (tst_api_metrics) and the alert
+  # rules shipped in dist/prometheus (ctest prometheus_rules).
+  prometheus
 )
 
 missing=()

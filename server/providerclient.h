@@ -109,6 +109,18 @@ public:
     // read charges leaves the budget unknown rather than filling the ledger with "not supported".
     virtual bool readsCharges() const { return false; }
 
+    // Whether the provider answers this client at all, for readiness (GET /api/v1/health/ready):
+    // one cheap authenticated read, bounded by a short deadline. Default: NotChecked (an adapter
+    // that cannot tell does not make the service unready).
+    struct Reachability
+    {
+        enum class Status { Reachable, Unreachable, NotChecked };
+        Status status = Status::NotChecked;
+        int httpStatus = 0;  // 0: no HTTP answer
+        QString detail;      // for a human: what answered, or why nothing did
+        qint64 elapsedMs = 0;
+    };
+    virtual Reachability probe() { return {Reachability::Status::NotChecked, 0, QStringLiteral("this provider adapter cannot be probed"), 0}; }
     // Aborts every request in flight, from any thread; they end as Unknown (the request may
     // have reached the provider). The last resort of a graceful stop. Default: does nothing.
     virtual void abortInFlight() {}

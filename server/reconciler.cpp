@@ -1,6 +1,7 @@
 #include "server/reconciler.h"
 
 #include "server/ledger/ledger.h"
+#include "server/metrics/metrics.h"
 
 #include "models/refundstatus.h"
 #include "server/attemptpolicy.h"
@@ -12,6 +13,18 @@ namespace {
 
 using ms = std::chrono::milliseconds;
 using Code = LedgerError::Code;
+
+// Reconciliation rounds of this process by their result (busy: leased elsewhere or resolved
+// meanwhile; failed: a ledger error). Every result is declared at zero.
+metrics::Counter reconcilerRounds(QStringLiteral("countersign_reconciler_rounds_total"),
+                                  QStringLiteral("Reconciliation rounds of this process, by result"),
+                                  {QStringLiteral("result")});
+[[maybe_unused]] const bool reconcilerRoundsDeclared = [] {
+    using Step = Reconciler::Step;
+    for (const Step step : {Step::Busy, Step::Completed, Step::Rejected, Step::Review, Step::StillUnknown, Step::Failed})
+        reconcilerRounds.declare({toString(step)});
+    return true;
+}();
 
 const QString &reconcilerName()
 {
@@ -128,6 +141,7 @@ Reconciler::StepResult Reconciler::reconcile(const QString &actionId, const QStr
     result.actionId = actionId;
     if (result.step == Step::StillUnknown || result.step == Step::Failed || result.step == Step::Busy)
         release(actionId, workerId);
+    reconcilerRounds.inc({toString(result.step)});
     qCInfo(lcReconciler) << actionId << "round" << tries << "->" << toString(result.step) << result.reason;
     return result;
 }

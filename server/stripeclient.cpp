@@ -1,5 +1,7 @@
 #include "server/stripeclient.h"
 
+#include "server/metrics/metrics.h"
+
 #include "models/refundstatus.h"
 
 #include "server/executionlog.h"
@@ -271,6 +273,46 @@ QUrl StripeClient::endpoint(const QString &path) const
     return url;
 }
 
+namespace {
+
+// Every request to the provider: how long it took and how it ended, by operation (a fixed set,
+// from the verb and the path's shape: never an id).
+metrics::Histogram providerSeconds(QStringLiteral("countersign_provider_request_seconds"),
+                                   QStringLiteral("Requests to the payment provider, from sending to the whole answer (or the deadline), by operation"),
+                                   {QStringLiteral("operation")}, metrics::Histogram::latencyBounds());
+metrics::Counter providerRequests(QStringLiteral("countersign_provider_requests_total"),
+                                  QStringLiteral("Requests to the payment provider by operation and result (HTTP status class, timeout, aborted or a transport error)"),
+                                  {QStringLiteral("operation"), QStringLiteral("result")});
+
+QString providerOperation(const QByteArray &verb, const QString &path)
+{
+    const QStringList parts = path.split(u'/', Qt::SkipEmptyParts); // v1, refunds, re_…
+    const QString resource = parts.value(1);
+    if (verb == "POST")
+        return resource == u"refunds" ? QStringLiteral("create_refund") : QStringLiteral("post_other");
+    const bool one = parts.size() > 2;
+    if (resource == u"refunds")
+        return one ? QStringLiteral("retrieve_refund") : QStringLiteral("list_refunds");
+    if (resource == u"charges")
+        return one ? QStringLiteral("retrieve_charge") : QStringLiteral("list_charges");
+    if (resource == u"payment_intents")
+        return QStringLiteral("retrieve_payment_intent");
+    if (resource == u"events")
+        return QStringLiteral("list_events");
+    return QStringLiteral("get_other");
+}
+
+[[maybe_unused]] const bool providerDeclared = [] {
+    for (const char *operation : {"create_refund", "retrieve_refund", "list_refunds", "list_events", "retrieve_charge"}) {
+        providerSeconds.declare({QLatin1String(operation)});
+        for (const char *result : {"2xx", "4xx", "5xx", "timeout"})
+            providerRequests.declare({QLatin1String(operation), QLatin1String(result)});
+    }
+    return true;
+}();
+
+} // namespace
+
 StripeClient::HttpAnswer StripeClient::perform(const QByteArray &verb, const QUrl &url, const QByteArray &formBody,
                                                const QString &idempotencyKey, std::chrono::milliseconds timeout)
 {
@@ -342,11 +384,42 @@ StripeClient::HttpAnswer StripeClient::perform(const QByteArray &verb, const QUr
             + QLatin1Char(')');
     }
     answer.elapsedMs = clock.elapsed();
+    const QString operation = providerOperation(verb, url.path());
+    providerSeconds.observe({operation}, double(clock.nsecsElapsed()) / 1e9);
+    providerRequests.inc({operation, answer.answered ? QString::number(answer.status / 100) + QStringLiteral("xx")
+                                     : answer.timedOut ? QStringLiteral("timeout")
+                                     : answer.aborted  ? QStringLiteral("aborted")
+                                                       : QStringLiteral("transport_error")});
     delete reply; // not from inside its own signal: safe
     qCDebug(lcProvider) << verb << url.path() << "->" << (answer.answered ? QString::number(answer.status)
                                                                            : answer.transportError)
                         << "in" << answer.elapsedMs << "ms";
     return answer;
+}
+
+ProviderClient::Reachability StripeClient::probe()
+{
+    using Status = Reachability::Status;
+    QUrl url = endpoint(QStringLiteral("/v1/refunds"));
+    url.setQuery(QStringLiteral("limit=1"));
+    const auto deadline = std::min(m_config.lookupTimeout, std::chrono::milliseconds(5000));
+    const HttpAnswer answer = perform("GET", url, QByteArray(), QString(), deadline);
+    Reachability out;
+    out.httpStatus = answer.answered ? answer.status : 0;
+    out.elapsedMs = answer.elapsedMs;
+    if (!answer.answered) {
+        out.status = Status::Unreachable;
+        out.detail = answer.transportError;
+    } else if ((answer.status >= 200 && answer.status < 300) || answer.status == 429) {
+        out.status = Status::Reachable;
+        out.detail = QStringLiteral("HTTP %1 in %2 ms").arg(answer.status).arg(answer.elapsedMs);
+    } else {
+        out.status = Status::Unreachable;
+        out.detail = answer.status == 401 || answer.status == 403
+            ? QStringLiteral("HTTP %1: the provider refuses the secret key").arg(answer.status)
+            : QStringLiteral("HTTP %1").arg(answer.status);
+    }
+    return out;
 }
 
 void StripeClient::abortInFlight()

@@ -89,6 +89,10 @@ public:
     // (at most maxListPages; more is ERROR: a partial list would overstate what is left).
     ChargeSnapshot retrieveCharge(TargetType targetType, const QString &targetId, const QString &askedBy) override;
     bool readsCharges() const override { return true; }
+    // GET /v1/refunds?limit=1 within min(lookupTimeout, 5 s): any 2xx or 429 is Reachable (it
+    // answers, and accepts the key); 401/403 (the key is refused), other answers and no answer are
+    // Unreachable: nothing could be sent.
+    Reachability probe() override;
     void abortInFlight() override;
 
 private:

@@ -33,6 +33,8 @@ bool ActionPolicy::mayCall(Role role, Operation operation)
         return true;
     case Operation::ReloadPolicy:
         return role == Role::Admin;
+    case Operation::ReadMetrics:
+        return role == Role::Auditor || role == Role::Admin;
     case Operation::Propose:
         return role == Role::Agent || role == Role::Admin;
     case Operation::Approve:
@@ -88,6 +90,8 @@ QString ActionPolicy::operationName(Operation operation)
         return QStringLiteral("read the execution pauses");
     case Operation::PauseExecution:
         return QStringLiteral("pause and resume execution");
+    case Operation::ReadMetrics:
+        return QStringLiteral("read the metrics");
     }
     return QString();
 }

@@ -22,6 +22,7 @@ public:
         Me, ListActions, GetAction, Propose, Approve, Reject, Lookup, ChargeLookup, Reconcile, FollowUp, Events,
         ReadPolicy, ReloadPolicy,      // GET /policy (every role), POST /policy/reload (admin)
         ReadExecution, PauseExecution, // the stop switch: GET /execution; pause and resume
+        ReadMetrics,                   // GET /metrics (auditor, admin: a monitoring user is an auditor)
     };
 
     // The role × operation matrix. Own-only roles (agents reading) are allowed here; the handler

@@ -3,6 +3,7 @@
 #include "server/api/actionservice.h"
 #include "server/api/eventstream.h"
 #include "server/api/policyservice.h"
+#include "server/api/readiness.h"
 #include "server/api/executionservice.h"
 #include "server/ledger/actionreader.h"
 
@@ -27,6 +28,24 @@ Reply health(const Call &, const Services &s)
     const QJsonObject body{{QStringLiteral("status"), seq.ok() ? QStringLiteral("ok") : QStringLiteral("unavailable")},
                            {QStringLiteral("version"), s.version}};
     return ApiResponse::json(seq.ok() ? 200 : 503, body, seq.ok() ? HeaderList() : HeaderList{{"Retry-After", "5"}});
+}
+
+// Liveness: this process's HTTP thread answers. Touches nothing else (a busy ledger or a
+// provider outage must not get a healthy process restarted).
+Reply live(const Call &, const Services &s)
+{
+    static const QDateTime started = QDateTime::currentDateTimeUtc();
+    const QJsonObject body{{QStringLiteral("status"), QStringLiteral("alive")},
+                           {QStringLiteral("version"), s.version},
+                           {QStringLiteral("uptime_seconds"), started.secsTo(QDateTime::currentDateTimeUtc())}};
+    return ApiResponse::json(200, body);
+}
+
+// Readiness: the ledger writable and the provider reachable (server/api/readiness.h), checked
+// on a worker thread (it may wait for both).
+Reply ready(const Call &, const Services &s)
+{
+    return Reply::later([readiness = s.readiness] { return readiness->check(); });
 }
 
 Reply me(const Call &c, const Services &)
@@ -211,6 +230,10 @@ const QList<ApiRoutes::Endpoint> &ApiRoutes::endpoints()
     static const QList<Endpoint> table = {
         {.method = "GET",  .path = QStringLiteral("/health"),                       .access = Access::Public,
          .operation = Op::Me,          .needs = nothing,      .handler = health},
+        {.method = "GET",  .path = QStringLiteral("/health/live"),                  .access = Access::Public,
+         .operation = Op::Me,          .needs = nothing,      .handler = live},
+        {.method = "GET",  .path = QStringLiteral("/health/ready"),                 .access = Access::Public,
+         .operation = Op::Me,          .needs = nothing,      .handler = ready},
         {.method = "GET",  .path = QStringLiteral("/me"),                           .access = Access::Token,
          .operation = Op::Me,          .needs = nothing,      .handler = me},
         {.method = "GET",  .path = QStringLiteral("/actions"),                      .access = Access::Token,

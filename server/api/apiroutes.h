@@ -21,6 +21,8 @@ class QTcpSocket;
 
 namespace cs {
 
+class Readiness;
+
 class ActionReader;
 class ActionService;
 class ApprovalStore;
@@ -73,6 +75,7 @@ public:
         WebhookHandler webhook; // unset: the webhook answers 503
         const ApprovalStore *approvals = nullptr; // the policy in force
         PolicyService *policy = nullptr;          // unset: countersignd runs without --policy
+        Readiness *readiness = nullptr;           // GET /health/ready
         QString version;
     };
 

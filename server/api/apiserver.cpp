@@ -2,13 +2,17 @@
 
 #include "server/api/apilog.h"
 #include "server/api/authenticator.h"
+#include "server/api/metricsendpoint.h"
 #include "server/api/problem.h"
+#include "server/api/readiness.h"
 #include "server/api/requestreplaystore.h"
 #include "server/api/userstore.h"
 
 #include "server/ledger/ledger.h"
+#include "server/metrics/metrics.h"
 
 #include <QCryptographicHash>
+#include <QElapsedTimer>
 #include <QHttpServerRequest>
 #include <QJsonDocument>
 #include <QTcpServer>
@@ -36,6 +40,15 @@ bool isReplayable(const ApiResponse &response)
     return s == 404 || s == 412;
 }
 
+// Every HTTP request answered, by method, route (the endpoint table's path template, a mounted
+// path, or "unmatched") and status; and how long it took from its arrival to its answer.
+metrics::Counter httpRequests(QStringLiteral("countersign_http_requests_total"),
+                              QStringLiteral("HTTP requests answered, by method, route and status"),
+                              {QStringLiteral("method"), QStringLiteral("route"), QStringLiteral("status")});
+metrics::Histogram httpSeconds(QStringLiteral("countersign_http_request_duration_seconds"),
+                               QStringLiteral("HTTP requests from arrival to answer, by route"), {QStringLiteral("route")},
+                               metrics::Histogram::latencyBounds());
+
 } // namespace
 
 // One request on its way through dispatch(); copied to a worker thread with Reply::work.
@@ -46,7 +59,23 @@ struct ApiServer::Context
     bool keyStarted = false; // the replay store holds call.checked.idempotencyKey for this request
     bool preauthenticated = false; // call() in this process: call.user is set, no token to check
     std::function<void(const ApiResponse &)> answer; // call(): the answer goes here, not to a socket
+    QString route = QStringLiteral("unmatched");      // the endpoint's path template once matched
+    qint64 arrivedNs = 0;                            // steady clock at arrival
 };
+
+namespace {
+
+qint64 steadyNs()
+{
+    static QElapsedTimer clock = [] {
+        QElapsedTimer c;
+        c.start();
+        return c;
+    }();
+    return clock.nsecsElapsed();
+}
+
+} // namespace
 
 ApiServer::ApiServer(Ledger *ledger, ProviderClient *provider, Options options, QObject *parent)
     : QAbstractHttpServer(parent), m_provider(provider), m_options(std::move(options))
@@ -68,6 +97,10 @@ ApiServer::ApiServer(Ledger *ledger, ProviderClient *provider, Options options, 
     m_services.events = m_events;
     m_services.version = m_options.version;
     m_services.approvals = &ledger->approvals();
+    m_readiness = std::make_unique<Readiness>(&ledger->database(), provider, m_options.version, Readiness::Options{});
+    m_services.readiness = m_readiness.get();
+    m_metrics = std::make_unique<MetricsEndpoint>(m_reader, m_events);
+    mount(QStringLiteral("/metrics"), [this](const MountedRequest &request) { serveMetrics(request); });
     m_pool.setMaxThreadCount(std::max(1, m_options.workerThreads));
     m_pruneTimer.setInterval(std::chrono::minutes(10));
     connect(&m_pruneTimer, &QTimer::timeout, this, [this] {
@@ -173,10 +206,57 @@ void ApiServer::write(QTcpSocket *socket, const ApiResponse &response) const
 
 void ApiServer::deliver(Context &c, const ApiResponse &response) const
 {
-    if (c.answer)
-        c.answer(response);
-    else
-        write(c.call.socket, response);
+    if (c.answer) {
+        c.answer(response); // in-process (MCP tools): counted by the /mcp request that made it
+        return;
+    }
+    countRequest(c.method, c.route, response.status, steadyNs() - c.arrivedNs);
+    write(c.call.socket, response);
+}
+
+void ApiServer::answer(QTcpSocket *socket, const ApiResponse &response) const
+{
+    if (const auto mounted = m_mountedRequests.constFind(socket); mounted != m_mountedRequests.constEnd()) {
+        countRequest(mounted->method, mounted->route, response.status, steadyNs() - mounted->arrivedNs);
+        m_mountedRequests.erase(mounted);
+    }
+    write(socket, response);
+}
+
+void ApiServer::countRequest(const QByteArray &method, const QString &route, int status, qint64 elapsedNs) const
+{
+    httpRequests.inc({QString::fromLatin1(method), route, QString::number(status)});
+    httpSeconds.observe({route}, double(elapsedNs) / 1e9);
+}
+
+// GET /metrics: Prometheus' text format for a token of the auditor or admin role
+// (ActionPolicy::ReadMetrics). Answered on this thread: the ledger reads are counts.
+void ApiServer::serveMetrics(const MountedRequest &request)
+{
+    const QString instance = request.path;
+    if (request.method != "GET" && request.method != "HEAD") {
+        answer(request.socket, Problem(QStringLiteral("method_not_allowed"), QStringLiteral("/metrics allows GET"))
+                                   .withHeader("Allow", "GET")
+                                   .toResponse(instance));
+        return;
+    }
+    auto authenticated = authenticate(request.headers, request.socket, instance);
+    if (auto *refused = std::get_if<ApiResponse>(&authenticated)) {
+        answer(request.socket, *refused);
+        return;
+    }
+    const User &user = std::get<User>(authenticated);
+    if (!ActionPolicy::mayCall(user.role, ActionPolicy::Operation::ReadMetrics)) {
+        answer(request.socket, Problem(QStringLiteral("forbidden"), QStringLiteral("the %1 role may not %2")
+                                                                      .arg(toWire(user.role), ActionPolicy::operationName(
+                                                                                                  ActionPolicy::Operation::ReadMetrics)))
+                                   .toResponse(instance));
+        return;
+    }
+    ApiResponse response;
+    response.contentType = MetricsEndpoint::contentType();
+    response.body = m_metrics->scrape(m_pending);
+    answer(request.socket, response);
 }
 
 void ApiServer::mount(const QString &path, MountedHandler handler)
@@ -214,6 +294,7 @@ void ApiServer::call(const User &user, const QByteArray &method, const QString &
 bool ApiServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
     Context context;
+    context.arrivedNs = steadyNs();
     context.method = QVariant::fromValue(request.method()).toByteArray().toUpper();
     context.call.socket = socket;
     context.call.instance = request.url().path();
@@ -235,6 +316,15 @@ void ApiServer::dispatch(Context &c)
     }
     if (!c.preauthenticated) {
         if (const auto mounted = m_mounts.constFind(call.instance); mounted != m_mounts.constEnd()) {
+            if (QTcpSocket *socket = call.socket) {
+                // Streams (SSE answers of /mcp) are not answered through answer(): forget the
+                // socket's entry when it goes.
+                if (!socket->property("countersign_mounted").toBool()) {
+                    socket->setProperty("countersign_mounted", true);
+                    connect(socket, &QObject::destroyed, this, [this, socket] { m_mountedRequests.remove(socket); });
+                }
+                m_mountedRequests.insert(socket, MountedCall{c.method, call.instance, c.arrivedNs});
+            }
             mounted.value()(MountedRequest{c.method, call.instance, call.headers, call.body, call.socket});
             return;
         }
@@ -246,6 +336,7 @@ void ApiServer::dispatch(Context &c)
     }
     const ApiRoutes::Endpoint &endpoint = *std::get<ApiRoutes::Match>(matched).endpoint;
     call.actionId = std::get<ApiRoutes::Match>(matched).actionId;
+    c.route = ApiRoutes::base.toString() + endpoint.path;
 
     // 401, then 403 for the role: before anything about the body, headers or the action.
     if (auto refused = authorize(c, endpoint)) {

@@ -30,6 +30,8 @@ namespace cs {
 
 class Authenticator;
 class Ledger;
+class MetricsEndpoint;
+class Readiness;
 class PolicyService;
 class ProviderClient;
 class RequestReplayStore;
@@ -99,14 +101,15 @@ public:
         QPointer<QTcpSocket> socket;
     };
     using MountedHandler = std::function<void(const MountedRequest &)>;
-    // Requests to exactly `path` go to handler, after the draining check (503) and nothing else:
+    // Requests to exactly `path` go to handler, after the draining check (503) and nothing else
+    // (GET /metrics is mounted by the server itself: a token of the auditor or admin role):
     // the handler authenticates (authenticate()), answers (answer()) once per request, in order,
     // or keeps the socket (keepSocket()) and writes to it itself.
     void mount(const QString &path, MountedHandler handler);
     // The bearer token of a request: its user, or the answer that refuses it (401 with
     // WWW-Authenticate, 429 after repeated failures from the socket's address, 503), as for /api/v1.
     std::variant<User, ApiResponse> authenticate(const HeaderList &headers, QTcpSocket *socket, const QString &instance) const;
-    void answer(QTcpSocket *socket, const ApiResponse &response) const { write(socket, response); }
+    void answer(QTcpSocket *socket, const ApiResponse &response) const;
     // The request on socket is answered by a long-lived stream the caller writes (no idle timeout).
     void keepSocket(QTcpSocket *socket);
 
@@ -141,6 +144,8 @@ private:
     void write(QTcpSocket *socket, const ApiResponse &response) const;
     void deliver(Context &context, const ApiResponse &response) const;
     void checkDrained();
+    void serveMetrics(const MountedRequest &request);
+    void countRequest(const QByteArray &method, const QString &route, int status, qint64 elapsedNs) const;
 
     ProviderClient *m_provider;
     Options m_options;
@@ -156,6 +161,16 @@ private:
     QPointer<QTcpServer> m_tcp;
     ConnectionGuard *m_guard = nullptr;
     QHash<QString, MountedHandler> m_mounts;
+    // The mounted path each socket's request went to, until it is answered (for the request count).
+    struct MountedCall
+    {
+        QByteArray method;
+        QString route;
+        qint64 arrivedNs = 0;
+    };
+    mutable QHash<const QTcpSocket *, MountedCall> m_mountedRequests;
+    std::unique_ptr<Readiness> m_readiness;
+    std::unique_ptr<MetricsEndpoint> m_metrics;
     QTimer m_pruneTimer;
     int m_pending = 0;
     bool m_draining = false;

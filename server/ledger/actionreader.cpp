@@ -394,6 +394,31 @@ LedgerResult<QMap<ActionState, qint64>> ActionReader::counts(const QString &requ
     return counts;
 }
 
+LedgerResult<QMap<ActionState, QDateTime>> ActionReader::oldestChange(const QList<ActionState> &states) const
+{
+    QMap<ActionState, QDateTime> out;
+    for (const ActionState state : states) {
+        const LedgerError error = m_db.query(QStringLiteral("SELECT MIN(updated_at) FROM actions WHERE state = ?"),
+                                             {toWire(state)}, [&](const sql::Statement &q) {
+                                                 if (!q.value(0).isNull())
+                                                     out.insert(state, fromMs(q.value(0).toLongLong()));
+                                             });
+        if (!error.ok())
+            return error;
+    }
+    return out;
+}
+
+LedgerResult<qint64> ActionReader::reconcileBacklog(const QDateTime &now) const
+{
+    qint64 count = 0;
+    const LedgerError error = m_db.query(
+        QStringLiteral("SELECT COUNT(*) FROM actions a LEFT JOIN reconcile_schedule s ON s.action_id = a.id"
+                       " WHERE a.state = 'CONFIRMATION_UNKNOWN' AND (s.next_check_at IS NULL OR s.next_check_at <= ?)"),
+        {sql::toMs(now)}, [&](const sql::Statement &q) { count = q.value(0).toLongLong(); });
+    return resultOf(error, count);
+}
+
 LedgerResult<QString> ActionReader::proposalId(const QString &requestedBy, const QString &clientReference) const
 {
     LedgerError error;

@@ -129,6 +129,13 @@ public:
     LedgerResult<Page> list(const ListQuery &query) const;
     // All six states, zeros included; requestedBy empty: every action.
     LedgerResult<QMap<ActionState, qint64>> counts(const QString &requestedBy) const;
+    // For monitoring (/metrics): per state, the oldest last change (updated_at) of an action in
+    // it; states with no action are left out. A scan of each state's rows (index by state): meant
+    // for the few actions waiting for a human, not for COMPLETED.
+    LedgerResult<QMap<ActionState, QDateTime>> oldestChange(const QList<ActionState> &states) const;
+    // CONFIRMATION_UNKNOWN actions whose next reconciliation round is due at `now` (or was never
+    // scheduled), whatever their lease: the reconciler's backlog.
+    LedgerResult<qint64> reconcileBacklog(const QDateTime &now) const;
     // Summaries of the given actions, in the given order (unknown ids are left out).
     LedgerResult<QList<Summary>> summaries(const QStringList &ids) const;
     LedgerResult<Summary> summary(const QString &id) const; // NotFound for an unknown id

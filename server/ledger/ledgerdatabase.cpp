@@ -5,15 +5,19 @@
 #include "server/ledger/ledgerlog.h"
 #include "server/ledger/migrations.h"
 #include "server/ledger/sqlstatement.h"
+#include "server/metrics/metrics.h"
 
 #include <QDeadlineTimer>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 #include <QSqlQuery>
 #include <QThread>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <optional>
 #include <string_view>
 #include <fcntl.h>
@@ -25,6 +29,32 @@ namespace cs {
 using Code = LedgerError::Code;
 
 namespace {
+
+// Every write transaction, from the call (waiting for this process's write lock included, as a
+// caller waits) to its outcome: committed, refused by a rule (rolled back on purpose), or failed.
+metrics::Histogram writeSeconds(QStringLiteral("countersign_ledger_commit_seconds"),
+                                QStringLiteral("Ledger write transactions, from the call to the commit (or the rollback), by result"),
+                                {QStringLiteral("result")}, metrics::Histogram::latencyBounds());
+[[maybe_unused]] const bool writeSecondsDeclared = [] {
+    for (const char *result : {"committed", "refused", "failed"})
+        writeSeconds.declare({QLatin1String(result)});
+    return true;
+}();
+
+struct WriteTimer
+{
+    WriteTimer() { clock.start(); }
+    LedgerError done(LedgerError error) const
+    {
+        const auto code = error.code();
+        const char *result = error.ok() ? "committed"
+            : (code == Code::Busy || code == Code::Unavailable || code == Code::Storage) ? "failed"
+                                                                                         : "refused";
+        writeSeconds.observe({QLatin1String(result)}, double(clock.nsecsElapsed()) / 1e9);
+        return error;
+    }
+    QElapsedTimer clock;
+};
 
 void backoff(int round)
 {
@@ -176,8 +206,9 @@ void rollback(QSqlDatabase &db)
 
 LedgerError LedgerDatabase::write(const char *operation, const WriteBody &body)
 {
+    const WriteTimer timer;
     if (!m_connections)
-        return LedgerError(Code::Storage, QStringLiteral("the ledger is not open"));
+        return timer.done(LedgerError(Code::Storage, QStringLiteral("the ledger is not open")));
     const bool postgres = m_connections->engine() == sql::Engine::Postgres;
     // SQLite: writers of this process queue here instead of in SQLite's busy handler, which sleeps
     // in steps of milliseconds while the lock is free again after a fraction of one. PostgreSQL:
@@ -202,7 +233,7 @@ LedgerError LedgerDatabase::write(const char *operation, const WriteBody &body)
             if (error.ok()) {
                 if (lastSeq > 0)
                     notifyCommitted(lastSeq);
-                return {};
+                return timer.done({});
             }
         }
         if (retry && error.code() == Code::Busy && busyRounds < m_options.busyRetries) {
@@ -217,12 +248,52 @@ LedgerError LedgerDatabase::write(const char *operation, const WriteBody &body)
         if (error.code() == Code::Unavailable)
             m_connections->discardCurrentThread();
         if (error.code() != Code::Busy && error.code() != Code::Unavailable && error.code() != Code::Storage)
-            return error; // a refusal (logged at debug level)
+            return timer.done(error); // a refusal (logged at debug level)
         if (error.code() == Code::Storage && std::string_view(stage) == "rolled back:")
-            return error; // logged by writeOnce
+            return timer.done(error); // logged by writeOnce
         qCWarning(lcLedger) << operation << stage << error.toString();
-        return error;
+        return timer.done(error);
     }
+}
+
+LedgerError LedgerDatabase::probeWritable(std::chrono::milliseconds wait)
+{
+    if (!m_connections)
+        return LedgerError(Code::Storage, QStringLiteral("the ledger is not open"));
+    LedgerError error;
+    QSqlDatabase db = connection(&error);
+    if (!error.ok())
+        return error;
+    const qint64 waitMs = std::max<qint64>(1, wait.count());
+    if (sql::isPostgres(db)) {
+        // A standby or a read-only database accepts BEGIN and refuses the first write: ask.
+        std::optional<bool> readOnly;
+        error = query(QStringLiteral("SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'"), {},
+                      [&](const sql::Statement &row) { readOnly = row.value(0).toBool(); });
+        if (!error.ok())
+            return error;
+        if (readOnly.value_or(true))
+            return LedgerError(Code::Storage, QStringLiteral("the PostgreSQL database is read-only (a standby, or transaction_read_only)"));
+        return {};
+    }
+    // SQLite: this process's writers first (a transaction running longer than `wait` is news),
+    // then the file's write lock with busy_timeout shortened to `wait` and put back.
+    if (!m_writeMutex.tryLock(int(std::min<qint64>(waitMs, INT_MAX))))
+        return LedgerError(Code::Busy, QStringLiteral("a write of this process has held the ledger for over %1 ms").arg(waitMs));
+    const auto unlock = qScopeGuard([this] { m_writeMutex.unlock(); });
+    if (!sql::plain(db, QStringLiteral("PRAGMA busy_timeout = %1").arg(waitMs), &error))
+        return error;
+    const bool begun = sql::plain(db, QStringLiteral("BEGIN IMMEDIATE"), &error);
+    if (begun) {
+        LedgerError ignored;
+        sql::plain(db, QStringLiteral("ROLLBACK"), &ignored);
+    }
+    LedgerError restored;
+    sql::plain(db, QStringLiteral("PRAGMA busy_timeout = %1").arg(m_options.busyTimeoutMs), &restored);
+    if (!begun)
+        return LedgerError(error.code() == Code::Busy ? Code::Busy : Code::Storage,
+                           QStringLiteral("cannot begin a write transaction: %1").arg(error.message()));
+    return restored;
 }
 
 // One try of a write transaction. *retry: the transaction did not commit and may run again

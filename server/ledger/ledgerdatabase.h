@@ -13,6 +13,7 @@
 #include <QVariantList>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -98,6 +99,12 @@ public:
     // A read of every row of sql (bound to values), each handed to onRow in the order the SQL gives.
     LedgerError query(const QString &sql, const QVariantList &values,
                       const std::function<void(const sql::Statement &row)> &onRow) const;
+    // Readiness (GET /api/v1/health/ready): whether a write transaction could begin now, within
+    // `wait`, without writing anything. SQLite: this process's write lock, then BEGIN IMMEDIATE
+    // (SQLite's write lock: refused for a read-only file, busy while another process holds it),
+    // rolled back. PostgreSQL: not a standby and not read-only. Error: Busy, Unavailable or
+    // Storage with the reason. Any thread (its own connection).
+    LedgerError probeWritable(std::chrono::milliseconds wait);
     // Forgets the calling thread's prepared statements and closes its session (ExecutionStore::
     // releaseThread). The next call on this thread opens a new one.
     void releaseCurrentThread();

@@ -55,6 +55,9 @@ void TestApiRoutes::matched_data()
 
     const QString id = QStringLiteral("act_4n2kq7zx3m5p6r7s2t3v4w5y");
     QTest::newRow("health") << QByteArray("GET") << QStringLiteral("/api/v1/health") << QStringLiteral("/health") << QString();
+    QTest::newRow("live") << QByteArray("GET") << QStringLiteral("/api/v1/health/live") << QStringLiteral("/health/live") << QString();
+    QTest::newRow("ready") << QByteArray("GET") << QStringLiteral("/api/v1/health/ready") << QStringLiteral("/health/ready")
+                           << QString();
     QTest::newRow("me") << QByteArray("GET") << QStringLiteral("/api/v1/me") << QStringLiteral("/me") << QString();
     QTest::newRow("list") << QByteArray("GET") << QStringLiteral("/api/v1/actions") << QStringLiteral("/actions") << QString();
     QTest::newRow("propose") << QByteArray("POST") << QStringLiteral("/api/v1/actions") << QStringLiteral("/actions") << QString();
@@ -156,6 +159,9 @@ void TestApiRoutes::rows_data()
     const QByteArray get("GET");
     const QByteArray post("POST");
     QTest::newRow("health: public") << get << QStringLiteral("/health") << A::Public << Op::Me << Body::None << false << false;
+    QTest::newRow("liveness: public") << get << QStringLiteral("/health/live") << A::Public << Op::Me << Body::None << false << false;
+    QTest::newRow("readiness: public") << get << QStringLiteral("/health/ready") << A::Public << Op::Me << Body::None << false
+                                       << false;
     QTest::newRow("me") << get << QStringLiteral("/me") << A::Token << Op::Me << Body::None << false << false;
     QTest::newRow("list") << get << QStringLiteral("/actions") << A::Token << Op::ListActions << Body::None << false << false;
     QTest::newRow("propose: no If-Match") << post << QStringLiteral("/actions") << A::Token << Op::Propose << Body::Json << false << true;
@@ -203,7 +209,8 @@ void TestApiRoutes::rows()
 // Every (method, path) of the table is one of openapi.yaml's operations and the other way round,
 // so the table cannot offer what the contract does not describe, nor miss what it does. A path with
 // its own `servers:` lives outside /api/v1 and is mounted on ApiServer by another room (/mcp, by
-// HttpTransport); those are set aside and named, so a new one is a decision, not an accident.
+// HttpTransport; /metrics, by ApiServer itself); those are set aside and named, so a new one is a
+// decision, not an accident.
 void TestApiRoutes::tableIsTheContract()
 {
     QFile file(QStringLiteral(COUNTERSIGN_OPENAPI));
@@ -229,7 +236,7 @@ void TestApiRoutes::tableIsTheContract()
         else if (const auto m2 = methodLine.match(line); m2.hasMatch())
             contract.insert(m2.captured(1).toUpper() + u' ' + path);
     }
-    QCOMPARE(mounted, QSet<QString>{QStringLiteral("/mcp")});
+    QCOMPARE(mounted, (QSet<QString>{QStringLiteral("/mcp"), QStringLiteral("/metrics")}));
     for (auto it = contract.begin(); it != contract.end();) {
         if (mounted.contains(it->section(u' ', 1)))
             it = contract.erase(it);
