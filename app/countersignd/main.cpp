@@ -13,6 +13,7 @@
 // URI: postgresql://USER@HOST:PORT/DBNAME; its password from --db-password-file FILE or libpq's
 // own sources (PGPASSFILE, ~/.pgpass), never on the command line.
 #include "lifecycle/configfile.h"
+#include "lifecycle/servicenotify.h"
 #include "lifecycle/terminationsignals.h"
 #include "server/api/apiserver.h"
 #include "server/api/auththrottle.h"
@@ -671,6 +672,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     // requests in flight finish and records them (bounded by the provider timeout).
     cs::TerminationSignals termination;
     QObject::connect(&termination, &cs::TerminationSignals::terminationRequested, &api, [&api, &app](int) {
+        cs::ServiceNotify::stopping();
         api.drain();
         QTimer::singleShot(60000, &app, [&app] { app.exit(1); }); // drain took too long
     });
@@ -689,6 +691,9 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
                             << " (" << api.baseUrl().toString() << ")"
                             << (tls ? ", TLS only" : ", plain HTTP: tokens travel in clear text (--insecure-listen)") << Qt::endl;
     }
+    // systemd (Type=notify): ready once the API listens and the executor runs.
+    if (!cs::ServiceNotify::ready("listening on " + api.baseUrl().toString().toUtf8()))
+        QTextStream(stderr) << "countersignd: NOTIFY_SOCKET is set but readiness could not be sent to it" << Qt::endl;
     return app.exec();
 }
 
