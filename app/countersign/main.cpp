@@ -88,7 +88,8 @@ int main(int argc, char *argv[])
 
     QApplication app(argc, argv);
     describeApplication(app);
-    QApplication::setDesktopFileName(QStringLiteral("countersign"));
+    // The installed desktop entry's id (dist/unix): Wayland compositors match windows to it.
+    QApplication::setDesktopFileName(QStringLiteral("org.countersign.Countersign"));
     QCommandLineParser parser;
     Options options;
     options.addTo(parser);
