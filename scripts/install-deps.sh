@@ -35,6 +35,12 @@ packages=(
   clang-14 libclang-rt-14-dev libfuzzer-14-dev
   # The Promela model of the execution protocol (tests/model/): spin writes pan.c, gcc builds it.
   spin
+  # The .deb packages and their checks (scripts/check-packaging.sh, ctest packaging): CPack finds
+  # the ELF files with `file` and hands them to dpkg-shlibdeps (dpkg-dev, via build-essential);
+  # lintian, desktop-file-validate (desktop-file-utils), appstreamcli (appstream), systemd-analyze
+  # and systemd-sysusers (systemd) judge what is installed; man (man-db, with groff) renders the
+  # man pages. deb-systemd-helper (init-system-helpers) is essential.
+  file lintian desktop-file-utils appstream systemd man-db
   # promtool (Debian's prometheus package) lints GET /metrics (tst_api_metrics) and the alert
   # rules shipped in dist/prometheus (ctest prometheus_rules).
   prometheus
