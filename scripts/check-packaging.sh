@@ -75,7 +75,8 @@ for f in usr/bin/countersign usr/bin/countersign-demo usr/bin/countersignd usr/b
          usr/share/applications/$id.desktop usr/share/metainfo/$id.metainfo.xml \
          usr/share/icons/hicolor/scalable/apps/$id.svg \
          lib/systemd/system/countersignd.service usr/lib/sysusers.d/countersign.conf etc/countersign/countersignd.conf \
-         usr/share/doc/countersign/copyright usr/share/doc/countersignd/copyright usr/share/doc/countersignd/OPERATIONS.md; do
+         usr/share/doc/countersign/copyright usr/share/doc/countersignd/copyright usr/share/doc/countersignd/OPERATIONS.md \
+         usr/share/doc/countersignd/examples/countersign-alerts.yml; do
   [ -e "$root/$f" ] || fail "/$f is not installed"
 done
 for size in 16 22 24 32 48 64 128 256 512; do
