@@ -523,7 +523,7 @@ void Executor::workerLoop(int index)
         if (steadyMs() - current.receivedAtMs > m_config.leaseDuration.count() / 3) {
             const auto renewed = m_ledger.renewLease(current.claim.record.id, workerId, m_config.leaseDuration);
             if (!renewed.ok()) {
-                qCWarning(lcExecutor) << workerId << "not sending" << current.claim.record.id
+                qCWarning(lcExecutor) << current.claim.record.id << "not sent by" << workerId
                                       << "— its lease was lost while it waited:" << renewed.error().toString();
                 continue;
             }
@@ -600,8 +600,8 @@ void Executor::execute(const ExecutionStore::Claim &claim, const QString &worker
                 if (!finished.ok()) {
                     // LeaseLost: recovery (or another process) owns the action now and records it
                     // as unknown; the reconciler will find what this request did.
-                    qCWarning(lcExecutor) << workerId << "could not record attempt" << seq << "of" << actionId << "("
-                                          << outcomeName << "):" << finished.error().toString();
+                    qCWarning(lcExecutor) << actionId << "attempt" << seq << "could not be recorded by" << workerId
+                                          << "- outcome" << outcomeName << ":" << finished.error().toString();
                     return;
                 }
                 count(finished->record.state);
@@ -618,7 +618,7 @@ void Executor::execute(const ExecutionStore::Claim &claim, const QString &worker
         const auto finished = m_ledger.finishAttempt(finish.actionId, finish.seq, finish.result, finish.trigger,
                                                      finish.reason, workerId);
         if (!finished.ok()) {
-            qCWarning(lcExecutor) << workerId << "could not record attempt" << attempt.seq << "of" << record.id << ":"
+            qCWarning(lcExecutor) << record.id << "attempt" << attempt.seq << "could not be recorded by" << workerId << ":"
                                   << finished.error().toString();
             return;
         }
@@ -634,12 +634,12 @@ void Executor::execute(const ExecutionStore::Claim &claim, const QString &worker
         }
         const auto renewed = m_ledger.renewLease(record.id, workerId, m_config.leaseDuration);
         if (!renewed.ok()) {
-            qCWarning(lcExecutor) << workerId << "lost the lease on" << record.id << ":" << renewed.error().toString();
+            qCWarning(lcExecutor) << record.id << "lease lost by" << workerId << ":" << renewed.error().toString();
             return;
         }
         const auto retry = m_ledger.beginRetryAttempt(record.id, workerId);
         if (!retry.ok()) {
-            qCWarning(lcExecutor) << workerId << "cannot resend" << record.id << ":" << retry.error().toString();
+            qCWarning(lcExecutor) << record.id << "cannot be resent by" << workerId << ":" << retry.error().toString();
             return; // the lease expires; recovery makes it CONFIRMATION_UNKNOWN
         }
         attempt = retry.value();

@@ -98,7 +98,7 @@ void Reconciler::release(const QString &actionId, const QString &workerId)
 {
     const auto released = m_execution.releaseLease(actionId, workerId);
     if (!released.ok() && released.code() != Code::LeaseLost)
-        qCDebug(lcReconciler) << "release of" << actionId << "refused:" << released.error().toString();
+        qCDebug(lcReconciler) << actionId << "lease release refused:" << released.error().toString();
 }
 
 Reconciler::StepResult Reconciler::reconcileNextDue(const QString &workerId)
@@ -125,7 +125,7 @@ Reconciler::StepResult Reconciler::reconcile(const QString &actionId, const QStr
     if (!leased.ok()) {
         if (leased.code() == Code::Conflict || leased.code() == Code::IllegalTransition || leased.code() == Code::NotFound)
             return {Step::Busy, actionId, leased.error().message()};
-        qCWarning(lcReconciler) << "cannot lease" << actionId << leased.error().toString();
+        qCWarning(lcReconciler) << actionId << "cannot be leased:" << leased.error().toString();
         return {Step::Failed, actionId, leased.error().message()};
     }
     // Count the round before doing anything, so a process that dies mid-round cannot retry forever.
@@ -272,7 +272,7 @@ Reconciler::StepResult Reconciler::sameKeyRetry(const ActionRecord &record, cons
     const auto finished = m_execution.finishAttempt(record.id, attempt->seq, AttemptPolicy::attemptResult(outcome),
                                                  decision.trigger, reason, workerId);
     if (!finished.ok()) {
-        qCWarning(lcReconciler) << "cannot record attempt" << attempt->seq << "of" << record.id << ":"
+        qCWarning(lcReconciler) << record.id << "attempt" << attempt->seq << "cannot be recorded:"
                                 << finished.error().toString();
         return {Step::Failed, record.id, finished.error().message()};
     }
@@ -318,19 +318,20 @@ Reconciler::StepResult Reconciler::applyEvidence(const ActionRecord &record, con
         return stopForReview(lookup, QStringLiteral("%1 found refund %2 with status %3: a human must follow it")
                                          .arg(context, lookup.providerObjectId, lookup.status));
     }
-    return fromRecorded(m_evidence.recordLookup(lookup, trigger, reason), reason);
+    return fromRecorded(lookup.actionId, m_evidence.recordLookup(lookup, trigger, reason), reason);
 }
 
 Reconciler::StepResult Reconciler::stopForReview(const ProviderLookup &lookup, const QString &reason)
 {
-    return fromRecorded(m_evidence.recordLookup(lookup, Trigger::StopForReview, reason), reason);
+    return fromRecorded(lookup.actionId, m_evidence.recordLookup(lookup, Trigger::StopForReview, reason), reason);
 }
 
-Reconciler::StepResult Reconciler::fromRecorded(const LedgerResult<EvidenceStore::RecordedLookup> &recorded,
+Reconciler::StepResult Reconciler::fromRecorded(const QString &actionId,
+                                                const LedgerResult<EvidenceStore::RecordedLookup> &recorded,
                                                 const QString &reason)
 {
     if (!recorded.ok()) {
-        qCWarning(lcReconciler) << "cannot record a lookup:" << recorded.error().toString();
+        qCWarning(lcReconciler) << actionId << "lookup cannot be recorded:" << recorded.error().toString();
         return {Step::Failed, {}, recorded.error().message()};
     }
     notify(recorded->record);

@@ -88,7 +88,8 @@ private:
     StepResult stopForReview(const ProviderLookup &lookup, const QString &reason);
     StepResult recordAndReschedule(const ActionRecord &record, const ProviderLookup &lookup, const QString &workerId,
                                    int tries, std::chrono::milliseconds retryAfter, const QString &note);
-    StepResult fromRecorded(const LedgerResult<EvidenceStore::RecordedLookup> &recorded, const QString &reason);
+    StepResult fromRecorded(const QString &actionId, const LedgerResult<EvidenceStore::RecordedLookup> &recorded,
+                            const QString &reason);
     void release(const QString &actionId, const QString &workerId);
     void notify(const ActionRecord &record) const;
 

@@ -314,7 +314,8 @@ QString providerOperation(const QByteArray &verb, const QString &path)
 } // namespace
 
 StripeClient::HttpAnswer StripeClient::perform(const QByteArray &verb, const QUrl &url, const QByteArray &formBody,
-                                               const QString &idempotencyKey, std::chrono::milliseconds timeout)
+                                               const QString &idempotencyKey, std::chrono::milliseconds timeout,
+                                               const QString &actionId)
 {
     HttpAnswer answer;
     QElapsedTimer clock;
@@ -391,9 +392,9 @@ StripeClient::HttpAnswer StripeClient::perform(const QByteArray &verb, const QUr
                                      : answer.aborted  ? QStringLiteral("aborted")
                                                        : QStringLiteral("transport_error")});
     delete reply; // not from inside its own signal: safe
-    qCDebug(lcProvider) << verb << url.path() << "->" << (answer.answered ? QString::number(answer.status)
-                                                                           : answer.transportError)
-                        << "in" << answer.elapsedMs << "ms";
+    qCDebug(lcProvider) << ActionTag{actionId} << verb << url.path() << "->"
+                        << (answer.answered ? QString::number(answer.status) : answer.transportError) << "in"
+                        << answer.elapsedMs << "ms";
     return answer;
 }
 
@@ -520,12 +521,13 @@ RefundOutcome StripeClient::classifyRefundAnswer(const HttpAnswer &answer)
 
 RefundOutcome StripeClient::createRefund(const ProviderRequest &request, const QString &idempotencyKey)
 {
+    const QString actionId = request.field(QStringLiteral("metadata[countersign_action_id]"));
     const HttpAnswer answer = perform(request.method.toLatin1(), endpoint(request.path), request.formBody(),
-                                      idempotencyKey, m_config.requestTimeout);
+                                      idempotencyKey, m_config.requestTimeout, actionId);
     RefundOutcome outcome = classifyRefundAnswer(answer);
-    qCInfo(lcProvider) << "refund" << request.field(QStringLiteral("metadata[countersign_action_id]"))
-                       << "key" << idempotencyKey << "->" << toWire(outcome.outcome) << outcome.httpStatus
-                       << outcome.errorCode << outcome.providerObjectId << (outcome.replayed ? "replayed" : "");
+    qCInfo(lcProvider) << ActionTag{actionId} << "refund with key" << idempotencyKey << "->" << toWire(outcome.outcome)
+                       << outcome.httpStatus << outcome.errorCode << outcome.providerObjectId
+                       << (outcome.replayed ? "replayed" : "");
     return outcome;
 }
 
@@ -550,7 +552,7 @@ RefundSearch StripeClient::searchRefundsForAction(const ActionRecord &action, co
         if (!startingAfter.isEmpty())
             query.addQueryItem(QStringLiteral("starting_after"), startingAfter);
         url.setQuery(query);
-        const HttpAnswer answer = perform("GET", url, {}, {}, m_config.lookupTimeout);
+        const HttpAnswer answer = perform("GET", url, {}, {}, m_config.lookupTimeout, action.id);
         lastStatus = answer.status;
         if (!answer.answered || answer.status != 200) {
             fillError(lookup, answer, QStringLiteral("listing refunds of %1").arg(action.targetId));
@@ -616,7 +618,7 @@ ProviderLookup StripeClient::retrieveRefund(const ActionRecord &action, const QS
         return lookup;
     }
     const HttpAnswer answer = perform("GET", endpoint(QStringLiteral("/v1/refunds/") + refundId), {}, {},
-                                      m_config.lookupTimeout);
+                                      m_config.lookupTimeout, action.id);
     if (answer.answered && answer.status == 404) {
         lookup.result = ProviderLookup::Result::NotFound;
         lookup.httpStatus = 404;
@@ -655,7 +657,7 @@ ProviderLookup StripeClient::findRefundInEvents(const ActionRecord &action, cons
         if (!startingAfter.isEmpty())
             query.addQueryItem(QStringLiteral("starting_after"), startingAfter);
         url.setQuery(query);
-        const HttpAnswer answer = perform("GET", url, {}, {}, m_config.lookupTimeout);
+        const HttpAnswer answer = perform("GET", url, {}, {}, m_config.lookupTimeout, action.id);
         lastStatus = answer.status;
         const QJsonObject list = jsonObject(answer.body);
         if (!answer.answered || answer.status != 200 || list.value(QLatin1String("object")).toString() != u"list") {

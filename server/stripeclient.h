@@ -98,8 +98,11 @@ public:
 private:
     struct Shared;
 
+    // actionId: the action the request is made for, named first in its log line (empty: none,
+    // e.g. reading a charge).
     HttpAnswer perform(const QByteArray &verb, const QUrl &url, const QByteArray &formBody,
-                       const QString &idempotencyKey, std::chrono::milliseconds timeout);
+                       const QString &idempotencyKey, std::chrono::milliseconds timeout,
+                       const QString &actionId = QString());
     QNetworkAccessManager *networkForCurrentThread();
     QUrl endpoint(const QString &path) const;
 

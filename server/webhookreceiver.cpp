@@ -218,7 +218,7 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
     result.eventId = record.eventId;
     result.actionId = target.id;
     if (!recorded.ok()) {
-        qCWarning(lcWebhook) << "cannot store webhook" << record.eventId << ":" << recorded.error().toString();
+        qCWarning(lcWebhook) << target.id << "webhook" << record.eventId << "cannot be stored:" << recorded.error().toString();
         result.status = Status::Failed;
         result.httpStatus = 500;
         result.message = recorded.error().toString();
@@ -242,10 +242,12 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
                 target.id, schedule.ok() ? schedule->tries : 0, m_evidence.currentTime(),
                 QStringLiteral("webhook %1 arrived; look again now").arg(record.eventId));
             if (!nudged.ok())
-                qCWarning(lcWebhook) << "cannot reschedule" << target.id << ":" << nudged.toString();
+                qCWarning(lcWebhook) << target.id << "cannot be rescheduled after webhook" << record.eventId << ":"
+                                     << nudged.toString();
         }
     }
-    qCInfo(lcWebhook) << record.eventId << record.type << target.id << "->" << toString(result.status) << reason;
+    qCInfo(lcWebhook) << target.id << "webhook" << record.eventId << record.type << "->" << toString(result.status)
+                      << reason;
     return result;
 }
 

@@ -13,6 +13,7 @@
 // URI: postgresql://USER@HOST:PORT/DBNAME; its password from --db-password-file FILE or libpq's
 // own sources (PGPASSFILE, ~/.pgpass), never on the command line.
 #include "lifecycle/configfile.h"
+#include "lifecycle/logformat.h"
 #include "lifecycle/servicenotify.h"
 #include "lifecycle/terminationsignals.h"
 #include "server/api/apiserver.h"
@@ -71,11 +72,13 @@ std::unique_ptr<QSocketNotifier> reloadPolicyOnHangup(cs::PolicyService *policy)
         [[maybe_unused]] const ssize_t read = ::read(g_hangupFds[1], &byte, 1);
         const auto loaded = policy->reload(QStringLiteral("SIGHUP"));
         if (const auto *invalid = std::get_if<cs::PolicyParser::Error>(&loaded))
-            QTextStream(stderr) << "countersignd: SIGHUP: --policy " << policy->file() << " not reloaded: "
-                                << invalid->toString() << "; the version in force stays" << Qt::endl;
+            cs::LogFormat::say(QtWarningMsg, QStringLiteral("countersignd"),
+                               QStringLiteral("SIGHUP: --policy %1 not reloaded: %2; the version in force stays")
+                                   .arg(policy->file(), invalid->toString()));
         else
-            QTextStream(stderr) << "countersignd: SIGHUP: policy version "
-                                << std::get<std::shared_ptr<const cs::Policy>>(loaded)->version << " in force" << Qt::endl;
+            cs::LogFormat::say(QtInfoMsg, QStringLiteral("countersignd"),
+                               QStringLiteral("SIGHUP: policy version %1 in force")
+                                   .arg(std::get<std::shared_ptr<const cs::Policy>>(loaded)->version));
     });
     struct sigaction action = {};
     action.sa_handler = onHangup;
@@ -87,7 +90,7 @@ std::unique_ptr<QSocketNotifier> reloadPolicyOnHangup(cs::PolicyService *policy)
 
 int fail(const QString &message, int code = 2)
 {
-    QTextStream(stderr) << "countersignd: " << message << Qt::endl;
+    cs::LogFormat::say(QtCriticalMsg, QStringLiteral("countersignd"), message);
     return code;
 }
 
@@ -444,6 +447,11 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     const QCommandLineOption mcpPoll(QStringLiteral("mcp-poll-ms"),
                                      QStringLiteral("How often wait_for_decision reads the action again."), QStringLiteral("ms"),
                                      QString::number(cs::HttpTransport::Options().pollIntervalMs));
+    const QCommandLineOption logFormat(
+        QStringLiteral("log-format"),
+        QStringLiteral("text, or json: one JSON object per line on standard error (time, level, category, message, "
+                       "action, pid) for log shippers (docs/OPERATIONS.md, \"Logs\")."),
+        QStringLiteral("text|json"), QStringLiteral("text"));
     const QCommandLineOption configFile(
         QStringLiteral("config"),
         QStringLiteral("A config file of key = value lines named like these flags (e.g. /etc/countersign/countersignd.conf); "
@@ -454,7 +462,8 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         + QList<QCommandLineOption>{mcpOrigin, mcpHost, mcpSessions, mcpPoll, listen, provider, providerUrl, providerKeyFile,
                                     providerAccount, keyWindowHours, keyWindowMargin, heartbeat, poll, webhookSecretFile,
                                     policyFile, executionConfig, noExecutor, authFailureLimit, tlsCert, tlsKey, insecureListen,
-                                    maxHeadBytes, maxBodyBytes, headTimeout, idleTimeout, maxConnections, maxPerAddress};
+                                    maxHeadBytes, maxBodyBytes, headTimeout, idleTimeout, maxConnections, maxPerAddress,
+                                    logFormat};
     parser.addOptions(flags);
     parser.addOption(configFile);
 
@@ -481,6 +490,10 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     const auto fail = [&config](const QString &message, int code = 2) {
         return ::fail(config ? config->explain(message) : message, code);
     };
+    const std::optional<cs::LogFormat::Style> logStyle = cs::LogFormat::parse(parser.value(logFormat));
+    if (!logStyle)
+        return fail(QStringLiteral("--log-format expects text or json"));
+    cs::LogFormat::install(*logStyle);
 
     QHostAddress address;
     quint16 port = 0;
@@ -687,13 +700,17 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     QTextStream(stdout) << api.baseUrl().toString() << Qt::endl; // endl flushes: launchers read this line
     if (!address.isLoopback()) {
         const bool any = address == QHostAddress::AnyIPv4 || address == QHostAddress::AnyIPv6 || address == QHostAddress::Any;
-        QTextStream(stderr) << "countersignd: listening on " << (any ? "every address of this host" : "a network address")
-                            << " (" << api.baseUrl().toString() << ")"
-                            << (tls ? ", TLS only" : ", plain HTTP: tokens travel in clear text (--insecure-listen)") << Qt::endl;
+        cs::LogFormat::say(QtWarningMsg, QStringLiteral("countersignd"),
+                           QStringLiteral("listening on %1 (%2)%3")
+                               .arg(any ? QStringLiteral("every address of this host") : QStringLiteral("a network address"),
+                                    api.baseUrl().toString(),
+                                    tls ? QStringLiteral(", TLS only")
+                                        : QStringLiteral(", plain HTTP: tokens travel in clear text (--insecure-listen)")));
     }
     // systemd (Type=notify): ready once the API listens and the executor runs.
     if (!cs::ServiceNotify::ready("listening on " + api.baseUrl().toString().toUtf8()))
-        QTextStream(stderr) << "countersignd: NOTIFY_SOCKET is set but readiness could not be sent to it" << Qt::endl;
+        cs::LogFormat::say(QtWarningMsg, QStringLiteral("countersignd"),
+                           QStringLiteral("NOTIFY_SOCKET is set but readiness could not be sent to it"));
     return app.exec();
 }
 
@@ -720,7 +737,7 @@ int main(int argc, char *argv[])
     }
     QTextStream(command == u"--help" || command == u"-h" ? stdout : stderr)
         << "usage: countersignd serve --db FILE|URI [--listen HOST:PORT] [--provider stripe|paysim --provider-url URL"
-           " --provider-key-file FILE] [--tls-cert FILE --tls-key FILE]\n"
+           " --provider-key-file FILE] [--tls-cert FILE --tls-key FILE] [--log-format text|json]\n"
            "       countersignd user add NAME --role agent|approver|supervisor|auditor|admin [--expires 30d|DATE] --db FILE|URI\n"
            "       countersignd user token rotate NAME [--expires 30d|DATE|never] --db FILE|URI\n"
            "       countersignd user disable|enable NAME --db FILE|URI\n"

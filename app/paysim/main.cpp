@@ -1,5 +1,6 @@
 // paysim: parses the command line into a PaysimConfig, starts the simulator, prints its base URL
 // as the first line of stdout and runs until SIGTERM or SIGINT.
+#include "lifecycle/logformat.h"
 #include "lifecycle/terminationsignals.h"
 #include "simulator/paysimconfig.h"
 #include "simulator/paysimserver.h"
@@ -18,7 +19,7 @@ namespace {
 
 int fail(const QString &message)
 {
-    QTextStream(stderr) << "paysim: " << message << Qt::endl;
+    cs::LogFormat::say(QtCriticalMsg, QStringLiteral("paysim"), message);
     return 2;
 }
 
@@ -55,8 +56,16 @@ int main(int argc, char *argv[])
     const QCommandLineOption seedCharges(QStringLiteral("seed-charges"),
                                          QStringLiteral("Create N charges at start when the store has none."),
                                          QStringLiteral("N"), QStringLiteral("0"));
-    parser.addOptions({listen, seed, db, window, webhookUrl, webhookSecret, fault, seedCharges});
+    const QCommandLineOption logFormat(
+        QStringLiteral("log-format"),
+        QStringLiteral("text, or json: one JSON object per line on standard error (time, level, category, message, pid)."),
+        QStringLiteral("text|json"), QStringLiteral("text"));
+    parser.addOptions({listen, seed, db, window, webhookUrl, webhookSecret, fault, seedCharges, logFormat});
     parser.process(app);
+    const std::optional<cs::LogFormat::Style> logStyle = cs::LogFormat::parse(parser.value(logFormat));
+    if (!logStyle)
+        return fail(QStringLiteral("--log-format expects text or json"));
+    cs::LogFormat::install(*logStyle);
 
     PaysimConfig config;
     QString error;

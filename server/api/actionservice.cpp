@@ -8,6 +8,7 @@
 #include "server/api/listqueryparser.h"
 #include "server/api/problem.h"
 #include "server/api/proposalparser.h"
+#include "server/executionlog.h"
 
 #include "server/providerclient.h"
 
@@ -32,6 +33,14 @@ QJsonArray jsonList(const QList<T> &items)
     for (const T &item : items)
         array.append(item.toJson());
     return array;
+}
+
+// The action a request path names (/api/v1/actions/{id}/…): what its failure's log line is about.
+ActionTag actionInPath(const QString &instance)
+{
+    const QStringList parts = instance.split(u'/');
+    const qsizetype at = parts.indexOf(QStringLiteral("actions"));
+    return ActionTag{at >= 0 ? parts.value(at + 1) : QString()};
 }
 
 ApiResponse problem(const QString &code, const QString &detail, const QString &instance)
@@ -112,12 +121,12 @@ ApiResponse ActionService::ledgerFailure(const LedgerError &error, const QString
             .withErrors({FieldError{QStringLiteral("body"), error.message()}})
             .toResponse(instance);
     case Code::Busy:
-        qCWarning(lcApi) << "ledger busy:" << error.toString();
+        qCWarning(lcApi) << actionInPath(instance) << "ledger busy:" << error.toString();
         return Problem(QStringLiteral("unavailable"), QStringLiteral("the ledger stayed locked; nothing was written"))
             .withHeader("Retry-After", "2")
             .toResponse(instance);
     case Code::Unavailable:
-        qCWarning(lcApi) << "ledger unreachable:" << error.toString();
+        qCWarning(lcApi) << actionInPath(instance) << "ledger unreachable:" << error.toString();
         return Problem(QStringLiteral("unavailable"),
                        QStringLiteral("the ledger database cannot be reached; retry with the same Idempotency-Key"))
             .withHeader("Retry-After", "2")
@@ -132,7 +141,7 @@ ApiResponse ActionService::ledgerFailure(const LedgerError &error, const QString
     case Code::None:
         break;
     }
-    qCWarning(lcApi) << "ledger failure:" << error.toString();
+    qCWarning(lcApi) << actionInPath(instance) << "ledger failure:" << error.toString();
     return problem(QStringLiteral("internal"), QStringLiteral("an unexpected ledger failure; nothing was written"),
                    instance);
 }
@@ -403,7 +412,7 @@ ApiResponse ActionService::propose(const User &user, const QJsonObject &body, co
         ApiResponse response = ApiResponse::json(201, body);
         response.headers = {{"Location", QStringLiteral("/api/v1/actions/%1").arg(record.id).toLatin1()},
                             {"ETag", etagFor(record.stateVersion)}};
-        qCInfo(lcApi) << user.name << "proposed" << record.id;
+        qCInfo(lcApi) << record.id << "proposed by" << user.name;
         return response;
     }
     case ProposalStore::ProposeResult::Status::Existing:
@@ -418,7 +427,7 @@ ApiResponse ActionService::propose(const User &user, const QJsonObject &body, co
                 conflictSeq = std::max(conflictSeq, c.seq);
         }
     }
-    qCWarning(lcApi) << user.name << "resubmitted" << record.id << "with a changed payload";
+    qCWarning(lcApi) << record.id << "resubmitted by" << user.name << "with a changed payload";
     return Problem(QStringLiteral("payload_mismatch"),
                    QStringLiteral("client_reference \"%1\" already names %2 with a different payload; the stored"
                                   " action is unchanged and was flagged for review")
@@ -482,12 +491,12 @@ ApiResponse ActionService::approve(const User &user, const QString &id, qint64 i
         return ledgerFailure(quorum.error(), instance);
     if (approved->idempotencyKey.isEmpty()) {
         // A quorum's signature: still PENDING, no key yet (202, docs/POLICY.md).
-        qCInfo(lcApi) << user.name << "signed" << id << quorum->given.size() << "of" << quorum->requirement.approvals;
+        qCInfo(lcApi) << id << "signed by" << user.name << ":" << quorum->given.size() << "of" << quorum->requirement.approvals;
         QJsonObject signed_{{QStringLiteral("approval"), QJsonValue::Null}};
         insertQuorum(*quorum, &signed_);
         return withAction(202, signed_, *approved);
     }
-    qCInfo(lcApi) << user.name << "approved" << id << "version" << approved->approvalVersion;
+    qCInfo(lcApi) << id << "approved by" << user.name << "version" << approved->approvalVersion;
     if (m_config.approved)
         m_config.approved();
     QJsonObject standing;
@@ -510,7 +519,7 @@ ApiResponse ActionService::reject(const User &user, const QString &id, qint64 if
     if (!rejected.ok()) {
         return mutationFailure(rejected.error(), id, ifMatch, instance);
     }
-    qCInfo(lcApi) << user.name << "rejected" << id;
+    qCInfo(lcApi) << id << "rejected by" << user.name;
     return decided(*rejected);
 }
 
@@ -539,7 +548,7 @@ ApiResponse ActionService::reconcile(const User &user, const QString &id, qint64
             return problem(QStringLiteral("no_evidence"), reconciled.error().message(), instance);
         return ledgerFailure(reconciled.error(), instance);
     }
-    qCInfo(lcApi) << user.name << "reconciled" << id << toWire(request->outcome);
+    qCInfo(lcApi) << id << "reconciled by" << user.name << toWire(request->outcome);
     return withAction(200, QJsonObject{{QStringLiteral("reconciliation"), reconciled->reconciliation.toJson()}},
                       reconciled->record);
 }
@@ -615,7 +624,7 @@ ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 
     ApiResponse response = ApiResponse::json(status, actionJson(record));
     response.headers = {{"Location", QStringLiteral("/api/v1/actions/%1").arg(record.id).toLatin1()},
                         {"ETag", etagFor(record.stateVersion)}};
-    qCInfo(lcApi) << user.name << "proposed follow-up" << record.id << "of" << parent.id << "for" << remaining;
+    qCInfo(lcApi) << record.id << "proposed by" << user.name << "as a follow-up of" << parent.id << "for" << remaining;
     return response;
 }
 
@@ -715,7 +724,7 @@ ApiResponse ActionService::runChargeLookup(const User &user, const ActionRecord 
     const auto recorded = m_charges->record(read);
     if (!recorded.ok())
         return ledgerFailure(recorded.error(), instance);
-    qCInfo(lcApi) << user.name << "read the charge of" << record.id << toWire(recorded->snapshot.result);
+    qCInfo(lcApi) << record.id << "charge read by" << user.name << toWire(recorded->snapshot.result);
     if (recorded->snapshot.result == ChargeSnapshot::Result::Error) {
         QJsonObject snapshot = recorded->snapshot.toJson();
         snapshot.insert(QStringLiteral("seq"), recorded->seq);
@@ -761,7 +770,7 @@ ApiResponse ActionService::runLookup(const User &user, const QString &id, const 
         const auto recorded = m_lookupRunner(id, user.name);
         if (!recorded.ok())
             return ledgerFailure(recorded.error(), instance);
-        qCInfo(lcApi) << user.name << "looked up" << id << toWire(recorded->lookup.result);
+        qCInfo(lcApi) << id << "looked up by" << user.name << toWire(recorded->lookup.result);
         return withAction(200, QJsonObject{{QStringLiteral("lookup"), recorded->lookup.toJson()}}, recorded->record);
     }
     const auto current = m_reader->action(id);
@@ -810,7 +819,7 @@ ApiResponse ActionService::runLookup(const User &user, const QString &id, const 
     }
     if (!recorded.ok())
         return ledgerFailure(recorded.error(), instance);
-    qCInfo(lcApi) << user.name << "looked up" << id << toWire(recorded->lookup.result);
+    qCInfo(lcApi) << id << "looked up by" << user.name << toWire(recorded->lookup.result);
     return withAction(200, QJsonObject{{QStringLiteral("lookup"), recorded->lookup.toJson()}}, recorded->record);
 }
 

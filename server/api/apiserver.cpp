@@ -7,6 +7,7 @@
 #include "server/api/readiness.h"
 #include "server/api/requestreplaystore.h"
 #include "server/api/userstore.h"
+#include "server/executionlog.h"
 
 #include "server/ledger/ledger.h"
 #include "server/metrics/metrics.h"
@@ -487,13 +488,16 @@ void ApiServer::finish(Context &c, ApiResponse response)
         const QString &key = c.call.checked.idempotencyKey;
         const LedgerError error = isReplayable(response) ? m_replays->complete(user, key, response) : m_replays->release(user, key);
         if (!error.ok())
-            qCWarning(lcApi) << "cannot store the answer for Idempotency-Key" << key << error.toString();
+            qCWarning(lcApi) << ActionTag{c.call.actionId} << "cannot store the answer for Idempotency-Key" << key
+                             << error.toString();
         c.keyStarted = false;
     }
     if (response.status >= 500)
-        qCWarning(lcApi) << c.method << c.call.instance << response.status << response.problemCode;
+        qCWarning(lcApi) << ActionTag{c.call.actionId} << c.method << c.call.instance << response.status
+                         << response.problemCode;
     else
-        qCDebug(lcApi) << c.method << c.call.instance << response.status << response.problemCode;
+        qCDebug(lcApi) << ActionTag{c.call.actionId} << c.method << c.call.instance << response.status
+                       << response.problemCode;
     deliver(c, response);
 }
 

@@ -96,7 +96,7 @@ ApiResponse ExecutionService::pause(const User &user, const QJsonObject &body, c
                                         reason.value_or(QString()), user.name);
     if (!paused.ok())
         return pauseFailure(paused.error(), QStringLiteral("already_paused"), instance);
-    qCInfo(lcApi) << user.name << "paused execution:" << paused->what() << paused->id;
+    qCInfo(lcApi) << "execution paused by" << user.name << ":" << paused->what() << paused->id;
     return ApiResponse::json(201, paused->toJson());
 }
 
@@ -111,7 +111,7 @@ ApiResponse ExecutionService::resume(const User &user, const QString &id, const 
     const auto resumed = m_pauses->resume(id, user.name, note.value_or(QString()));
     if (!resumed.ok())
         return pauseFailure(resumed.error(), QStringLiteral("already_resumed"), instance);
-    qCInfo(lcApi) << user.name << "resumed execution:" << resumed->what() << resumed->id;
+    qCInfo(lcApi) << "execution resumed by" << user.name << ":" << resumed->what() << resumed->id;
     return ApiResponse::json(200, resumed->toJson());
 }
 

@@ -60,7 +60,7 @@ std::variant<std::shared_ptr<const Policy>, PolicyParser::Error> PolicyService::
     policy->loadedBy = recorded->loadedBy;
     policy->loadedAt = recorded->loadedAt;
     m_approvals.setPolicy(policy);
-    qCInfo(lcApi) << loadedBy << "loaded policy version" << policy->version << "from" << m_file;
+    qCInfo(lcApi) << "policy version" << policy->version << "loaded by" << loadedBy << "from" << m_file;
     return std::shared_ptr<const Policy>(policy);
 }
 
@@ -80,7 +80,7 @@ ApiResponse PolicyService::reloadAnswer(PolicyService *service, const ApprovalSt
     auto loaded = service->reload(loadedBy);
     if (const auto *error = std::get_if<PolicyParser::Error>(&loaded)) {
         const std::shared_ptr<const Policy> inForce = approvals.policy();
-        qCWarning(lcApi) << loadedBy << "could not reload the policy:" << error->toString();
+        qCWarning(lcApi) << "policy not reloaded for" << loadedBy << ":" << error->toString();
         Problem problem(QStringLiteral("invalid_policy"),
                         QStringLiteral("%1; policy version %2 stays in force").arg(error->toString()).arg(inForce ? inForce->version : 0));
         problem.with(QStringLiteral("version_in_force"), inForce ? inForce->version : 0);

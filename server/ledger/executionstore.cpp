@@ -293,7 +293,7 @@ LedgerError claimNextIn(QSqlDatabase &db, const QDateTime &now, const QString &e
                 *out = claimed;
                 return {};
             }
-            qCWarning(lcLedger) << "claimNext stopped" << c.row.record.id << "for review:" << drift.message();
+            qCWarning(lcLedger) << c.row.record.id << "stopped for review when claimed:" << drift.message();
         }
     }
     return {};

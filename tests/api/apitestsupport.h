@@ -76,6 +76,7 @@ public:
     QString token(const QString &user) const { return m_tokens.value(user); }
     QUrl api() const;             // http://127.0.0.1:PORT/api/v1
     QUrl paysimUrl() const { return m_paysim.url(); }
+    ServiceProcess &paysim() { return m_paysim; }
     QString dbPath() const { return m_dbPath; } // the --db location: a file or a postgresql:// URI
     ServiceProcess &countersignd() { return m_countersignd; }
     // The test process's own handle on the same ledger (reads; executor stand-in).

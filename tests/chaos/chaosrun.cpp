@@ -1134,10 +1134,10 @@ bool ChaosRun::restartDatabase(const Step &step)
 
 void ChaosRun::checkFencing(const QHash<QString, QJsonArray> &refundsByAction, const QHash<QString, int> &postsByKey)
 {
-    // The ledger's refusals, from the instances' logs: the executor says which worker, which
-    // action and why (Qt quotes both).
+    // The ledger's refusals, from the instances' logs: the executor says which action (first, as
+    // every line about one action), which worker and why (Qt quotes both).
     static const QRegularExpression refusal(
-        QStringLiteral("\"([^\"]+)\" (?:could not record attempt \\d+ of|lost the lease on|not sending) \"(act_[A-Za-z0-9]+)\"([^\n]*)"));
+        QStringLiteral("\"(act_[A-Za-z0-9]+)\" (?:attempt \\d+ could not be recorded by|lease lost by|not sent by) \"([^\"]+)\"([^\n]*)"));
     QHash<QString, QStringList> refusedBy; // action -> worker ids refused
     for (const InstanceLog &log : std::as_const(m_logs)) {
         QFile file(log.path);
@@ -1155,7 +1155,7 @@ void ChaosRun::checkFencing(const QHash<QString, QJsonArray> &refundsByAction, c
             ++(lease ? m_result.leaseRefusals : m_result.finishedRefusals);
             if (log.stopped)
                 ++m_result.refusalsAfterStop;
-            refusedBy[m.captured(2)] << m.captured(1);
+            refusedBy[m.captured(1)] << m.captured(2);
         }
     }
     // Every action a stopped instance held: after another owner took it over, the stopped

@@ -58,8 +58,8 @@ struct RunResult
     int stops = 0;               // SIGSTOP past the lease (then SIGCONT)
     int stopsHoldingLease = 0;   // ... while the instance held the lease of an EXECUTING action
     int fencedActions = 0;       // actions whose lease a stopped instance held: checked after SIGCONT
-    // Late writes the ledger refused, from the instances' logs (an executor's "could not record
-    // attempt", "lost the lease on", "not sending"): its lease was gone ("no longer holds the lease
+    // Late writes the ledger refused, from the instances' logs (an executor's "attempt N could not
+    // be recorded by", "lease lost by", "not sent by"): its lease was gone ("no longer holds the lease
     // ...; nothing recorded") or the attempt was already finished by the one who rescued it.
     int leaseRefusals = 0;
     int finishedRefusals = 0;

@@ -354,7 +354,7 @@ void TestExecutionPostgres::pausedOwnerIsFenced()
 
     // The owner wakes with its answer (or its timeout) and tries to record it: refused.
     QCOMPARE(::kill(pid_t(owner->processId()), SIGCONT), 0);
-    QVERIFY(waitForOutput(owner, QStringLiteral("could not record attempt 1 of \"%1\"").arg(action.id).toUtf8()));
+    QVERIFY(waitForOutput(owner, QStringLiteral("\"%1\" attempt 1 could not be recorded by").arg(action.id).toUtf8()));
     const QByteArray said = m_output.value(owner);
     QVERIFY2(said.contains("no longer holds the lease") || said.contains("already finished"), said.constData());
     qInfo("the woken owner was refused with: %s",
