@@ -14,6 +14,8 @@ packages=(
   qtkeychain-qt6-dev
   libqt6svg6 qt6-qpa-plugins
   sqlite3 libbenchmark-dev
+  # countersignd backup links libsqlite3 itself: SQLite's online backup API (server/ledger/ledgerbackup.cpp).
+  libsqlite3-dev
   # The shared ledger (issue 13): libpq's headers for cs_ledger (it asks a QPSQL session whether
   # it is still alive), the server binaries the tests' private clusters run (tests/support/
   # pgcluster.h, scripts/pg-cluster.sh), pg_trgm (contrib) for the text search. No system cluster

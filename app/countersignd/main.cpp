@@ -8,6 +8,7 @@
 //   countersignd user disable|enable NAME --db FILE|URI
 //   countersignd user list --db FILE|URI
 //   countersignd audit verify --db FILE|URI
+//   countersignd backup --to FILE --db FILE [--force]                     (a live SQLite ledger)
 //   countersignd migrate --db FILE|URI
 //   countersignd migrate --from FILE --to URI                             (SQLite -> PostgreSQL)
 // URI: postgresql://USER@HOST:PORT/DBNAME; its password from --db-password-file FILE or libpq's
@@ -25,6 +26,7 @@
 #include "server/executionconfig.h"
 #include "server/executor.h"
 #include "server/ledger/ledger.h"
+#include "server/ledger/ledgerbackup.h"
 #include "server/ledger/ledgercopy.h"
 #include "server/mcp/httptransport.h"
 #include "server/stripeclient.h"
@@ -285,6 +287,43 @@ int runAudit(const QStringList &arguments)
         return 1;
     }
     out << "audit log ok: " << verification->rowsChecked << " rows, hash chain intact" << Qt::endl;
+    return 0;
+}
+
+// backup --to FILE: a checked copy of a live SQLite ledger (cs::LedgerBackup), with what it holds.
+int runBackup(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    const QString usage = QStringLiteral("countersignd backup --to FILE --db FILE [--force]");
+    parser.setApplicationDescription(
+        usage + QStringLiteral("\n\nCopies a SQLite ledger, while countersignd serve keeps writing it, with SQLite's online"
+                               " backup API: one read snapshot, so no transaction is copied in part. The copy is written"
+                               " beside FILE, checked (integrity_check, schema version, audit chain) and only then renamed"
+                               " to FILE: one standalone file, mode 0600. A PostgreSQL ledger: the message names"
+                               " pg_dump and pg_restore."));
+    parser.addHelpOption();
+    const QCommandLineOption to(QStringLiteral("to"), QStringLiteral("The copy to write (refused if it exists, unless --force)."),
+                                QStringLiteral("FILE"));
+    const QCommandLineOption force(QStringLiteral("force"), QStringLiteral("Replace an existing FILE (only once the copy is checked)."));
+    parser.addOptions(ledgerOptions() + QList<QCommandLineOption>{to, force});
+    parser.process(subArguments(arguments, 1));
+    if (!parser.positionalArguments().isEmpty() || !parser.isSet(to) || !parser.isSet(dbOption()))
+        return fail(QStringLiteral("usage: ") + usage);
+    cs::LedgerBackup::Options options;
+    options.force = parser.isSet(force);
+    options.removePartialOnSignal = true;
+    const auto copied = cs::LedgerBackup::backup(parser.value(dbOption()), parser.value(to), options);
+    if (!copied.ok())
+        return fail(copied.error().message(), copied.error().code() == cs::LedgerError::Code::Invalid ? 2 : 1);
+    QTextStream out(stdout);
+    out << "backed up " << copied->source << " to " << copied->target << " (schema version " << copied->schemaVersion
+        << ')' << Qt::endl;
+    out << "  actions " << copied->actions << ", audit rows " << copied->auditRows << " (hash chain verified)"
+        << (copied->auditHead.isEmpty() ? QString() : QStringLiteral(", head ") + copied->auditHead) << Qt::endl;
+    out << "  " << copied->bytes << " bytes (" << copied->pages << " pages), integrity_check ok, journal mode delete,"
+        << " mode 0600" << Qt::endl;
+    out << "  " << QString::number(double(copied->elapsedMs) / 1000.0, 'f', 3) << " s in all; the ledger's read"
+        << " snapshot was held " << QString::number(double(copied->snapshotMs) / 1000.0, 'f', 3) << " s" << Qt::endl;
     return 0;
 }
 
@@ -731,6 +770,8 @@ int main(int argc, char *argv[])
         return runAudit(arguments);
     if (command == u"migrate")
         return runMigrate(arguments);
+    if (command == u"backup")
+        return runBackup(arguments);
     if (command == u"--version") {
         QTextStream(stdout) << "countersignd " << COUNTERSIGN_VERSION << Qt::endl;
         return 0;
@@ -743,6 +784,7 @@ int main(int argc, char *argv[])
            "       countersignd user disable|enable NAME --db FILE|URI\n"
            "       countersignd user list --db FILE|URI\n"
            "       countersignd audit verify --db FILE|URI\n"
+           "       countersignd backup --to FILE --db FILE [--force]\n"
            "       countersignd migrate --db FILE|URI\n"
            "       countersignd migrate --from FILE --to URI\n"
            "FILE: a SQLite ledger. URI: postgresql://USER@HOST:PORT/DBNAME (its password from --db-password-file FILE\n"
