@@ -7,7 +7,8 @@
 # (docs/screenshot-approve-reasons.png), the approve dialog of a refund over half of a charge
 # already partly refunded, with the charge's story, budget and warnings
 # (docs/screenshot-approve-budget.png), and a bulk approval after a partial failure
-# (docs/screenshot-bulk.png) and saves them. Then the console runs in demo mode (--demo --scenario N --screenshot) for docs/screenshot-demo-scenario1.png,
+# (docs/screenshot-bulk.png) and saves them. tests/ui/screenshot_notifications.cpp saves
+# docs/screenshot-notifications.png (a notice, the title's and the tray's counts). Then the console runs in demo mode (--demo --scenario N --screenshot) for docs/screenshot-demo-scenario1.png,
 # docs/screenshot-demo-scenario2.png and docs/screenshot-demo-scenario9.png: scenarios 1, 2 and 9 played to their end, narration visible.
 # Usage: scripts/screenshots.sh [build dir]   (default: $COUNTERSIGN_BUILD_DIR or ./build)
 set -euo pipefail
@@ -17,7 +18,7 @@ build_dir=${1:-${COUNTERSIGN_BUILD_DIR:-"$top/build"}}
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S "$top" -B "$build_dir" -G Ninja >/dev/null
 fi
-cmake --build "$build_dir" --target screenshot_scenarios countersign countersignd paysim
+cmake --build "$build_dir" --target screenshot_scenarios screenshot_notifications countersign countersignd paysim
 
 command -v xvfb-run >/dev/null || { echo "screenshots: xvfb-run is missing (bash scripts/install-deps.sh)" >&2; exit 1; }
 # A fixed light palette and fonts: the pictures do not depend on the desktop they are taken on.
@@ -27,6 +28,9 @@ xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
   "$build_dir/tests/ui/screenshot_scenarios" \
   --console "$build_dir/app/countersign/countersign" \
   --out "$top/docs" --window-size 1440x900
+# Notifications: a notice, the title's and the tray's counts (tests/ui/screenshot_notifications.cpp).
+xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
+  "$build_dir/tests/ui/screenshot_notifications" --out "$top/docs/screenshot-notifications.png" --window-size 1440x900
 for n in 1 2 9; do
   xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
     "$build_dir/app/countersign/countersign" --demo --scenario "$n" --filter all --window-size 1440x900 \

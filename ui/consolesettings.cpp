@@ -21,7 +21,9 @@ std::unique_ptr<QSettings> userSettings()
     queueHeaderState(m_settings.get(), QStringLiteral("queue/header")),                            \
     queueFilter(m_settings.get(), QStringLiteral("queue/filter"), QStringLiteral("queue")),        \
     queueSearch(m_settings.get(), QStringLiteral("queue/search")),                                 \
-    detailTab(m_settings.get(), QStringLiteral("detail/tab"), 0)
+    detailTab(m_settings.get(), QStringLiteral("detail/tab"), 0),                                   \
+    notificationsEnabled(m_settings.get(), QStringLiteral("notifications/enabled"), true),         \
+    notificationInterval(m_settings.get(), QStringLiteral("notifications/intervalSeconds"), 30)
 
 ConsoleSettings::ConsoleSettings()
     : m_settings(userSettings())

@@ -5,6 +5,7 @@
 #include "client/tokenstore.h"
 #include "models/actionqueuemodel.h"
 #include "ui/actiondetailpane.h"
+#include "ui/attentioncontroller.h"
 #include "ui/bulkdecisioncontroller.h"
 #include "ui/connectiondialog.h"
 #include "ui/consolesettings.h"
@@ -97,6 +98,7 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
     m_decisions = new DecisionController(m_client, m_pane, this, this);
     buildActions();
     buildBulkDecisions();
+    m_attention = new AttentionController(this, m_client, m_events, m_settings);
     buildMenus();
 
     m_detailReload.setSingleShot(true);
@@ -300,6 +302,10 @@ void MainWindow::buildMenus()
         tabs->setCurrentIndex(i);
     });
     nextTab->setObjectName(QStringLiteral("nextTabAction"));
+
+    QMenu *settingsMenu = menuBar()->addMenu(tr("&Settings"));
+    settingsMenu->setObjectName(QStringLiteral("settingsMenu"));
+    m_attention->addSettingsTo(settingsMenu);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, [this] {

@@ -18,6 +18,7 @@ namespace cs {
 class ActionQueueModel;
 class ActionDetailPane;
 class ApiClient;
+class AttentionController;
 class ApiPageSource;
 class BulkDecisionController;
 class ConsoleSettings;
@@ -65,6 +66,8 @@ public:
     ActionQueueModel *queueModel() const { return m_model; }
     ActionDetailPane *detailPane() const { return m_pane; }
     OfflineBanner *offlineBanner() const { return m_banner; }
+    // Notifications (issue 17): the counts in the title, the status bar and the tray; notices.
+    AttentionController *attention() const { return m_attention; }
     QString userName() const { return m_user; }
     QString role() const { return m_role; }
     // Whether the queue's first page since start() has arrived (firstPageShown was emitted).
@@ -116,6 +119,7 @@ private:
     DecisionController *m_decisions = nullptr;
     BulkDecisionController *m_bulk = nullptr;
     ExecutionController *m_execution = nullptr;
+    AttentionController *m_attention = nullptr;
     QAction *m_bulkApproveAction = nullptr;
     QAction *m_bulkRejectAction = nullptr;
     QSplitter *m_splitter;

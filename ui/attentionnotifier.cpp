@@ -1,0 +1,342 @@
+#include "ui/attentionnotifier.h"
+#include "models/displayformat.h"
+#include "ui/uilog.h"
+
+#include <QStringList>
+
+#include <algorithm>
+#include <chrono>
+
+namespace cs {
+
+namespace {
+
+constexpr std::size_t at(AttentionNotifier::Kind kind)
+{
+    return std::size_t(kind);
+}
+
+std::optional<AttentionNotifier::Kind> kindOf(ActionState state)
+{
+    switch (state) {
+    case ActionState::RequiresReview:
+        return AttentionNotifier::Kind::Review;
+    case ActionState::ConfirmationUnknown:
+        return AttentionNotifier::Kind::Unknown;
+    case ActionState::Pending:
+        return AttentionNotifier::Kind::Approval;
+    default:
+        return std::nullopt;
+    }
+}
+
+// An event on an action the console has not seen before is news only if it is one that puts an
+// action into the state (a proposal, a transition, a recovery): a look-up recorded on an action
+// long in REQUIRES_REVIEW is not. A PENDING action is new only when proposed.
+bool entersState(AttentionNotifier::Kind kind, const QString &event)
+{
+    if (kind == AttentionNotifier::Kind::Approval)
+        return event == QLatin1String("proposed");
+    static const QStringList entering = { QStringLiteral("proposed"), QStringLiteral("state_changed"),
+                                          QStringLiteral("review_requested"), QStringLiteral("resubmission_conflict"),
+                                          QStringLiteral("recovered") };
+    return entering.contains(event);
+}
+
+// Joins the parts with " · " (a separator a translation may change).
+QString joined(const QStringList &parts)
+{
+    QString text;
+    for (const QString &part : parts)
+        text = text.isEmpty() ? part : AttentionNotifier::tr("%1 \u00b7 %2").arg(text, part);
+    return text;
+}
+
+constexpr int MaxRemembered = 50000; // actions whose state the notifier keeps (terminal ones are dropped)
+
+} // namespace
+
+AttentionNotifier::AttentionNotifier(QObject *parent)
+    : QObject(parent)
+    , m_clock([] {
+        return qint64(std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count());
+    })
+{
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &AttentionNotifier::poll);
+}
+
+QList<AttentionNotifier::Kind> AttentionNotifier::kindsFor(const QString &role)
+{
+    if (role == QLatin1String("approver"))
+        return { Kind::Approval };
+    if (role == QLatin1String("supervisor"))
+        return { Kind::Review, Kind::Unknown };
+    if (role == QLatin1String("admin"))
+        return { Kind::Review, Kind::Unknown, Kind::Approval };
+    return {};
+}
+
+ActionState AttentionNotifier::stateOf(Kind kind)
+{
+    switch (kind) {
+    case Kind::Review:
+        return ActionState::RequiresReview;
+    case Kind::Unknown:
+        return ActionState::ConfirmationUnknown;
+    case Kind::Approval:
+        break;
+    }
+    return ActionState::Pending;
+}
+
+QString AttentionNotifier::countsText(const Counts &counts)
+{
+    QStringList parts;
+    if (const qint64 n = counts.of(Kind::Review))
+        parts << tr("%n to review", nullptr, int(n));
+    if (const qint64 n = counts.of(Kind::Unknown))
+        parts << tr("%n unconfirmed", nullptr, int(n));
+    if (const qint64 n = counts.of(Kind::Approval))
+        parts << tr("%n to approve", nullptr, int(n));
+    return joined(parts);
+}
+
+QString AttentionNotifier::windowTitle(const Counts &counts, const QString &backend)
+{
+    const QString waiting = countsText(counts);
+    if (waiting.isEmpty())
+        return backend.isEmpty() ? tr("Countersign") : tr("Countersign \u2014 %1").arg(backend);
+    return backend.isEmpty() ? tr("Countersign \u2014 %1").arg(waiting)
+                             : tr("Countersign \u2014 %1 \u2014 %2").arg(waiting, backend);
+}
+
+void AttentionNotifier::setRole(const QString &role)
+{
+    if (role == m_role)
+        return;
+    m_role = role;
+    m_kinds = kindsFor(role);
+    // What waited was news for the previous user.
+    clearWaiting();
+    m_resyncBaseline.reset();
+    setCounts(m_stateCounts);
+}
+
+void AttentionNotifier::setCounts(const StateCounts &stateCounts)
+{
+    m_stateCounts = stateCounts;
+    Counts counts;
+    for (const Kind kind : std::as_const(m_kinds))
+        counts.n[at(kind)] = stateCounts.count(stateOf(kind));
+
+    if (m_resyncBaseline) {
+        // Events were skipped: what rose beyond the events that did arrive came unseen.
+        for (const Kind kind : std::as_const(m_kinds)) {
+            const qint64 unseen = counts.of(kind) - m_resyncBaseline->of(kind) - m_newSinceResync[at(kind)];
+            if (unseen > 0 && m_enabled) {
+                if (waiting() == 0)
+                    m_firstWaitingAt = m_clock();
+                m_unseen[at(kind)] += int(unseen);
+            }
+        }
+        m_resyncBaseline.reset();
+        schedule();
+    }
+
+    if (counts == m_counts)
+        return;
+    m_counts = counts;
+    emit countsChanged(m_counts);
+}
+
+void AttentionNotifier::remember(const QString &actionId, ActionState state, bool seenEntering)
+{
+    if (isTerminal(state)) {
+        m_seen.remove(actionId); // it never waits again
+        return;
+    }
+    if (m_seen.size() >= MaxRemembered && !m_seen.contains(actionId))
+        m_seen.clear(); // a bound, not a cache policy: at worst one action is reported twice
+    Seen &seen = m_seen[actionId];
+    seen.state = state;
+    const auto kind = kindOf(state);
+    if (kind && seenEntering)
+        seen.kinds |= 1u << at(*kind);
+}
+
+bool AttentionNotifier::noteChange(const ActionChange &change)
+{
+    const auto kind = kindOf(change.state);
+    const auto known = m_seen.constFind(change.actionId);
+    bool entering = false;
+    if (kind) {
+        if (known == m_seen.cend())
+            entering = entersState(*kind, change.event);
+        else if (!(known->kinds & (1u << at(*kind))))
+            entering = known->state != change.state || entersState(*kind, change.event);
+    }
+    // Remembered whether or not this role attends to it: after a role switch it is not news.
+    remember(change.actionId, change.state, entering);
+    const bool news = entering && attends(*kind);
+    if (!news)
+        return false;
+    qCDebug(lcUi) << "attention:" << change.actionId << "entered" << toWire(change.state) << "by" << change.event;
+    if (m_resyncBaseline)
+        ++m_newSinceResync[at(*kind)];
+    if (m_enabled) {
+        if (waiting() == 0)
+            m_firstWaitingAt = m_clock();
+        m_waiting.append({ *kind, change.actionId });
+        schedule();
+    }
+    return true;
+}
+
+void AttentionNotifier::noteKnown(const QList<ActionSummary> &rows)
+{
+    for (const ActionSummary &row : rows)
+        remember(row.id(), row.record.state, true);
+}
+
+void AttentionNotifier::noteResync()
+{
+    m_resyncBaseline = m_counts;
+    m_newSinceResync = {};
+}
+
+void AttentionNotifier::setNoticesEnabled(bool enabled)
+{
+    m_enabled = enabled;
+    if (!enabled)
+        clearWaiting();
+}
+
+bool AttentionNotifier::setIntervalSeconds(int seconds)
+{
+    if (seconds < 0 || seconds > MaxIntervalSeconds)
+        return false;
+    m_intervalMs = seconds * 1000;
+    schedule();
+    return true;
+}
+
+int AttentionNotifier::waiting() const
+{
+    int n = int(m_waiting.size());
+    for (const int unseen : m_unseen)
+        n += unseen;
+    return n;
+}
+
+void AttentionNotifier::clearWaiting()
+{
+    m_waiting.clear();
+    m_unseen = {};
+    m_timer.stop();
+}
+
+void AttentionNotifier::schedule()
+{
+    if (waiting() == 0) {
+        m_timer.stop();
+        return;
+    }
+    qint64 due = m_firstWaitingAt + SettleMs;
+    if (m_lastNoticeAt)
+        due = std::max(due, *m_lastNoticeAt + m_intervalMs);
+    m_timer.start(int(std::clamp<qint64>(due - m_clock(), 0, qint64(MaxIntervalSeconds) * 1000)));
+}
+
+void AttentionNotifier::poll()
+{
+    if (waiting() == 0)
+        return;
+    const qint64 now = m_clock();
+    qint64 due = m_firstWaitingAt + SettleMs;
+    if (m_lastNoticeAt)
+        due = std::max(due, *m_lastNoticeAt + m_intervalMs);
+    if (now < due) {
+        schedule();
+        return;
+    }
+    Notice notice;
+    if (m_waiting.size() == 1 && waiting() == 1) {
+        const Waiting &only = m_waiting.constFirst();
+        notice = noticeFor(only.kind, only.actionId,
+                           m_rowLookup ? m_rowLookup(only.actionId) : std::optional<ActionSummary>());
+    } else {
+        std::array<int, KindCount> perKind = m_unseen;
+        for (const Waiting &w : std::as_const(m_waiting))
+            ++perKind[at(w.kind)];
+        notice = noticeForMany(perKind);
+    }
+    m_lastNoticeAt = now;
+    clearWaiting();
+    emit noticeReady(notice);
+}
+
+AttentionNotifier::Notice AttentionNotifier::noticeFor(Kind kind, const QString &actionId,
+                                                       const std::optional<ActionSummary> &row)
+{
+    Notice notice;
+    notice.actionId = actionId;
+    notice.kind = kind;
+    switch (kind) {
+    case Kind::Review: {
+        notice.title = tr("Review needed");
+        const QString reason = row ? row->record.reviewReason.trimmed() : QString();
+        notice.text = reason.isEmpty() ? tr("%1 entered REQUIRES_REVIEW").arg(actionId)
+                                       : tr("%1 entered REQUIRES_REVIEW: %2").arg(actionId, reason);
+        break;
+    }
+    case Kind::Unknown:
+        notice.title = tr("Outcome unknown");
+        notice.text = row ? tr("%1 entered CONFIRMATION_UNKNOWN: whether %2 was refunded is not known yet")
+                                .arg(actionId, display::money(row->record.amount, row->record.currency))
+                          : tr("%1 entered CONFIRMATION_UNKNOWN").arg(actionId);
+        break;
+    case Kind::Approval:
+        notice.title = tr("Approval awaited");
+        notice.text = row ? tr("%1 awaits approval: %2 requested by %3")
+                                .arg(actionId, display::money(row->record.amount, row->record.currency),
+                                     row->record.requestedBy)
+                          : tr("%1 awaits approval").arg(actionId);
+        break;
+    }
+    return notice;
+}
+
+AttentionNotifier::Notice AttentionNotifier::noticeForMany(const std::array<int, KindCount> &perKind)
+{
+    Notice notice;
+    notice.title = tr("Countersign: new work");
+    QStringList parts;
+    int kinds = 0;
+    for (const Kind kind : { Kind::Review, Kind::Unknown, Kind::Approval }) {
+        const int n = perKind[at(kind)];
+        if (n <= 0)
+            continue;
+        ++kinds;
+        notice.kind = kind;
+        switch (kind) {
+        case Kind::Review:
+            parts << tr("%n new to review", nullptr, n);
+            break;
+        case Kind::Unknown:
+            parts << tr("%n new unconfirmed", nullptr, n);
+            break;
+        case Kind::Approval:
+            parts << tr("%n new to approve", nullptr, n);
+            break;
+        }
+    }
+    if (kinds != 1)
+        notice.kind.reset();
+    notice.text = joined(parts);
+    return notice;
+}
+
+} // namespace cs
