@@ -35,6 +35,10 @@ bool ActionPolicy::mayCall(Role role, Operation operation)
         return role == Role::Admin;
     case Operation::ReadMetrics:
         return role == Role::Auditor || role == Role::Admin;
+    // The charge view lists every requester's actions on the charge and the provider's refunds
+    // naming them: an agent reads only its own actions (GET /actions/{id}), so not this.
+    case Operation::ReadCharge:
+        return role != Role::Agent;
     case Operation::Propose:
         return role == Role::Agent || role == Role::Admin;
     case Operation::Approve:
@@ -92,6 +96,8 @@ QString ActionPolicy::operationName(Operation operation)
         return QStringLiteral("pause and resume execution");
     case Operation::ReadMetrics:
         return QStringLiteral("read the metrics");
+    case Operation::ReadCharge:
+        return QStringLiteral("read a charge's actions and refunds");
     }
     return QString();
 }

@@ -23,6 +23,7 @@ public:
         ReadPolicy, ReloadPolicy,      // GET /policy (every role), POST /policy/reload (admin)
         ReadExecution, PauseExecution, // the stop switch: GET /execution; pause and resume
         ReadMetrics,                   // GET /metrics (auditor, admin: a monitoring user is an auditor)
+        ReadCharge,                    // GET /charges/{id}: every requester's actions on it (not agents)
     };
 
     // The role × operation matrix. Own-only roles (agents reading) are allowed here; the handler

@@ -1,6 +1,7 @@
 #include "server/api/apiroutes.h"
 
 #include "server/api/actionservice.h"
+#include "server/api/chargeservice.h"
 #include "server/api/eventstream.h"
 #include "server/api/policyservice.h"
 #include "server/api/readiness.h"
@@ -114,6 +115,22 @@ Reply reconcile(const Call &c, const Services &s)
 Reply followUp(const Call &c, const Services &s)
 {
     return s.actions->followUp(c.user, c.actionId, c.checked.ifMatch, c.checked.json, c.instance);
+}
+
+// The charge view: what Countersign recorded about one charge, and every action on it.
+Reply getCharge(const Call &c, const Services &s)
+{
+    return s.charges->get(c.actionId, c.instance);
+}
+
+// The checks here; the provider's read of the charge and its recording on a worker thread.
+Reply chargeViewLookup(const Call &c, const Services &s)
+{
+    auto prepared = s.charges->prepareLookup(c.actionId, c.checked.json, c.instance);
+    if (auto *refused = std::get_if<ApiResponse>(&prepared))
+        return *refused;
+    return Reply::later([service = s.charges, user = c.user, target = std::get<ChargeService::Target>(prepared),
+                         instance = c.instance] { return service->runLookup(user, target, instance); });
 }
 
 Reply getPolicy(const Call &, const Services &s)
@@ -254,6 +271,10 @@ const QList<ApiRoutes::Endpoint> &ApiRoutes::endpoints()
          .operation = Op::Reconcile,   .needs = mutation,     .handler = reconcile},
         {.method = "POST", .path = QStringLiteral("/actions/{id}/follow-ups"),      .access = Access::Token,
          .operation = Op::FollowUp,    .needs = mutation,     .handler = followUp},
+        {.method = "GET",  .path = QStringLiteral("/charges/{id}"),                 .access = Access::Token,
+         .operation = Op::ReadCharge,  .needs = nothing,      .handler = getCharge},
+        {.method = "POST", .path = QStringLiteral("/charges/{id}/lookups"),         .access = Access::Token,
+         .operation = Op::ChargeLookup, .needs = chargeLookupNeeds, .handler = chargeViewLookup},
         {.method = "GET",  .path = QStringLiteral("/events"),                       .access = Access::Token,
          .operation = Op::Events,      .needs = nothing,      .handler = events},
         {.method = "GET",  .path = QStringLiteral("/policy"),                       .access = Access::Token,

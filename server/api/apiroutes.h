@@ -26,6 +26,7 @@ class Readiness;
 class ActionReader;
 class ActionService;
 class ApprovalStore;
+class ChargeService;
 class EventStream;
 class PolicyService;
 class ExecutionService;
@@ -40,7 +41,8 @@ class ExecutionService;
 // bearer token and the role (401 / 403, unless Access::Public), the preconditions (413, 415, 400),
 // the client Idempotency-Key (replay, 422, 409), If-Match (428), then the handler.
 //
-// The one path parameter is `{id}`, a non-empty segment (the action id, or a pause id). Handlers run on the HTTP
+// The one path parameter is `{id}`, a non-empty segment (the action id, a charge or payment
+// intent id, or a pause id). Handlers run on the HTTP
 // server's thread; Reply::work runs on a worker thread.
 class ApiRoutes
 {
@@ -69,6 +71,7 @@ public:
     struct Services
     {
         ActionService *actions = nullptr;
+        ChargeService *charges = nullptr;      // the charge view
         ExecutionService *execution = nullptr; // the stop switch
         const ActionReader *reader = nullptr;
         EventStream *events = nullptr;

@@ -4,6 +4,7 @@
 #include "server/api/apiresponse.h"
 #include "server/api/apiroutes.h"
 #include "server/api/auththrottle.h"
+#include "server/api/chargeservice.h"
 #include "server/api/connectionguard.h"
 #include "server/api/eventstream.h"
 #include "server/api/executionservice.h"
@@ -155,6 +156,7 @@ private:
     const ActionReader *m_reader;
     std::unique_ptr<ActionService> m_service;
     std::unique_ptr<ExecutionService> m_execution;
+    std::unique_ptr<ChargeService> m_charges;
     EventStream *m_events = nullptr;
     ApiRoutes::Services m_services; // what the handlers use (with the webhook handler)
     QThreadPool m_pool;

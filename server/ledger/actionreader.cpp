@@ -524,6 +524,36 @@ LedgerResult<QList<ActionReader::Summary>> ActionReader::summaries(const QString
     return out;
 }
 
+LedgerResult<ActionReader::Page> ActionReader::onTargets(const QStringList &targetIds, int limit) const
+{
+    Page page;
+    if (targetIds.isEmpty() || limit <= 0)
+        return page;
+    LedgerError error;
+    QSqlDatabase db = m_db.connection(&error);
+    if (!error.ok())
+        return error;
+    QVariantList values;
+    const QString marks = inListMarks(targetIds, &values);
+    values << limit + 1; // one more than asked: whether older ones exist
+    QSqlQuery q(db);
+    if (!runOnce(q, QStringLiteral("SELECT %1 FROM actions a WHERE a.target_id IN (%2) ORDER BY a.created_at DESC, a.id DESC LIMIT ?")
+                        .arg(summaryColumns(), marks),
+                 values, &error)) {
+        return error;
+    }
+    while (q.next())
+        page.rows.append(summaryFromQuery(q));
+    if (page.rows.size() > limit) {
+        page.rows.removeLast();
+        page.hasMore = true;
+    }
+    std::reverse(page.rows.begin(), page.rows.end());
+    if (const LedgerError counted = addDuplicateCounts(*this, &page.rows); !counted.ok())
+        return counted;
+    return page;
+}
+
 LedgerResult<ActionReader::Summary> ActionReader::summary(const QString &id) const
 {
     const auto rows = summaries({id});

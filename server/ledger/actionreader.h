@@ -138,6 +138,11 @@ public:
     LedgerResult<qint64> reconcileBacklog(const QDateTime &now) const;
     // Summaries of the given actions, in the given order (unknown ids are left out).
     LedgerResult<QList<Summary>> summaries(const QStringList &ids) const;
+    // Every action whose target is one of `targetIds` (a charge, its payment intent: the charge
+    // view, docs/API.md "The charge view"), REJECTED ones included: the newest `limit` of them,
+    // returned oldest first (created_at, then id), hasMore when older ones were left out. One
+    // probe of actions_by_target per id; possible duplicates counted as in list().
+    LedgerResult<Page> onTargets(const QStringList &targetIds, int limit) const;
     LedgerResult<Summary> summary(const QString &id) const; // NotFound for an unknown id
     // The newest audit seq (0 for an empty log).
     LedgerResult<qint64> latestAuditSeq() const;

@@ -4,7 +4,11 @@
 // it again on an approver's request; a refund made at the provider outside Countersign shrinks the
 // budget and refuses a proposal that no longer fits; a provider that does not answer is recorded
 // as ERROR evidence (502 for the approver's read, the proposal still accepted); a resubmission
-// reads nothing. The executor is off (--no-executor): nothing here is sent.
+// reads nothing. The executor is off (--no-executor): nothing here is sent. The charge view
+// (issue 17): GET /charges/{id} lists every action on a charge or its payment intent with the
+// newest read and the budget at the proposal stage, POST /charges/{id}/lookups reads it again,
+// agents may not read it, and what Countersign knows nothing about is 404 without asking the
+// provider.
 #include "tests/api/apitestsupport.h"
 
 #include <QJsonArray>
@@ -54,6 +58,51 @@ private:
         return ApiClient::collect(m_network.post(request, QStringLiteral("charge=%1&amount=%2").arg(charge).arg(amount).toLatin1()))
             .status;
     }
+    // A refund made at the provider by Countersign's executor would carry the action's id.
+    QString refundFor(const QString &charge, qint64 amount, const QString &actionId)
+    {
+        QUrl url = m_harness.paysimUrl();
+        url.setPath(QStringLiteral("/v1/refunds"));
+        QNetworkRequest request(url);
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/x-www-form-urlencoded"));
+        request.setRawHeader("Authorization", "Bearer sk_test_countersign_api");
+        request.setRawHeader("Idempotency-Key", actionId.toLatin1());
+        const ApiReply reply = ApiClient::collect(m_network.post(
+            request, QStringLiteral("charge=%1&amount=%2&metadata[countersign_action_id]=%3").arg(charge).arg(amount).arg(actionId).toLatin1()));
+        return reply.json.value(QStringLiteral("id")).toString();
+    }
+    // The charge and its payment intent, as paysim made them.
+    QPair<QString, QString> seedChargeWithIntent(qint64 amount)
+    {
+        const ApiReply reply = paysim("POST", QStringLiteral("/_sim/charges"),
+                                      {{QStringLiteral("count"), 1}, {QStringLiteral("amount"), amount}});
+        const QJsonObject charge = reply.json.value(QStringLiteral("data")).toArray().first().toObject();
+        return {charge.value(QStringLiteral("id")).toString(), charge.value(QStringLiteral("payment_intent")).toString()};
+    }
+    ApiReply chargeView(const QString &id, const QString &user)
+    {
+        return m_client->get(QStringLiteral("/charges/") + id, token(user));
+    }
+    ApiReply chargeViewLookup(const QString &id, const QString &user, const QJsonObject &body = {})
+    {
+        return m_client->post(QStringLiteral("/charges/%1/lookups").arg(id), token(user), body,
+                              {{"Idempotency-Key", nextReference(QStringLiteral("view-read")).toLatin1()}});
+    }
+    static QStringList actionIds(const QJsonObject &view)
+    {
+        QStringList ids;
+        for (const QJsonValue &a : view.value(QStringLiteral("actions")).toArray())
+            ids << a.toObject().value(QStringLiteral("id")).toString();
+        return ids;
+    }
+    static QStringList reservationIds(const QJsonObject &view)
+    {
+        QStringList ids;
+        for (const QJsonValue &r : view.value(QStringLiteral("budget")).toObject().value(QStringLiteral("reservations")).toArray())
+            ids << r.toObject().value(QStringLiteral("action_id")).toString();
+        return ids;
+    }
+
     // The provider answers 503 to the next `times` reads of a charge (GET /v1/charges/…).
     QString failChargeReads(int times)
     {
@@ -337,6 +386,191 @@ private slots:
         QCOMPARE(view.value(QStringLiteral("snapshot")).toObject().value(QStringLiteral("result")).toString(), QStringLiteral("ERROR"));
         QCOMPARE(warningCodes(view), QStringList{QStringLiteral("no_provider_view")});
         QCOMPARE(faultMatches(rule), 2);
+    }
+
+    // Everything on one charge: a refund made outside Countersign, one COMPLETED action (its refund
+    // at the provider names it), one PENDING proposed through the payment intent, one REJECTED.
+    // Before a fresh read the COMPLETED refund is held in Countersign; after it, the provider
+    // counts it: `available` stays the same, the money moves from reserved to refunded.
+    void chargeViewShowsEverything()
+    {
+        const auto [charge, intent] = seedChargeWithIntent(10000);
+        QVERIFY(charge.startsWith(u"ch_") && intent.startsWith(u"pi_"));
+        QCOMPARE(refundOutside(charge, 2000), 200);
+        const ApiReply done = propose(QStringLiteral("agent-7"), nextReference(QStringLiteral("v")), 3000, charge);
+        QCOMPARE(done.status, 201);
+        const QString doneId = done.json.value(QStringLiteral("id")).toString();
+        QJsonObject byIntent = ApiClient::proposal(nextReference(QStringLiteral("v")), 1500);
+        byIntent.insert(QStringLiteral("target"), QJsonObject{{QStringLiteral("payment_intent"), intent}});
+        const ApiReply pending = m_client->propose(token(QStringLiteral("agent-8")), byIntent);
+        QVERIFY2(pending.status == 201, pending.body.constData());
+        const QString pendingId = pending.json.value(QStringLiteral("id")).toString();
+        const ApiReply no = propose(QStringLiteral("agent-8"), nextReference(QStringLiteral("v")), 500, charge);
+        QCOMPARE(no.status, 201);
+        const QString rejectedId = no.json.value(QStringLiteral("id")).toString();
+        QCOMPARE(m_client->post(QStringLiteral("/actions/%1/rejections").arg(rejectedId), token(QStringLiteral("bob")),
+                                QJsonObject{{QStringLiteral("reason"), QStringLiteral("duplicate")}},
+                                {{"If-Match", no.ifMatch()}, {"Idempotency-Key", nextReference(QStringLiteral("no")).toLatin1()}})
+                     .status,
+                 200);
+        QCOMPARE(m_client->approve(token(QStringLiteral("ana")), doneId, done.ifMatch()).status, 200);
+        const QString refund = refundFor(charge, 3000, doneId);
+        QVERIFY(refund.startsWith(u"re_"));
+        QString error;
+        QVERIFY2(driveAttempt(m_harness.ledger(), doneId, cs::Attempt::Outcome::Succeeded, cs::Trigger::ProviderSucceeded,
+                              &error, refund),
+                 qPrintable(error));
+
+        const ApiReply view = chargeView(charge, QStringLiteral("aud"));
+        QVERIFY2(view.status == 200, view.body.constData());
+        QCOMPARE(view.json.value(QStringLiteral("id")).toString(), charge);
+        QCOMPARE(view.json.value(QStringLiteral("target_type")).toString(), QStringLiteral("charge"));
+        QCOMPARE(view.json.value(QStringLiteral("charge_id")).toString(), charge);
+        QCOMPARE(view.json.value(QStringLiteral("payment_intent_id")).toString(), intent);
+        QCOMPARE(actionIds(view.json), (QStringList{doneId, pendingId, rejectedId})); // oldest first, REJECTED too
+        QStringList states;
+        for (const QJsonValue &a : view.json.value(QStringLiteral("actions")).toArray())
+            states << a.toObject().value(QStringLiteral("state")).toString();
+        QCOMPARE(states, (QStringList{QStringLiteral("COMPLETED"), QStringLiteral("PENDING"), QStringLiteral("REJECTED")}));
+        QCOMPARE(view.json.value(QStringLiteral("actions_truncated")).toBool(), false);
+        const QJsonObject snapshot = view.json.value(QStringLiteral("snapshot")).toObject();
+        QCOMPARE(snapshot.value(QStringLiteral("result")).toString(), QStringLiteral("FOUND"));
+        QCOMPARE(snapshot.value(QStringLiteral("amount_refunded")).toInteger(), 2000); // read before the action's refund
+        QVERIFY(snapshot.value(QStringLiteral("seq")).toInt() > 0);
+        QJsonObject budget = view.json.value(QStringLiteral("budget")).toObject();
+        QCOMPARE(budget.value(QStringLiteral("stage")).toString(), QStringLiteral("proposal"));
+        QCOMPARE(budget.value(QStringLiteral("captured")).toInteger(), 10000);
+        QCOMPARE(budget.value(QStringLiteral("refunded_at_provider")).toInteger(), 2000);
+        QCOMPARE(budget.value(QStringLiteral("reserved")).toInteger(), 4500);
+        QCOMPARE(budget.value(QStringLiteral("available")).toInteger(), 3500);
+        QCOMPARE(reservationIds(view.json), (QStringList{doneId, pendingId}));
+
+        // The same charge through its payment intent: the same actions and figures.
+        const ApiReply viaIntent = chargeView(intent, QStringLiteral("ana"));
+        QVERIFY2(viaIntent.status == 200, viaIntent.body.constData());
+        QCOMPARE(viaIntent.json.value(QStringLiteral("target_type")).toString(), QStringLiteral("payment_intent"));
+        QCOMPARE(viaIntent.json.value(QStringLiteral("charge_id")).toString(), charge);
+        QCOMPARE(actionIds(viaIntent.json), actionIds(view.json));
+        QCOMPARE(viaIntent.json.value(QStringLiteral("budget")).toObject().value(QStringLiteral("available")).toInteger(), 3500);
+
+        // Refresh: the provider now lists both refunds; the one Countersign made names its action.
+        const auto before = m_harness.ledger().charges().latest(charge);
+        const ApiReply fresh = chargeViewLookup(charge, QStringLiteral("sam"));
+        QVERIFY2(fresh.status == 201, fresh.body.constData());
+        const QJsonObject read = fresh.json.value(QStringLiteral("snapshot")).toObject();
+        QCOMPARE(read.value(QStringLiteral("asked_by")).toString(), QStringLiteral("sam"));
+        QCOMPARE(read.value(QStringLiteral("seq")).toInt(), (*before)->seq + 1);
+        QCOMPARE(read.value(QStringLiteral("amount_refunded")).toInteger(), 5000);
+        QStringList madeBy;
+        for (const QJsonValue &r : read.value(QStringLiteral("refunds")).toArray())
+            madeBy << r.toObject().value(QStringLiteral("action_id")).toString();
+        madeBy.sort();
+        QCOMPARE(madeBy, (QStringList{QString(), doneId}));
+        budget = fresh.json.value(QStringLiteral("budget")).toObject();
+        QCOMPARE(budget.value(QStringLiteral("refunded_at_provider")).toInteger(), 5000);
+        QCOMPARE(budget.value(QStringLiteral("reserved")).toInteger(), 1500);
+        QCOMPARE(budget.value(QStringLiteral("available")).toInteger(), 3500);
+        QCOMPARE(reservationIds(fresh.json), QStringList{pendingId});
+        QCOMPARE(actionIds(fresh.json), actionIds(view.json));
+        const auto after = m_harness.ledger().charges().latest(charge);
+        QCOMPARE((*after)->snapshot.askedBy, QStringLiteral("sam"));
+        // GET shows the recorded read from now on.
+        QCOMPARE(chargeView(charge, QStringLiteral("aud")).json.value(QStringLiteral("snapshot")).toObject()
+                     .value(QStringLiteral("asked_by")).toString(), QStringLiteral("sam"));
+    }
+
+    // Agents may not read a charge's view (it lists every requester's actions), not even of a
+    // charge they proposed on; auditors read it but may not ask the provider.
+    void chargeViewRoles_data()
+    {
+        QTest::addColumn<QString>("user");
+        QTest::addColumn<int>("read");
+        QTest::addColumn<int>("lookup");
+        QTest::newRow("agent, its own charge: 403, 403") << QStringLiteral("agent-7") << 403 << 403;
+        QTest::newRow("another agent: 403, 403") << QStringLiteral("agent-8") << 403 << 403;
+        QTest::newRow("approver: 200, 201") << QStringLiteral("ana") << 200 << 201;
+        QTest::newRow("supervisor: 200, 201") << QStringLiteral("sam") << 200 << 201;
+        QTest::newRow("auditor: 200, 403") << QStringLiteral("aud") << 200 << 403;
+        QTest::newRow("admin: 200, 201") << QStringLiteral("root") << 200 << 201;
+    }
+
+    void chargeViewRoles()
+    {
+        QFETCH(QString, user);
+        QFETCH(int, read);
+        QFETCH(int, lookup);
+        const QString charge = seedCharge(4000);
+        QCOMPARE(propose(QStringLiteral("agent-7"), nextReference(QStringLiteral("vr")), 1000, charge).status, 201);
+        const ApiReply got = chargeView(charge, user);
+        QVERIFY2(got.status == read, got.body.constData());
+        if (read == 403) {
+            QCOMPARE(got.code(), QStringLiteral("forbidden"));
+            QVERIFY(!got.json.contains(QStringLiteral("actions")));
+        } else {
+            QCOMPARE(actionIds(got.json).size(), 1);
+        }
+        const LedgerCounts before = ledgerCounts(m_harness.ledger());
+        const ApiReply asked = chargeViewLookup(charge, user);
+        QVERIFY2(asked.status == lookup, asked.body.constData());
+        if (lookup == 403) {
+            QCOMPARE(asked.code(), QStringLiteral("forbidden"));
+            QCOMPARE(ledgerCounts(m_harness.ledger()), before);
+        } else {
+            QCOMPARE(ledgerCounts(m_harness.ledger()).auditRows, before.auditRows + 1); // one charge_read
+        }
+    }
+
+    // A charge Countersign knows nothing about is 404, and its look-up asks the provider nothing;
+    // an id that is no charge or payment intent is 400; a body other than {} is 422.
+    void chargeViewRefusals()
+    {
+        const QString unknown = seedCharge(4000); // paysim knows it; Countersign does not
+        const ApiReply missing = chargeView(unknown, QStringLiteral("ana"));
+        QCOMPARE(missing.status, 404);
+        QCOMPARE(missing.code(), QStringLiteral("not_found"));
+        const QString rule = failChargeReads(1); // would be hit by any read
+        const LedgerCounts before = ledgerCounts(m_harness.ledger());
+        const ApiReply notAsked = chargeViewLookup(unknown, QStringLiteral("ana"));
+        QCOMPARE(notAsked.status, 404);
+        QCOMPARE(notAsked.code(), QStringLiteral("not_found"));
+        QCOMPARE(faultMatches(rule), 0);
+        QCOMPARE(ledgerCounts(m_harness.ledger()), before);
+        QVERIFY(!m_harness.ledger().charges().latest(unknown)->has_value());
+        paysim("DELETE", QStringLiteral("/_sim/faults"));
+
+        for (const QString &bad : {QStringLiteral("act_01JDOESNOTEXIST0000000000"), QStringLiteral("re_1"), QStringLiteral("ch_"),
+                                   QStringLiteral("ch_%24x")}) {
+            const ApiReply malformed = chargeView(bad, QStringLiteral("ana"));
+            QVERIFY2(malformed.status == 400, qPrintable(bad + QLatin1Char(' ') + QString::fromUtf8(malformed.body)));
+            QCOMPARE(malformed.code(), QStringLiteral("invalid_parameter"));
+            QCOMPARE(malformed.json.value(QStringLiteral("errors")).toArray().first().toObject().value(QStringLiteral("field")).toString(),
+                     QStringLiteral("id"));
+        }
+        const QString known = seedCharge(4000);
+        QCOMPARE(propose(QStringLiteral("agent-7"), nextReference(QStringLiteral("vb")), 1000, known).status, 201);
+        const ApiReply body = chargeViewLookup(known, QStringLiteral("ana"), {{QStringLiteral("force"), true}});
+        QCOMPARE(body.status, 422);
+        QCOMPARE(body.code(), QStringLiteral("validation_failed"));
+    }
+
+    // The provider does not answer the Refresh: 502 with the ERROR read, recorded; the view keeps
+    // showing the FOUND read its budget rests on.
+    void chargeViewProviderFailure()
+    {
+        const QString charge = seedCharge(8000);
+        QCOMPARE(propose(QStringLiteral("agent-7"), nextReference(QStringLiteral("vf")), 1000, charge).status, 201);
+        const QString rule = failChargeReads(1);
+        const ApiReply read = chargeViewLookup(charge, QStringLiteral("ana"));
+        QVERIFY2(read.status == 502, read.body.constData());
+        QCOMPARE(read.code(), QStringLiteral("provider_unavailable"));
+        QCOMPARE(read.json.value(QStringLiteral("snapshot")).toObject().value(QStringLiteral("result")).toString(), QStringLiteral("ERROR"));
+        QCOMPARE(faultMatches(rule), 1);
+        const auto stored = m_harness.ledger().charges().latest(charge);
+        QCOMPARE((*stored)->snapshot.result, cs::ChargeSnapshot::Result::Error);
+        const ApiReply view = chargeView(charge, QStringLiteral("ana"));
+        QCOMPARE(view.json.value(QStringLiteral("snapshot")).toObject().value(QStringLiteral("result")).toString(), QStringLiteral("FOUND"));
+        QCOMPARE(view.json.value(QStringLiteral("budget")).toObject().value(QStringLiteral("known")).toBool(), true);
+        paysim("DELETE", QStringLiteral("/_sim/faults"));
     }
 
     // Proposing again under the same client_reference with the same payload answers the existing

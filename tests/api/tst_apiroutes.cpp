@@ -76,6 +76,10 @@ void TestApiRoutes::matched_data()
                                << QStringLiteral("/actions/{id}/follow-ups") << id;
     QTest::newRow("an id named like a sub-resource") << QByteArray("GET") << QStringLiteral("/api/v1/actions/approvals")
                                                      << QStringLiteral("/actions/{id}") << QStringLiteral("approvals");
+    QTest::newRow("a charge") << QByteArray("GET") << QStringLiteral("/api/v1/charges/ch_3Pq8Xk2e") << QStringLiteral("/charges/{id}")
+                              << QStringLiteral("ch_3Pq8Xk2e");
+    QTest::newRow("a charge's look-up") << QByteArray("POST") << QStringLiteral("/api/v1/charges/pi_3Pq8Xk2e/lookups")
+                                        << QStringLiteral("/charges/{id}/lookups") << QStringLiteral("pi_3Pq8Xk2e");
     QTest::newRow("events") << QByteArray("GET") << QStringLiteral("/api/v1/events") << QStringLiteral("/events") << QString();
     QTest::newRow("webhook") << QByteArray("POST") << QStringLiteral("/api/v1/webhooks/provider")
                              << QStringLiteral("/webhooks/provider") << QString();
@@ -121,6 +125,10 @@ void TestApiRoutes::unrouted_data()
                                                                 << QByteArray("GET, POST");
     QTest::newRow("GET an approval") << QByteArray("GET") << QStringLiteral("/api/v1/actions/act_x/approvals") << 405
                                      << QByteArray("POST");
+    QTest::newRow("POST a charge") << QByteArray("POST") << QStringLiteral("/api/v1/charges/ch_x") << 405 << QByteArray("GET");
+    QTest::newRow("GET a charge's look-ups") << QByteArray("GET") << QStringLiteral("/api/v1/charges/ch_x/lookups") << 405
+                                             << QByteArray("POST");
+    QTest::newRow("the charges without an id") << QByteArray("GET") << QStringLiteral("/api/v1/charges") << 404 << QByteArray();
     QTest::newRow("POST health") << QByteArray("POST") << QStringLiteral("/api/v1/health") << 405 << QByteArray("GET");
     QTest::newRow("POST events") << QByteArray("POST") << QStringLiteral("/api/v1/events") << 405 << QByteArray("GET");
     QTest::newRow("GET the webhook") << QByteArray("GET") << QStringLiteral("/api/v1/webhooks/provider") << 405 << QByteArray("POST");
@@ -174,6 +182,10 @@ void TestApiRoutes::rows_data()
                                << true << true;
     QTest::newRow("follow up") << post << QStringLiteral("/actions/{id}/follow-ups") << A::Token << Op::FollowUp << Body::Json
                                << true << true;
+    QTest::newRow("charge view: not for agents") << get << QStringLiteral("/charges/{id}") << A::Token << Op::ReadCharge << Body::None
+                                                 << false << false;
+    QTest::newRow("charge look-up: no If-Match, body optional")
+        << post << QStringLiteral("/charges/{id}/lookups") << A::Token << Op::ChargeLookup << Body::OptionalJson << false << true;
     QTest::newRow("events") << get << QStringLiteral("/events") << A::Token << Op::Events << Body::None << false << false;
     QTest::newRow("execution: every role") << get << QStringLiteral("/execution") << A::Token << Op::ReadExecution << Body::None
                                            << false << false;

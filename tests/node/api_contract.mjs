@@ -251,6 +251,16 @@ try {
     await call('charge lookup by an agent', 'POST', `/actions/${id}/charge-lookups`, { token: tokens['agent-7'] });
     await call('charge lookup unknown', 'POST', '/actions/act_aaaaaaaaaaaaaaaaaaaaaaaa/charge-lookups', { token: tokens.ana });
 
+    // The charge view: 200, 403 for an agent, 404 unknown, 400 malformed; its look-up 201, 403.
+    const view = await call('charge view', 'GET', `/charges/${charge}`, { token: tokens.aud });
+    expect(view.status === 200 && view.json.actions.some((a) => a.id === id), `charge view: ${view.status} ${view.text}`);
+    await call('charge view by an agent', 'GET', `/charges/${charge}`, { token: tokens['agent-7'] });
+    await call('charge view unknown', 'GET', '/charges/ch_neverseen', { token: tokens.aud });
+    await call('charge view malformed', 'GET', '/charges/act_x', { token: tokens.aud });
+    const fresh = await call('charge view look-up', 'POST', `/charges/${charge}/lookups`, { token: tokens.sam, body: {} });
+    expect(fresh.status === 201 && fresh.json.snapshot.asked_by === 'sam', `charge view look-up: ${fresh.status} ${fresh.text}`);
+    await call('charge view look-up by an auditor', 'POST', `/charges/${charge}/lookups`, { token: tokens.aud });
+
     // Approve: 428, 400, 412, 403 four_eyes, 200 and replay; then the executor completes it.
     await call('approve without If-Match', 'POST', `/actions/${id}/approvals`, { token: tokens.ana, body: {} });
     await call('approve bad If-Match', 'POST', `/actions/${id}/approvals`, { token: tokens.ana, body: {}, headers: { 'if-match': 'seven' } });
