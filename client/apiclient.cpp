@@ -155,6 +155,11 @@ ApiCall *ApiClient::executionState()
     return get(QStringLiteral("/execution"));
 }
 
+ApiCall *ApiClient::charge(const QString &chargeOrIntentId)
+{
+    return get(QStringLiteral("/charges/") + QString::fromLatin1(QUrl::toPercentEncoding(chargeOrIntentId)));
+}
+
 ApiCall *ApiClient::post(const QString &path, const QJsonObject &body, qint64 ifMatch, const QString &key,
                          int deadlineMs)
 {
@@ -202,6 +207,12 @@ ApiCall *ApiClient::lookUp(const QString &actionId, qint64 ifMatch, const QStrin
 ApiCall *ApiClient::readCharge(const QString &actionId, const QString &key)
 {
     return post(actionPath(actionId, "charge-lookups"), QJsonObject(), -1, key, qMax(m_lookupDeadlineMs, m_deadlineMs));
+}
+
+ApiCall *ApiClient::lookUpCharge(const QString &chargeOrIntentId, const QString &key)
+{
+    return post(QStringLiteral("/charges/%1/lookups").arg(QString::fromLatin1(QUrl::toPercentEncoding(chargeOrIntentId))),
+                QJsonObject(), -1, key, qMax(m_lookupDeadlineMs, m_deadlineMs));
 }
 
 ApiCall *ApiClient::reconcile(const QString &actionId, qint64 ifMatch, bool committed, int evidenceLookupSeq,

@@ -74,6 +74,9 @@ public:
     ApiCall *action(const QString &actionId);
     // GET /execution: {paused, summary, pauses} — the pauses in force (every role may read).
     ApiCall *executionState();
+    // GET /charges/{id}: everything recorded about a charge or payment intent — its newest read,
+    // its budget, every action on it (docs/API.md, "The charge view"; not for agents).
+    ApiCall *charge(const QString &chargeOrIntentId);
 
     // ---- mutations (ifMatch: the action's state_version; key: empty mints one) ----
     ApiCall *propose(const QJsonObject &proposal, const QString &key = QString());
@@ -85,6 +88,9 @@ public:
     // POST …/charge-lookups: the provider's view of the action's charge now, recorded; 201
     // {snapshot, budget, warnings} (docs/API.md). No If-Match; the lookup deadline.
     ApiCall *readCharge(const QString &actionId, const QString &key = QString());
+    // POST /charges/{id}/lookups: the charge view's Refresh — the provider's view now, recorded;
+    // 201 with the view (approvers, supervisors, admins). No If-Match; the lookup deadline.
+    ApiCall *lookUpCharge(const QString &chargeOrIntentId, const QString &key = QString());
     ApiCall *reconcile(const QString &actionId, qint64 ifMatch, bool committed, int evidenceLookupSeq,
                        const QString &note, const QString &key = QString());
     ApiCall *followUp(const QString &actionId, qint64 ifMatch, qint64 desiredTotalAmount, const QString &note,

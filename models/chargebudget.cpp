@@ -1,13 +1,27 @@
 #include "models/chargebudget.h"
 #include "models/actionrecord.h" // toWireTime
+#include "models/jsonfieldreader.h"
 #include "models/money.h"
+#include "models/wirenames.h"
 
 #include <QJsonArray>
 #include <QJsonValue>
 
+#include <limits>
+
 namespace cs {
 
 namespace {
+
+using wire::FieldReader;
+
+constexpr wire::Name<ChargeBudget::Stage> StageNames[] = {
+    { ChargeBudget::Stage::Proposal, QLatin1String("proposal") },
+    { ChargeBudget::Stage::Approval, QLatin1String("approval") },
+    { ChargeBudget::Stage::Claim, QLatin1String("claim") },
+};
+
+constexpr qint64 kMaxMinor = 1'000'000'000'000'000LL; // far above any amount, below 2^53
 
 QString formatted(qint64 minor, const QString &currency)
 {
@@ -23,15 +37,12 @@ QString formatted(qint64 minor, const QString &currency)
 
 QString toWire(ChargeBudget::Stage stage)
 {
-    switch (stage) {
-    case ChargeBudget::Stage::Proposal:
-        return QStringLiteral("proposal");
-    case ChargeBudget::Stage::Approval:
-        return QStringLiteral("approval");
-    case ChargeBudget::Stage::Claim:
-        return QStringLiteral("claim");
-    }
-    return QString();
+    return wire::nameOf(StageNames, stage);
+}
+
+std::optional<ChargeBudget::Stage> budgetStageFromWire(QStringView text)
+{
+    return wire::valueOf(StageNames, text);
 }
 
 bool ChargeBudget::fits(qint64 amount, const QString &requestedCurrency) const
@@ -58,6 +69,45 @@ QString ChargeBudget::describe(qint64 requested, const QString &requestedCurrenc
              formatted(reserved, currency),
              holders.isEmpty() ? QString() : QStringLiteral(" by ") + holders.join(QStringLiteral(", ")),
              formatted(available(), currency), formatted(requested, currency));
+}
+
+std::optional<ChargeBudget> ChargeBudget::fromJson(const QJsonObject &json, QString *error)
+{
+    using Need = FieldReader::Need;
+    FieldReader in(json);
+    ChargeBudget b;
+    b.stage = in.enumeration(QLatin1String("stage"), budgetStageFromWire, Stage::Approval, Need::Optional);
+    b.known = in.boolean(QLatin1String("known"));
+    b.chargeId = in.string(QLatin1String("charge_id"));
+    b.paymentIntentId = in.string(QLatin1String("payment_intent_id"));
+    b.currency = in.string(QLatin1String("currency"));
+    b.snapshotSeq = int(in.integer(QLatin1String("snapshot_seq"), 0, std::numeric_limits<int>::max(), Need::Optional, 0));
+    b.readAt = in.time(QLatin1String("read_at"));
+    b.captured = in.integer(QLatin1String("captured"), 0, kMaxMinor, Need::Optional, 0);
+    b.refundedAtProvider = in.integer(QLatin1String("refunded_at_provider"), 0, kMaxMinor, Need::Optional, 0);
+    b.reserved = in.integer(QLatin1String("reserved"), 0, kMaxMinor, Need::Optional, 0);
+    const QJsonValue held = json.value(QLatin1String("reservations"));
+    if (in.ok() && !held.isUndefined() && !held.isNull() && !held.isArray())
+        in.fail(QLatin1String("reservations"), QStringLiteral("must be an array"));
+    const QJsonArray array = held.toArray();
+    for (qsizetype i = 0; i < array.size() && in.ok(); ++i) {
+        if (!array.at(i).isObject()) {
+            in.fail(QStringLiteral("reservations[%1]: must be an object").arg(i));
+            break;
+        }
+        FieldReader r(array.at(i).toObject(), QStringLiteral("reservations[%1].").arg(i));
+        Reservation reservation;
+        reservation.actionId = r.string(QLatin1String("action_id"), Need::Required, true);
+        reservation.state = r.enumeration(QLatin1String("state"), stateFromWire, ActionState::Pending);
+        reservation.approved = r.boolean(QLatin1String("approved"));
+        reservation.amount = r.integer(QLatin1String("amount"), 0, kMaxMinor);
+        reservation.currency = r.string(QLatin1String("currency"));
+        reservation.requestedBy = r.string(QLatin1String("requested_by"));
+        reservation.createdAt = r.time(QLatin1String("created_at"));
+        in.merge(r);
+        b.reservations.append(reservation);
+    }
+    return wire::finish(in, std::move(b), error);
 }
 
 QJsonObject ChargeBudget::toJson() const

@@ -7,6 +7,8 @@
 #include <QList>
 #include <QString>
 
+#include <optional>
+
 namespace cs {
 
 // What may still be refunded of one charge (issue 14), at one of the three points that decide on
@@ -61,9 +63,13 @@ struct ChargeBudget
     QString describe(qint64 requested, const QString &requestedCurrency) const;
 
     QJsonObject toJson() const;
+    // Reads toJson()'s object (`available` is derived, not read); absent figures are 0, an absent
+    // stage is Approval (the action detail's budget). For the console: the server decided it.
+    static std::optional<ChargeBudget> fromJson(const QJsonObject &json, QString *error = nullptr);
     friend bool operator==(const ChargeBudget &, const ChargeBudget &) = default;
 };
 
 QString toWire(ChargeBudget::Stage stage); // "proposal", "approval", "claim"
+std::optional<ChargeBudget::Stage> budgetStageFromWire(QStringView wire);
 
 } // namespace cs

@@ -51,20 +51,6 @@ bool readArray(const QJsonObject &json, QLatin1String key, QList<T> *out, QStrin
     return true;
 }
 
-std::optional<ChargeBudget::Reservation> reservationFromJson(const QJsonObject &json, QString *error)
-{
-    FieldReader in(json);
-    ChargeBudget::Reservation r;
-    r.actionId = in.string(QLatin1String("action_id"), Need::Required, true);
-    r.state = in.enumeration(QLatin1String("state"), stateFromWire, ActionState::Pending);
-    r.approved = in.boolean(QLatin1String("approved"));
-    r.amount = in.integer(QLatin1String("amount"), 0, kMaxMinor);
-    r.currency = in.string(QLatin1String("currency"));
-    r.requestedBy = in.string(QLatin1String("requested_by"));
-    r.createdAt = in.time(QLatin1String("created_at"));
-    return finish(in, std::move(r), error);
-}
-
 std::optional<ChargeView::Warning> warningFromJson(const QJsonObject &json, QString *error)
 {
     FieldReader in(json);
@@ -146,24 +132,18 @@ std::optional<ChargeView> ChargeView::fromJson(const QJsonObject &json, QString 
     view.snapshot = std::move(*read);
     view.snapshotSeq = int(snapshot.toObject().value(QLatin1String("seq")).toInteger(0));
 
-    FieldReader in(json.value(QLatin1String("budget")).toObject(), QStringLiteral("budget."));
     const QJsonObject budget = json.value(QLatin1String("budget")).toObject();
-    ChargeBudget &b = view.budget;
-    b.stage = ChargeBudget::Stage::Approval;
-    b.known = in.boolean(QLatin1String("known"));
-    b.chargeId = in.string(QLatin1String("charge_id"));
-    b.paymentIntentId = in.string(QLatin1String("payment_intent_id"));
-    b.currency = in.string(QLatin1String("currency"));
-    b.snapshotSeq = int(in.integer(QLatin1String("snapshot_seq"), 0, kMaxCount, Need::Optional, 0));
-    b.readAt = in.time(QLatin1String("read_at"));
-    b.captured = in.integer(QLatin1String("captured"), 0, kMaxMinor, Need::Optional, 0);
-    b.refundedAtProvider = in.integer(QLatin1String("refunded_at_provider"), 0, kMaxMinor, Need::Optional, 0);
-    b.reserved = in.integer(QLatin1String("reserved"), 0, kMaxMinor, Need::Optional, 0);
+    std::optional<ChargeBudget> b = ChargeBudget::fromJson(budget, &problem);
+    if (!b) {
+        fail(error, QStringLiteral("budget.") + problem);
+        return std::nullopt;
+    }
+    view.budget = std::move(*b);
+    // This action's side of it (GET /actions/{id}, POST …/charge-lookups).
+    FieldReader in(budget, QStringLiteral("budget."));
     view.requested = in.integer(QLatin1String("requested"), 0, kMaxMinor, Need::Optional, 0);
     view.requestedCurrency = in.string(QLatin1String("requested_currency"));
     view.fits = in.boolean(QLatin1String("fits"), Need::Optional, true);
-    if (in.ok() && !readArray(budget, QLatin1String("reservations"), &b.reservations, &problem, reservationFromJson))
-        in.fail(problem); // the reader adds "budget."
     if (!in.ok()) {
         fail(error, in.error());
         return std::nullopt;

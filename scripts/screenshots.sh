@@ -6,8 +6,9 @@
 # program then shows the approve dialog of a refund proposed with the agent's reasons
 # (docs/screenshot-approve-reasons.png), the approve dialog of a refund over half of a charge
 # already partly refunded, with the charge's story, budget and warnings
-# (docs/screenshot-approve-budget.png), and a bulk approval after a partial failure
-# (docs/screenshot-bulk.png) and saves them. tests/ui/screenshot_notifications.cpp saves
+# (docs/screenshot-approve-budget.png), a bulk approval after a partial failure
+# (docs/screenshot-bulk.png) and the charge view of a charge with a refund made outside
+# Countersign and two actions (docs/screenshot-charge-view.png) and saves them. tests/ui/screenshot_notifications.cpp saves
 # docs/screenshot-notifications.png (a notice, the title's and the tray's counts). Then the console runs in demo mode (--demo --scenario N --screenshot) for docs/screenshot-demo-scenario1.png,
 # docs/screenshot-demo-scenario2.png and docs/screenshot-demo-scenario9.png: scenarios 1, 2 and 9 played to their end, narration visible.
 # Usage: scripts/screenshots.sh [build dir]   (default: $COUNTERSIGN_BUILD_DIR or ./build)

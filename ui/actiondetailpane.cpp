@@ -154,8 +154,16 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     m_reasonsView = new AgentReasonsView(overview);
     overviewLayout->addWidget(m_reasonsView);
     // The charge's story and budget as last read (the approve dialog reads it afresh).
-    auto *chargeTitle = new QLabel(tr("<b>The charge</b>"), overview);
+    // Its link opens the charge view (issue 17): every action on the charge, the provider's refunds.
+    auto *chargeTitle = new QLabel(tr("<b>The charge</b> &nbsp; <a href=\"#charge\">Show everything on this charge\u2026</a>"),
+                                   overview);
     chargeTitle->setObjectName(QStringLiteral("chargeTitle"));
+    chargeTitle->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    chargeTitle->setToolTip(tr("The charge view: its actions in Countersign, the provider's refunds, its budget (Ctrl+Shift+G)"));
+    connect(chargeTitle, &QLabel::linkActivated, this, [this] {
+        if (m_hasDetail)
+            emit chargeRequested(m_detail.record.targetId);
+    });
     overviewLayout->addSpacing(4);
     overviewLayout->addWidget(chargeTitle);
     m_chargeView = new ChargeStoryView(overview);

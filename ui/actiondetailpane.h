@@ -68,6 +68,8 @@ public:
 
 signals:
     void relatedActionActivated(const QString &actionId);
+    // The "Show everything on this charge" link: the shown action's target (ch_… or pi_…).
+    void chargeRequested(const QString &chargeOrIntentId);
 
 protected:
     void changeEvent(QEvent *event) override;

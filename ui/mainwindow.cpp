@@ -7,6 +7,7 @@
 #include "ui/actiondetailpane.h"
 #include "ui/attentioncontroller.h"
 #include "ui/bulkdecisioncontroller.h"
+#include "ui/chargecontroller.h"
 #include "ui/connectiondialog.h"
 #include "ui/consolesettings.h"
 #include "ui/decisioncontroller.h"
@@ -94,6 +95,40 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
     statusBar()->addPermanentWidget(m_backendLabel);
     statusBar()->addPermanentWidget(m_userLabel);
     statusBar()->addPermanentWidget(m_liveLabel);
+
+    // The charge view (issue 17): the selected action's charge in a window of its own, opened by
+    // Action → Show charge or the detail pane's link; double-click on one of its actions selects it.
+    m_charges = new ChargeController(m_client, this, this);
+    m_showChargeAction = new QAction(tr("Show &charge\u2026"), this);
+    m_showChargeAction->setObjectName(QStringLiteral("showChargeAction"));
+    m_showChargeAction->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+G")));
+    m_showChargeAction->setShortcutContext(Qt::WindowShortcut);
+    m_showChargeAction->setStatusTip(tr("Everything on the selected action's charge: its actions, the provider's refunds, its budget"));
+    m_showChargeAction->setEnabled(false);
+    addAction(m_showChargeAction);
+    const auto updateShowCharge = [this] {
+        const bool agent = m_role == QLatin1String("agent");
+        m_showChargeAction->setEnabled(m_pane->hasDetail() && !agent);
+        m_showChargeAction->setToolTip(agent ? tr("Agents may not read a charge's view: it lists every requester's actions")
+                                             : m_showChargeAction->statusTip());
+    };
+    connect(m_showChargeAction, &QAction::triggered, this, [this] {
+        if (m_pane->hasDetail())
+            m_charges->open(m_pane->detail().record.targetId);
+    });
+    connect(m_pane, &ActionDetailPane::chargeRequested, m_charges, &ChargeController::open);
+    connect(m_charges, &ChargeController::actionActivated, this, [this](const QString &id) {
+        selectAction(id);
+        raise();
+        activateWindow();
+    });
+    connect(m_charges, &ChargeController::statusMessage, statusBar(), &QStatusBar::showMessage);
+    connect(m_events, &EventStreamClient::actionChanged, m_charges, &ChargeController::onActionChanged);
+    connect(this, &MainWindow::identityKnown, this, [this, updateShowCharge](const QString &, const QString &role) {
+        m_charges->setRole(role);
+        updateShowCharge();
+    });
+    connect(this, &MainWindow::detailShown, this, updateShowCharge);
 
     m_decisions = new DecisionController(m_client, m_pane, this, this);
     buildActions();
@@ -280,6 +315,8 @@ void MainWindow::buildMenus()
         action->addAction(m_decisionActions.value(QString::fromLatin1(kind)));
     action->addSeparator();
     action->addActions({ m_bulkApproveAction, m_bulkRejectAction });
+    action->addSeparator();
+    action->addAction(m_showChargeAction);
 
     QMenu *execution = menuBar()->addMenu(tr("E&xecution"));
     execution->setObjectName(QStringLiteral("executionMenu"));
@@ -318,6 +355,7 @@ void MainWindow::buildMenus()
         row(QStringLiteral("Shift+\u2191 \u2193, Ctrl+Space"), tr("Select several actions in the queue"));
         row(m_bulkApproveAction->shortcut().toString(QKeySequence::NativeText), tr("Approve the selected actions"));
         row(m_bulkRejectAction->shortcut().toString(QKeySequence::NativeText), tr("Reject the selected actions"));
+        row(m_showChargeAction->shortcut().toString(QKeySequence::NativeText), tr("Show the selected action's charge"));
         row(QStringLiteral("Ctrl+F"), tr("Search the queue"));
         row(QStringLiteral("Ctrl+1 \u2026 Ctrl+5"), tr("Queue, Pending, Unknown, Review, All"));
         row(QStringLiteral("\u2191 \u2193"), tr("Move through the queue"));
@@ -634,6 +672,7 @@ void MainWindow::editConnection()
     m_user.clear();
     m_role.clear();
     m_execution->clear();
+    m_charges->clear(); // another backend or user: not this charge
     m_decisions->drafts().close(); // another backend (or user): its drafts are read once /me answers
     m_currentId.clear();
     m_pane->showMessage(tr("Select an action in the queue."));

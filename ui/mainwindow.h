@@ -21,6 +21,7 @@ class ApiClient;
 class AttentionController;
 class ApiPageSource;
 class BulkDecisionController;
+class ChargeController;
 class ConsoleSettings;
 class DecisionController;
 class EventStreamClient;
@@ -62,6 +63,9 @@ public:
     }
     // The stop switch: the status bar's execution indicator and the Execution menu's actions.
     ExecutionController *execution() const { return m_execution; }
+    // The charge view (issue 17): its window and Action → Show charge (Ctrl+Shift+G).
+    ChargeController *charges() const { return m_charges; }
+    QAction *showChargeAction() const { return m_showChargeAction; }
     QueueView *queueView() const { return m_queue; }
     ActionQueueModel *queueModel() const { return m_model; }
     ActionDetailPane *detailPane() const { return m_pane; }
@@ -119,6 +123,8 @@ private:
     DecisionController *m_decisions = nullptr;
     BulkDecisionController *m_bulk = nullptr;
     ExecutionController *m_execution = nullptr;
+    ChargeController *m_charges = nullptr;
+    QAction *m_showChargeAction = nullptr;
     AttentionController *m_attention = nullptr;
     QAction *m_bulkApproveAction = nullptr;
     QAction *m_bulkRejectAction = nullptr;

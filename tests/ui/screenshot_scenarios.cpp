@@ -11,6 +11,9 @@
 //   screenshot-bulk.png             a bulk approval after a partial failure: one row refused
 //                                   (rejected by someone else meanwhile), one without an answer
 //                                   (lost on the way back, through a FaultProxy), one skipped
+//   screenshot-charge-view.png      the charge view (issue 17): a charge with a refund made in the
+//                                   provider's dashboard and two actions, one COMPLETED and one
+//                                   PENDING, read afresh by the approver
 //
 // The review scenario is DESIGN.md's failure pattern: the first request commits at the provider
 // but its connection is reset before the answer; lookups fail and same-key retries meet an
@@ -26,6 +29,8 @@
 #include "ui/approvedialog.h"
 #include "ui/bulkdecisioncontroller.h"
 #include "ui/bulkdecisiondialog.h"
+#include "ui/chargecontroller.h"
+#include "ui/chargewindow.h"
 #include "ui/draftstore.h"
 
 #include <QApplication>
@@ -392,6 +397,46 @@ int main(int argc, char *argv[])
             fail(QStringLiteral("the bulk approval did not finish"));
         settleAndSave(dialog, outDir + QStringLiteral("/screenshot-bulk.png"));
         dialog->done(QDialog::Rejected);
+    }
+    {
+        // The charge view (issue 17): 150.00 USD on a visa bought 41 days ago; 20.00 refunded from
+        // the provider's dashboard; 50.00 refunded through Countersign (COMPLETED); 30.00 proposed
+        // by another agent for the same order (PENDING). The approver opens it and looks it up now.
+        const BackendProcess::Reply seeded = backend.paysimAdmin(
+            "POST", QStringLiteral("/_sim/charges"),
+            QJsonObject{ { QStringLiteral("count"), 1 }, { QStringLiteral("amount"), 15000 },
+                         { QStringLiteral("age_seconds"), 41 * 86400 },
+                         { QStringLiteral("card"), QJsonObject{ { QStringLiteral("brand"), QStringLiteral("visa") },
+                                                                { QStringLiteral("last4"), QStringLiteral("4242") } } } });
+        const QString viewCharge = seeded.body.value(QLatin1String("data")).toArray().first().toObject().value(QLatin1String("id")).toString();
+        if (viewCharge.isEmpty() || !backend.plantProviderRefund(viewCharge, 2000, QString()))
+            fail(QStringLiteral("could not seed the charge view's charge"));
+        const QString done = backend.propose(viewCharge, 5000, QStringLiteral("order-1150-refund"), QStringLiteral("order-1150"),
+                                             QStringLiteral("returns-agent"))
+                                 .value(QLatin1String("id"))
+                                 .toString();
+        if (backend.post(QStringLiteral("ben"), QStringLiteral("/actions/%1/approvals").arg(done),
+                         QJsonObject{ { QStringLiteral("note"), QStringLiteral("damaged on arrival, ticket #5580") } }, 1).status != 200
+            || !waitForState(backend, done, QStringLiteral("COMPLETED"), 20000))
+            fail(QStringLiteral("the charge view's first refund did not complete"));
+        backend.propose(viewCharge, 3000, QStringLiteral("order-1150-shipping"), QStringLiteral("order-1150"),
+                        QStringLiteral("support-agent"));
+        cs::ApiClient client;
+        client.setBaseUrl(backend.url());
+        client.setToken(backend.token(QStringLiteral("ana")));
+        cs::ChargeController charges(&client, nullptr);
+        charges.setRole(QStringLiteral("approver"));
+        charges.open(viewCharge);
+        cs::ChargeWindow *view = charges.window();
+        const auto idle = [view] { return view->overview() && view->activity() == cs::ChargeWindow::Activity::Idle; };
+        if (!waitUntil(idle, 15000))
+            fail(QStringLiteral("the charge view did not load"));
+        charges.lookUpNow();
+        if (!waitUntil(idle, 15000) || view->overview()->snapshot->askedBy != QLatin1String("ana"))
+            fail(QStringLiteral("the charge view's look-up did not answer"));
+        view->resize(1040, 720);
+        settleAndSave(view, outDir + QStringLiteral("/screenshot-charge-view.png"));
+        view->close();
     }
     backend.stop();
     return 0;
