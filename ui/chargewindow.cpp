@@ -220,6 +220,7 @@ QTableView *ChargeWindow::makeTable(const QString &objectName, const QString &ac
     view->setSelectionBehavior(QAbstractItemView::SelectRows);
     view->setSelectionMode(QAbstractItemView::SingleSelection);
     view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    view->setTabKeyNavigation(false); // Tab goes on to the next control, not cell by cell
     view->setAlternatingRowColors(true);
     view->setSortingEnabled(true);
     view->sortByColumn(-1, Qt::AscendingOrder); // the backend's order until a header is clicked

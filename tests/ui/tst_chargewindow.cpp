@@ -12,6 +12,7 @@
 #include "ui/chargewindow.h"
 #include "ui/statepalette.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QFrame>
 #include <QHeaderView>
@@ -241,6 +242,12 @@ private slots:
         QTest::keyClick(actions, Qt::Key_Return);
         QCOMPARE(activated.count(), 1);
         QCOMPARE(activated.takeFirst().at(0).toString(), QStringLiteral("act_done"));
+        // Tab leaves the table for the next control (not the next cell): the window works by keyboard.
+        w.activateWindow();
+        actions->setFocus();
+        QTRY_COMPARE(QApplication::focusWidget(), actions);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        QCOMPARE(QApplication::focusWidget(), w.hideRejectedBox());
     }
 
     void refresh_data()
