@@ -33,7 +33,9 @@ set(CPACK_DEBIAN_CONSOLE_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_CONSOLE_PACKAGE_DEPENDS "libqt6svg6")
 # --demo drives countersignd and paysim as child processes; Wayland sessions want Qt's Wayland
 # platform plugin (without it the console runs through XWayland with libqt6gui6's xcb plugin).
-set(CPACK_DEBIAN_CONSOLE_PACKAGE_RECOMMENDS "countersignd, qt6-wayland")
+# The console's own German is built in; qt6-translations-l10n gives Qt's standard buttons and
+# dialogs (qtbase_de.qm) the same language.
+set(CPACK_DEBIAN_CONSOLE_PACKAGE_RECOMMENDS "countersignd, qt6-wayland, qt6-translations-l10n")
 set(CPACK_COMPONENT_CONSOLE_DESCRIPTION "review console for the refunds AI agents propose
 Countersign is the desktop console for the people who sign off on consequential
 actions that AI agents take through payment APIs: approve or reject proposed

@@ -18,11 +18,6 @@ namespace {
 constexpr qint64 kMaxMinor = 1'000'000'000'000'000LL; // far above any amount, below 2^53
 constexpr qint64 kMaxCount = std::numeric_limits<int>::max();
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("cs::DecisionContext", text);
-}
-
 bool fail(QString *error, const QString &message)
 {
     if (error)

@@ -3,6 +3,7 @@
 #include "models/chargebudget.h"
 #include "models/chargesnapshot.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QJsonObject>
 #include <QList>
@@ -71,6 +72,8 @@ struct RequesterRecord
 
     static std::optional<RequesterRecord> fromJson(const QJsonObject &json, QString *error = nullptr);
     friend bool operator==(const RequesterRecord &, const RequesterRecord &) = default;
+    // describe()'s words, in the context lupdate gives them (resources/translations); last: it ends private.
+    Q_DECLARE_TR_FUNCTIONS(cs::RequesterRecord)
 };
 
 // Where the action stands with the approval policy: N distinct approvers (1 without a policy),
@@ -97,6 +100,8 @@ struct Quorum
     // members absent (an older server) read as one approver.
     static std::optional<Quorum> fromJson(const QJsonObject &json, QString *error = nullptr);
     friend bool operator==(const Quorum &, const Quorum &) = default;
+    // describe()'s words, in the context lupdate gives them (resources/translations); last: it ends private.
+    Q_DECLARE_TR_FUNCTIONS(cs::Quorum)
 };
 
 } // namespace cs

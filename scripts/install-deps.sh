@@ -10,7 +10,11 @@ packages=(
   qt6-httpserver-dev qt6-websockets-dev
   # Debian's qt6-charts-dev forgets libqt6opengl6-dev.
   qt6-charts-dev libqt6opengl6-dev libgl-dev
-  qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+  qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
+  # The console's translations (resources/translations): lupdate and lrelease come with
+  # qt6-l10n-tools (find_package(Qt6 LinguistTools) with qt6-tools-dev); Qt's own German for its
+  # standard buttons and dialogs (qtbase_de.qm, which tst_translations expects) with qt6-translations-l10n.
+  qt6-l10n-tools qt6-translations-l10n
   qtkeychain-qt6-dev
   libqt6svg6 qt6-qpa-plugins
   sqlite3 libbenchmark-dev

@@ -352,17 +352,18 @@ void MainWindow::buildMenus()
         };
         for (QAction *a : std::as_const(m_decisionActions))
             row(a->shortcut().toString(QKeySequence::NativeText), a->iconText());
-        row(QStringLiteral("Shift+\u2191 \u2193, Ctrl+Space"), tr("Select several actions in the queue"));
+        // Key names as the keyboard labels them ("Strg" on a German one), like QKeySequence's NativeText.
+        row(tr("Shift+\u2191 \u2193, Ctrl+Space"), tr("Select several actions in the queue"));
         row(m_bulkApproveAction->shortcut().toString(QKeySequence::NativeText), tr("Approve the selected actions"));
         row(m_bulkRejectAction->shortcut().toString(QKeySequence::NativeText), tr("Reject the selected actions"));
         row(m_showChargeAction->shortcut().toString(QKeySequence::NativeText), tr("Show the selected action's charge"));
-        row(QStringLiteral("Ctrl+F"), tr("Search the queue"));
-        row(QStringLiteral("Ctrl+1 \u2026 Ctrl+5"), tr("Queue, Pending, Unknown, Review, All"));
-        row(QStringLiteral("\u2191 \u2193"), tr("Move through the queue"));
-        row(QStringLiteral("Ctrl+0"), tr("Go to the queue"));
-        row(QStringLiteral("Ctrl+Tab"), tr("Next detail tab"));
-        row(QStringLiteral("Ctrl+Enter"), tr("Confirm a dialog"));
-        row(QStringLiteral("F5"), tr("Refresh"));
+        row(tr("Ctrl+F"), tr("Search the queue"));
+        row(tr("Ctrl+1 \u2026 Ctrl+5"), tr("Queue, Pending, Unknown, Review, All"));
+        row(tr("\u2191 \u2193"), tr("Move through the queue"));
+        row(tr("Ctrl+0"), tr("Go to the queue"));
+        row(tr("Ctrl+Tab"), tr("Next detail tab"));
+        row(tr("Ctrl+Enter"), tr("Confirm a dialog"));
+        row(tr("F5"), tr("Refresh"));
         text += QStringLiteral("</table>");
         QMessageBox::information(this, tr("Keyboard shortcuts"), text);
     });

@@ -132,7 +132,8 @@ QString ReconcileDialog::evidenceProblem(const ActionDetail &detail, bool commit
     if (committed) {
         if (found && provesCommitted(lookup->status))
             return QString();
-        return tr("Lookup #%1 does not show a committed refund: \u201ccommitted\u201d needs a FOUND lookup with status "
+        // "\u201c" "committed", split: lupdate 6.4 reads every hex digit after \u ("\u201cc").
+        return tr("Lookup #%1 does not show a committed refund: \u201c" "committed\u201d needs a FOUND lookup with status "
                   "succeeded or pending.").arg(lookupSeq);
     }
     const bool showsNone = lookup->result == ProviderLookup::Result::NotFound

@@ -5,6 +5,7 @@
 #include "ui/statepalette.h"
 
 #include <QHelpEvent>
+#include <QLocale>
 #include <QPainter>
 #include <QPainterPath>
 #include <QToolTip>
@@ -365,7 +366,8 @@ void TimelineWidget::paintEvent(QPaintEvent *)
         p.drawLine(QPointF(s.x, axisY), QPointF(s.x, axisY + 4));
         QString label = t.toString(QStringLiteral("HH:mm:ss"));
         if (t.date() != lastDate) {
-            label = t.toString(QStringLiteral("MMM d, HH:mm:ss"));
+            // The month's name in the console's language (QDateTime::toString names it in English).
+            label = QLocale().toString(t, tr("MMM d, HH:mm:ss", "date format of a timeline tick"));
             lastDate = t.date();
         }
         p.drawText(QRectF(s.x - 60, axisY + 5, 120, 16), Qt::AlignCenter, label);

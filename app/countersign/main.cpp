@@ -9,6 +9,7 @@
 #include "demo/console/democontroller.h"
 #include "demo/demostack.h"
 #include "ui/consolesettings.h"
+#include "ui/consoletranslations.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
@@ -42,6 +43,10 @@ struct Options
                                    QStringLiteral("Save a picture of the window to FILE once it shows its data, then quit."),
                                    QStringLiteral("FILE") };
 
+    QCommandLineOption lang{ QStringLiteral("lang"),
+                             QStringLiteral("The console's language: de, en or system (default: the system's, from LANG)."),
+                             QStringLiteral("LANG") };
+
     QCommandLineOption demo{ QStringLiteral("demo"),
                              QStringLiteral("Demo and training mode: start an embedded backend and paysim on loopback "
                                             "(SQLite in a temporary folder), signed in as the approver.") };
@@ -57,7 +62,7 @@ struct Options
             "Talks to countersignd only through its REST API."));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({ backend, tokenFile, caFile, settings, filter, select, tab, windowSize, screenshot, demo, scenario });
+        parser.addOptions({ backend, tokenFile, caFile, settings, filter, select, tab, windowSize, screenshot, lang, demo, scenario });
     }
 };
 
@@ -94,6 +99,17 @@ int main(int argc, char *argv[])
     Options options;
     options.addTo(parser);
     parser.process(app);
+
+    // Before any window exists: widgets read their texts when they are made.
+    const std::optional<QLocale> locale = cs::consoleLocale(parser.value(options.lang));
+    if (!locale) {
+        QTextStream(stderr) << "countersign: --lang: unknown language " << parser.value(options.lang)
+                            << " (known: en, " << cs::consoleLanguages().join(QStringLiteral(", ")) << ", system)" << Qt::endl;
+        return 2;
+    }
+    if (parser.isSet(options.lang))
+        QLocale::setDefault(*locale); // numbers and dates in the language asked for, too
+    cs::installConsoleTranslations(*locale);
 
     // Demo mode: the stack lives as long as the console; its destructor stops both processes.
     std::unique_ptr<cs::demo::DemoStack> stack;
