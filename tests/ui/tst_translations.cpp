@@ -15,11 +15,14 @@
 #include "demo/demostack.h"
 #include "models/actionqueuemodel.h"
 #include "models/audittablemodel.h"
+#include "models/chargerefundmodel.h"
 #include "models/lookuptablemodel.h"
 #include "tests/client/backendprocess.h"
 #include "tests/support/quietoffscreen.h"
 #include "ui/actiondetailpane.h"
 #include "ui/bulkdecisioncontroller.h"
+#include "ui/chargecontroller.h"
+#include "ui/chargewindow.h"
 #include "ui/consolesettings.h"
 #include "ui/consoletranslations.h"
 #include "ui/decisioncontroller.h"
@@ -31,6 +34,7 @@
 
 #include <QAbstractButton>
 #include <QAbstractItemView>
+#include <QAbstractProxyModel>
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
@@ -254,12 +258,16 @@ void addModel(const QAbstractItemView *view, const QString &where, QList<Shown> 
                 out.append({ where + QStringLiteral(" > header %1").arg(col), t });
         }
     // Data, not the console's words: the audit log's event names are wire names (like PENDING) and
-    // its reasons the backend's own sentences; a look-up's status is the provider's ("succeeded").
-    const bool audit = qobject_cast<const AuditTableModel *>(m);
-    const bool lookups = qobject_cast<const LookupTableModel *>(m);
-    const auto isData = [audit, lookups](int col) {
+    // its reasons the backend's own sentences; a refund's status is the provider's ("succeeded").
+    const QAbstractItemModel *base = m; // behind a sorting proxy: the columns are the model's
+    while (auto *proxy = qobject_cast<const QAbstractProxyModel *>(base))
+        base = proxy->sourceModel();
+    const bool audit = qobject_cast<const AuditTableModel *>(base);
+    const bool lookups = qobject_cast<const LookupTableModel *>(base);
+    const bool refunds = qobject_cast<const ChargeRefundModel *>(base);
+    const auto isData = [audit, lookups, refunds](int col) {
         return (audit && (col == AuditTableModel::EventColumn || col == AuditTableModel::ReasonColumn))
-            || (lookups && col == LookupTableModel::StatusColumn);
+            || (lookups && col == LookupTableModel::StatusColumn) || (refunds && col == ChargeRefundModel::StatusColumn);
     };
     for (int row = 0; row < qMin(m->rowCount(), 40); ++row)
         for (int col = 0; col < m->columnCount(); ++col)
@@ -502,7 +510,11 @@ private slots:
         m_charges = m_backend.charges();
     }
 
-    void cleanupTestCase() { m_backend.stop(); }
+    void cleanupTestCase()
+    {
+        qInfo("%d texts on screen checked against %d messages", m_textsChecked, m_catalogue.messages);
+        m_backend.stop();
+    }
 
     // The .ts as lupdate left it and a translator finished it: what lrelease would call unfinished,
     // obsolete or empty, and translations that lose or invent a placeholder.
@@ -626,7 +638,7 @@ private slots:
     }
 
     // The supervisor's console: look up, reconcile and follow up an action that needs review;
-    // pause and resume execution.
+    // the charge view; pause and resume execution.
     void supervisorSeesOnlyGerman()
     {
         const QString charge = nextCharge();
@@ -668,6 +680,18 @@ private slots:
         VERIFY_GERMAN("follow-up dialog");
         followUp->done(QDialog::Rejected);
         QTRY_VERIFY(!c->window->decisions()->openDialog());
+
+        // Action → Show charge: the charge view, after a fresh read at the provider (its refund
+        // made by this action, the budget).
+        QTRY_VERIFY_WITH_TIMEOUT(c->window->showChargeAction()->isEnabled(), 10000);
+        c->window->showChargeAction()->trigger();
+        ChargeWindow *chargeView = c->window->charges()->window();
+        QVERIFY(chargeView);
+        QTRY_VERIFY_WITH_TIMEOUT(chargeView->isVisible() && chargeView->activity() == ChargeWindow::Activity::Idle, 10000);
+        QTest::mouseClick(child<QPushButton>(chargeView, "refreshChargeButton"), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(chargeView->activity() == ChargeWindow::Activity::Idle && chargeView->overview(), 15000);
+        VERIFY_GERMAN("charge view");
+        chargeView->close();
 
         ExecutionController *execution = c->window->execution();
         QTRY_VERIFY_WITH_TIMEOUT(execution->pauseAction()->isEnabled(), 10000);
