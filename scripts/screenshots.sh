@@ -19,7 +19,7 @@ build_dir=${1:-${COUNTERSIGN_BUILD_DIR:-"$top/build"}}
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S "$top" -B "$build_dir" -G Ninja >/dev/null
 fi
-cmake --build "$build_dir" --target screenshot_scenarios screenshot_notifications countersign countersignd paysim
+cmake --build "$build_dir" --target screenshot_scenarios screenshot_notifications screenshot_export countersign countersignd paysim
 
 command -v xvfb-run >/dev/null || { echo "screenshots: xvfb-run is missing (bash scripts/install-deps.sh)" >&2; exit 1; }
 # A fixed light palette and fonts: the pictures do not depend on the desktop they are taken on.
@@ -32,6 +32,9 @@ xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
 # Notifications: a notice, the title's and the tray's counts (tests/ui/screenshot_notifications.cpp).
 xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
   "$build_dir/tests/ui/screenshot_notifications" --out "$top/docs/screenshot-notifications.png" --window-size 1440x900
+# File → Export: the progress dialog over the console, 1,200 refunds (tests/ui/screenshot_export.cpp).
+xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
+  "$build_dir/tests/ui/screenshot_export" --out "$top/docs/screenshot-export.png" --window-size 1440x900
 for n in 1 2 9; do
   xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
     "$build_dir/app/countersign/countersign" --demo --scenario "$n" --filter all --window-size 1440x900 \

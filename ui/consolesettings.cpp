@@ -22,6 +22,8 @@ std::unique_ptr<QSettings> userSettings()
     queueFilter(m_settings.get(), QStringLiteral("queue/filter"), QStringLiteral("queue")),        \
     queueSearch(m_settings.get(), QStringLiteral("queue/search")),                                 \
     detailTab(m_settings.get(), QStringLiteral("detail/tab"), 0),                                   \
+    exportDirectory(m_settings.get(), QStringLiteral("export/directory")),                         \
+    exportFormat(m_settings.get(), QStringLiteral("export/format"), QStringLiteral("csv")),        \
     notificationsEnabled(m_settings.get(), QStringLiteral("notifications/enabled"), true),         \
     notificationInterval(m_settings.get(), QStringLiteral("notifications/intervalSeconds"), 30)
 

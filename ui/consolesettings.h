@@ -39,6 +39,8 @@ public:
     SettingValue<QString> queueFilter;      // "queue", "pending", "unknown", "review", "all"
     SettingValue<QString> queueSearch;
     SettingValue<int> detailTab;
+    SettingValue<QString> exportDirectory;  // the folder File → Export last wrote to
+    SettingValue<QString> exportFormat;     // "csv" or "json", as last chosen
     SettingValue<bool> notificationsEnabled; // desktop notices (AttentionController)
     SettingValue<int> notificationInterval;  // at most one notice per this many seconds
 };

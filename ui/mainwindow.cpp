@@ -12,6 +12,7 @@
 #include "ui/consolesettings.h"
 #include "ui/decisioncontroller.h"
 #include "ui/executioncontroller.h"
+#include "ui/exportcontroller.h"
 #include "ui/offlinebanner.h"
 #include "ui/queueview.h"
 #include "ui/statepalette.h"
@@ -95,6 +96,12 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
     statusBar()->addPermanentWidget(m_backendLabel);
     statusBar()->addPermanentWidget(m_userLabel);
     statusBar()->addPermanentWidget(m_liveLabel);
+
+    // File → Export: the queue's query and the shown action, read when the user asks.
+    m_export = new ExportController(m_client, m_source, m_settings, this, this);
+    m_export->setQueryProvider([this] { return m_model->query(); });
+    m_export->setActionProvider([this] { return m_currentId; });
+    connect(m_export, &ExportController::statusMessage, statusBar(), &QStatusBar::showMessage);
 
     // The charge view (issue 17): the selected action's charge in a window of its own, opened by
     // Action → Show charge or the detail pane's link; double-click on one of its actions selects it.
@@ -306,6 +313,8 @@ void MainWindow::buildMenus()
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_connectionAction);
     file->addAction(m_refreshAction);
+    file->addSeparator();
+    file->addActions({ m_export->exportActionsAction(), m_export->exportHistoryAction() });
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
     quit->setObjectName(QStringLiteral("quitAction"));

@@ -26,6 +26,7 @@ class ConsoleSettings;
 class DecisionController;
 class EventStreamClient;
 class ExecutionController;
+class ExportController;
 class OfflineBanner;
 class QueueView;
 struct ActionChange;
@@ -66,6 +67,8 @@ public:
     // The charge view (issue 17): its window and Action → Show charge (Ctrl+Shift+G).
     ChargeController *charges() const { return m_charges; }
     QAction *showChargeAction() const { return m_showChargeAction; }
+    // File → Export: the current filter's actions, the shown action's history (CSV or JSON).
+    ExportController *exports() const { return m_export; }
     QueueView *queueView() const { return m_queue; }
     ActionQueueModel *queueModel() const { return m_model; }
     ActionDetailPane *detailPane() const { return m_pane; }
@@ -123,6 +126,7 @@ private:
     DecisionController *m_decisions = nullptr;
     BulkDecisionController *m_bulk = nullptr;
     ExecutionController *m_execution = nullptr;
+    ExportController *m_export = nullptr;
     ChargeController *m_charges = nullptr;
     QAction *m_showChargeAction = nullptr;
     AttentionController *m_attention = nullptr;
