@@ -8,6 +8,7 @@
 //   countersignd user disable|enable NAME --db FILE|URI
 //   countersignd user list --db FILE|URI
 //   countersignd audit verify --db FILE|URI
+//   countersignd export actions|history ... --db FILE|URI --format csv|json --to FILE|-  (docs/EXPORT.md)
 //   countersignd backup --to FILE --db FILE [--force]                     (a live SQLite ledger)
 //   countersignd migrate --db FILE|URI
 //   countersignd migrate --from FILE --to URI                             (SQLite -> PostgreSQL)
@@ -25,6 +26,7 @@
 #include "server/api/webhookhandler.h"
 #include "server/executionconfig.h"
 #include "server/executor.h"
+#include "server/exportcommand.h"
 #include "server/ledger/ledger.h"
 #include "server/ledger/ledgerbackup.h"
 #include "server/ledger/ledgercopy.h"
@@ -768,6 +770,8 @@ int main(int argc, char *argv[])
         return runUser(arguments);
     if (command == u"audit")
         return runAudit(arguments);
+    if (command == u"export")
+        return cs::ExportCommand::run(arguments);
     if (command == u"migrate")
         return runMigrate(arguments);
     if (command == u"backup")
@@ -784,6 +788,9 @@ int main(int argc, char *argv[])
            "       countersignd user disable|enable NAME --db FILE|URI\n"
            "       countersignd user list --db FILE|URI\n"
            "       countersignd audit verify --db FILE|URI\n"
+           "       countersignd export actions --db FILE|URI [--state S]... [--search TEXT] [--since DATE] [--until DATE]\n"
+           "                               --format csv|json --to FILE|-\n"
+           "       countersignd export history ACTION_ID --db FILE|URI --format csv|json --to FILE|-\n"
            "       countersignd backup --to FILE --db FILE [--force]\n"
            "       countersignd migrate --db FILE|URI\n"
            "       countersignd migrate --from FILE --to URI\n"
