@@ -220,6 +220,7 @@ bool DemoStack::start()
         {QStringLiteral("ben"), QStringLiteral("approver")},       {QStringLiteral("sue"), QStringLiteral("supervisor")},
         {QStringLiteral("aud"), QStringLiteral("auditor")},        {QStringLiteral("root"), QStringLiteral("admin")},
         {QStringLiteral("returns-bot"), QStringLiteral("agent")}, // scenario 8's second agent
+        {QStringLiteral("subscriptions-bot"), QStringLiteral("agent")}, // the agent traffic's third agent
     };
     for (const auto &[name, role] : users) {
         if (!d->addUser(name, role))

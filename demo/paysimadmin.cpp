@@ -42,6 +42,11 @@ void PaysimAdminClient::createCharges(const QList<qint64> &amounts, Done done)
     send("POST", QStringLiteral("/_sim/charges"), QJsonObject{{QStringLiteral("amounts"), list}}, std::move(done));
 }
 
+void PaysimAdminClient::createChargesFrom(const QJsonObject &request, Done done)
+{
+    send("POST", QStringLiteral("/_sim/charges"), request, std::move(done));
+}
+
 void PaysimAdminClient::advanceClock(qint64 ms, Done done)
 {
     send("POST", QStringLiteral("/_sim/clock"), QJsonObject{{QStringLiteral("advance_ms"), ms}}, std::move(done));

@@ -34,6 +34,9 @@ public:
     void clearFaults(Done done);                        // DELETE /_sim/faults
     void refunds(Done done);                            // GET /_sim/refunds: the ground truth
     void createCharges(const QList<qint64> &amounts, Done done); // POST /_sim/charges {"amounts": [...]}
+    // POST /_sim/charges with the request as given: amounts or count, and the charges' look
+    // (currency, age_seconds, source, card, disputed; docs/PAYSIM.md).
+    void createChargesFrom(const QJsonObject &request, Done done);
     void advanceClock(qint64 ms, Done done);            // POST /_sim/clock {"advance_ms": ms}
 
     // The "data" array of a /_sim/refunds or /_sim/charges answer.

@@ -10,7 +10,8 @@
 # (docs/screenshot-bulk.png) and the charge view of a charge with a refund made outside
 # Countersign and two actions (docs/screenshot-charge-view.png) and saves them. tests/ui/screenshot_notifications.cpp saves
 # docs/screenshot-notifications.png (a notice, the title's and the tray's counts). Then the console runs in demo mode (--demo --scenario N --screenshot) for docs/screenshot-demo-scenario1.png,
-# docs/screenshot-demo-scenario2.png and docs/screenshot-demo-scenario9.png: scenarios 1, 2 and 9 played to their end, narration visible.
+# docs/screenshot-demo-scenario2.png and docs/screenshot-demo-scenario9.png: scenarios 1, 2 and 9 played to their end, narration visible;
+# and docs/screenshot-demo-traffic.png: the demo console a few seconds after start, the agents' proposals in the queue.
 # Usage: scripts/screenshots.sh [build dir]   (default: $COUNTERSIGN_BUILD_DIR or ./build)
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -40,4 +41,11 @@ for n in 1 2 9; do
     "$build_dir/app/countersign/countersign" --demo --scenario "$n" --filter all --window-size 1440x900 \
     --screenshot "$top/docs/screenshot-demo-scenario$n.png"
 done
+# The demo console a few seconds after start, the agent traffic's first proposals in the queue
+# (docs/screenshot-demo-traffic.png); its own settings file, so that Demo → Agent traffic is on.
+traffic_settings=$(mktemp -d)
+xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
+  "$build_dir/app/countersign/countersign" --demo --window-size 1440x900 --settings "$traffic_settings/console.ini" \
+  --screenshot "$top/docs/screenshot-demo-traffic.png"
+rm -rf "$traffic_settings"
 ls -l "$top"/docs/screenshot-*.png

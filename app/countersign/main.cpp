@@ -171,10 +171,16 @@ int main(int argc, char *argv[])
         if (wh.size() == 2)
             window.resize(wh.at(0).toInt(), wh.at(1).toInt());
     }
+    // The demo's own choices (Demo → Agent traffic) outlive its temporary folder: they are kept in
+    // the user's settings, or in --settings FILE.
+    std::unique_ptr<cs::ConsoleSettings> demoChoices;
     std::unique_ptr<cs::DemoController> demoUi;
     const int scenario = parser.value(options.scenario).toInt();
     if (demo) {
-        demoUi = std::make_unique<cs::DemoController>(stack.get(), &window, &client, &events);
+        if (!parser.isSet(options.settings))
+            demoChoices = std::make_unique<cs::ConsoleSettings>();
+        demoUi = std::make_unique<cs::DemoController>(stack.get(), &window, &client, &events,
+                                                      demoChoices ? demoChoices.get() : settings.get());
         if (scenario > 0)
             QObject::connect(&window, &cs::MainWindow::identityKnown, demoUi.get(),
                              [&demoUi, scenario] { demoUi->play(scenario, false); }, Qt::SingleShotConnection);

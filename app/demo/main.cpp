@@ -1,8 +1,12 @@
 // countersign-demo: the demo scenarios headless (docs/DEMO.md).
 //   countersign-demo --scenario N|all [--step-delay-ms 0] [--step-by-step] [--list] [--paysim PATH] [--countersignd PATH]
+//   countersign-demo --traffic [--duration S] [--interval-ms MIN-MAX] [--outage-ms MIN-MAX] [--seed N] [--pending-limit N]
 // Starts the demo stack (paysim + countersignd as child processes), plays the scenario(s), prints
 // each narrated step prefixed by its kind and the verdict line; exit status 0 only when every
-// scenario ended as expected.
+// scenario ended as expected. With --traffic it runs the agent traffic instead (the console's
+// Demo → Agent traffic) for S seconds, one line per event, then a summary; exit status 0 only when
+// it proposed something and met no unexpected answer.
+#include "demo/agenttraffic.h"
 #include "demo/demostack.h"
 #include "demo/scenariorunner.h"
 
@@ -28,6 +32,67 @@ QString kindName(cs::demo::ScenarioRunner::NarrationKind kind)
     return QString();
 }
 
+QString trafficKindName(cs::demo::AgentTraffic::Kind kind)
+{
+    using K = cs::demo::AgentTraffic::Kind;
+    switch (kind) {
+    case K::Proposed: return QStringLiteral("PROPOSED");
+    case K::Resent: return QStringLiteral("RESENT");
+    case K::Changed: return QStringLiteral("CHANGED");
+    case K::OutageBegan: return QStringLiteral("OUTAGE");
+    case K::OutageEnded: return QStringLiteral("RESTORED");
+    case K::QueueFull: return QStringLiteral("FULL");
+    case K::Error: return QStringLiteral("ERROR");
+    }
+    return QString();
+}
+
+// "MIN-MAX" in milliseconds, MIN <= MAX.
+bool parseRange(const QString &text, int *min, int *max)
+{
+    const QStringList parts = text.split(QLatin1Char('-'));
+    bool okMin = false;
+    bool okMax = false;
+    if (parts.size() != 2)
+        return false;
+    *min = parts.at(0).toInt(&okMin);
+    *max = parts.at(1).toInt(&okMax);
+    return okMin && okMax && *min >= 0 && *min <= *max;
+}
+
+// The agent traffic for `seconds` (0: until interrupted), each event on its own line, then a summary.
+int runTraffic(QCoreApplication &app, cs::demo::DemoStack &stack, const cs::demo::AgentTraffic::Options &options, int seconds)
+{
+    QTextStream out(stdout);
+    cs::demo::AgentTraffic traffic(&stack, options);
+    QObject::connect(&traffic, &cs::demo::AgentTraffic::happened, &app,
+                     [&out](cs::demo::AgentTraffic::Kind kind, const QString &text) {
+                         out << trafficKindName(kind).leftJustified(9) << ' ' << text << Qt::endl;
+                     });
+    if (!traffic.start(3)) {
+        QTextStream(stderr) << "countersign-demo: " << traffic.errorString() << Qt::endl;
+        return 1;
+    }
+    if (seconds > 0) {
+        QTimer::singleShot(seconds * 1000, &traffic, [&traffic, &app] {
+            traffic.stop([&app] { app.exit(0); });
+        });
+    }
+    app.exec();
+    int proposed = 0;
+    int resent = 0;
+    int changed = 0;
+    for (const cs::demo::AgentTraffic::Proposal &p : traffic.proposals()) {
+        proposed += p.kind == cs::demo::AgentTraffic::Kind::Proposed ? 1 : 0;
+        resent += p.kind == cs::demo::AgentTraffic::Kind::Resent ? 1 : 0;
+        changed += p.kind == cs::demo::AgentTraffic::Kind::Changed ? 1 : 0;
+    }
+    out << "TRAFFIC SUMMARY: " << proposed << " proposed, " << resent << " resent after a lost answer, " << changed
+        << " changed resubmission(s), " << traffic.outageCount() << " outage(s), " << traffic.errorCount() << " error(s)"
+        << Qt::endl;
+    return traffic.errorCount() == 0 && proposed + resent > 0 ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -51,7 +116,24 @@ int main(int argc, char *argv[])
                                           QStringLiteral("PATH"));
     const QCommandLineOption stepByStep(QStringLiteral("step-by-step"),
                                         QStringLiteral("Play in step-by-step mode, advancing automatically (exercises next())."));
-    parser.addOptions({scenario, stepDelay, list, paysim, countersignd, stepByStep});
+    const QCommandLineOption traffic(QStringLiteral("traffic"),
+                                     QStringLiteral("Run the agent traffic (scripted agents proposing refunds) instead of a scenario."));
+    const QCommandLineOption duration(QStringLiteral("duration"),
+                                      QStringLiteral("With --traffic: how long, in seconds (default 60; 0 until interrupted)."),
+                                      QStringLiteral("s"), QStringLiteral("60"));
+    const QCommandLineOption interval(QStringLiteral("interval-ms"),
+                                      QStringLiteral("With --traffic: the pause between two proposals (default 4000-10000)."),
+                                      QStringLiteral("min-max"), QStringLiteral("4000-10000"));
+    const QCommandLineOption outage(QStringLiteral("outage-ms"),
+                                    QStringLiteral("With --traffic: how long an outage at paysim lasts (default 20000-45000)."),
+                                    QStringLiteral("min-max"), QStringLiteral("20000-45000"));
+    const QCommandLineOption seed(QStringLiteral("seed"), QStringLiteral("With --traffic: the seed of the mix (default 1)."),
+                                  QStringLiteral("N"), QStringLiteral("1"));
+    const QCommandLineOption pendingLimit(QStringLiteral("pending-limit"),
+                                          QStringLiteral("With --traffic: propose nothing while this many actions are PENDING (default 40)."),
+                                          QStringLiteral("N"), QStringLiteral("40"));
+    parser.addOptions({scenario, stepDelay, list, paysim, countersignd, stepByStep, traffic, duration, interval, outage, seed,
+                       pendingLimit});
     parser.process(app);
 
     QTextStream out(stdout);
@@ -61,6 +143,48 @@ int main(int argc, char *argv[])
             out << info.id << "  " << info.key << "  " << info.title << "\n     " << info.summary << Qt::endl;
         return 0;
     }
+    if (parser.isSet(traffic)) {
+        if (parser.isSet(scenario)) {
+            QTextStream(stderr) << "countersign-demo: --traffic and --scenario exclude each other" << Qt::endl;
+            return 2;
+        }
+        cs::demo::AgentTraffic::Options options;
+        bool okDuration = false;
+        bool okSeed = false;
+        bool okLimit = false;
+        const int seconds = parser.value(duration).toInt(&okDuration);
+        options.seed = parser.value(seed).toULongLong(&okSeed);
+        options.pendingLimit = parser.value(pendingLimit).toInt(&okLimit);
+        if (!okDuration || seconds < 0) {
+            QTextStream(stderr) << "countersign-demo: --duration expects a non-negative number of seconds" << Qt::endl;
+            return 2;
+        }
+        if (!parseRange(parser.value(interval), &options.minIntervalMs, &options.maxIntervalMs)
+            || !parseRange(parser.value(outage), &options.outageMinMs, &options.outageMaxMs) || options.outageMinMs == 0) {
+            QTextStream(stderr) << "countersign-demo: --interval-ms and --outage-ms expect MIN-MAX in milliseconds, MIN <= MAX"
+                                << " (an outage lasts at least 1 ms)" << Qt::endl;
+            return 2;
+        }
+        if (!okSeed || !okLimit || options.pendingLimit < 1) {
+            QTextStream(stderr) << "countersign-demo: --seed expects a number, --pending-limit a number of at least 1" << Qt::endl;
+            return 2;
+        }
+        cs::demo::DemoStack::Options stackOptions;
+        stackOptions.paysimPath = parser.value(paysim);
+        stackOptions.countersigndPath = parser.value(countersignd);
+        cs::demo::DemoStack stack(stackOptions);
+        out << "Starting the demo stack (paysim + countersignd)…" << Qt::endl;
+        if (!stack.start()) {
+            QTextStream(stderr) << "countersign-demo: " << stack.errorString() << Qt::endl;
+            return 1;
+        }
+        out << "backend " << stack.backendUrl().toString() << "  paysim " << stack.paysimUrl().toString() << "  data "
+            << stack.dataDir() << Qt::endl;
+        const int code = runTraffic(app, stack, options, seconds);
+        stack.stop();
+        return code;
+    }
+
     QList<int> ids;
     const QString wanted = parser.value(scenario);
     for (const cs::demo::ScenarioInfo &info : catalogue) {

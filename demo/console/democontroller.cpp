@@ -6,14 +6,18 @@
 #include "demo/console/groundtruthview.h"
 #include "demo/console/narrationpanel.h"
 #include "demo/console/roleswitcher.h"
+#include "demo/agenttraffic.h"
 #include "demo/demostack.h"
 #include "demo/scenariorunner.h"
+#include "ui/consolesettings.h"
 #include "ui/mainwindow.h"
+#include "ui/settingvalue.h"
 
 #include <QAction>
 #include <QMenu>
 #include <QMenuBar>
 #include <QStatusBar>
+#include <QTimer>
 
 namespace cs {
 
@@ -36,10 +40,16 @@ NarrationPanel::Kind kindOf(demo::ScenarioRunner::NarrationKind kind)
     return NarrationPanel::Kind::Step;
 }
 
+// Demo → Agent traffic, in the console's settings.
+SettingValue<bool> trafficSetting(ConsoleSettings *settings)
+{
+    return SettingValue<bool>(settings->store(), QStringLiteral("demo/agentTraffic"), true);
+}
+
 } // namespace
 
 DemoController::DemoController(demo::DemoStack *stack, MainWindow *window, ApiClient *client, EventStreamClient *events,
-                               QObject *parent)
+                               ConsoleSettings *settings, QObject *parent)
     : QObject(parent)
     , m_stack(stack)
     , m_window(window)
@@ -51,6 +61,8 @@ DemoController::DemoController(demo::DemoStack *stack, MainWindow *window, ApiCl
     , m_faults(new FaultInjectionPanel(window))
     , m_truth(new GroundTruthView(m_auditClient, window))
     , m_roles(new RoleSwitcher(window, stack->roles(), stack->tokens(), this))
+    , m_settings(settings)
+    , m_traffic(new demo::AgentTraffic(stack, demo::AgentTraffic::Options(), this))
 {
     m_auditClient->setBaseUrl(stack->backendUrl());
     const QString auditor = stack->userFor(QStringLiteral("auditor"));
@@ -81,6 +93,11 @@ DemoController::DemoController(demo::DemoStack *stack, MainWindow *window, ApiCl
         m_next->setEnabled(true);
     });
     connect(m_runner, &demo::ScenarioRunner::finished, this, [this](bool asExpected, const QString &verdict) {
+        if (m_playPending) { // a cancelled scenario has cleaned up for the next one, which starts now
+            QTimer::singleShot(0, this, &DemoController::startPendingScenario);
+            emit scenarioFinished(asExpected, verdict);
+            return;
+        }
         m_narration->setRunning(false);
         m_next->setEnabled(false);
         m_cancel->setEnabled(false);
@@ -90,10 +107,12 @@ DemoController::DemoController(demo::DemoStack *stack, MainWindow *window, ApiCl
         }
         m_truth->refresh();
         m_faults->refresh();
+        resumeTraffic(0); // at its normal pace: the verdict stays on screen a while
         emit scenarioFinished(asExpected, verdict);
     });
     connect(m_narration, &NarrationPanel::nextRequested, m_runner, &demo::ScenarioRunner::next);
-    connect(m_narration, &NarrationPanel::cancelRequested, m_runner, &demo::ScenarioRunner::cancel);
+    connect(m_narration, &NarrationPanel::cancelRequested, this, &DemoController::cancelScenario);
+    connectTraffic();
     connect(m_stack, &demo::DemoStack::backendRestarted, this, [this](const QUrl &url) {
         m_client->setBaseUrl(url);
         m_auditClient->setBaseUrl(url);
@@ -105,20 +124,32 @@ DemoController::DemoController(demo::DemoStack *stack, MainWindow *window, ApiCl
 
 DemoController::~DemoController()
 {
+    m_playPending = false;
+    m_runner->disconnect(this); // a cancelled scenario's end must not restart the traffic
     if (m_runner->isRunning())
         m_runner->cancel();
+    m_traffic->stop();
 }
 
 void DemoController::start()
 {
     m_faults->setPaysimUrl(m_stack->paysimUrl());
     m_truth->setPaysimUrl(m_stack->paysimUrl());
+    // Queued: a scenario asked for at sign-in (--scenario N) is played first, and the traffic
+    // then waits for its end instead of filling the queue under it.
+    connect(m_window, &MainWindow::identityKnown, this, [this] {
+        QTimer::singleShot(0, this, [this] {
+            m_signedIn = true;
+            resumeTraffic(InitialProposals);
+        });
+    }, Qt::SingleShotConnection);
     if (!m_roles->signInAs(QStringLiteral("approver")))
         m_window->start();
 }
 
 void DemoController::play(int scenarioId, bool stepByStep)
 {
+    m_playPending = true; // before cancel(): its finished() must not resume the traffic
     if (m_runner->isRunning())
         m_runner->cancel();
     for (const demo::ScenarioInfo &info : demo::ScenarioRunner::catalogue()) {
@@ -127,7 +158,93 @@ void DemoController::play(int scenarioId, bool stepByStep)
     }
     m_narration->setRunning(true);
     m_cancel->setEnabled(true);
-    m_runner->start(scenarioId, stepByStep ? demo::ScenarioRunner::Mode::StepByStep : demo::ScenarioRunner::Mode::Continuous);
+    m_pendingScenario = scenarioId;
+    m_pendingStepByStep = stepByStep;
+    // At once when the traffic is idle; else when its last request has returned and its outage
+    // rules are gone, so that nothing of it is in the scenario's way.
+    m_traffic->stop([this] { startPendingScenario(); });
+}
+
+void DemoController::startPendingScenario()
+{
+    // Called when the traffic has stopped and when a cancelled scenario has cleaned up; the
+    // scenario starts at the later of the two.
+    if (!m_playPending || m_traffic->isBusy() || m_runner->isRunning())
+        return;
+    m_playPending = false;
+    m_runner->start(m_pendingScenario,
+                    m_pendingStepByStep ? demo::ScenarioRunner::Mode::StepByStep : demo::ScenarioRunner::Mode::Continuous);
+}
+
+void DemoController::cancelScenario()
+{
+    if (m_playPending) { // still waiting for the traffic to stop: the scenario never starts
+        m_playPending = false;
+        m_narration->setRunning(false);
+        m_cancel->setEnabled(false);
+        resumeTraffic(0);
+        return;
+    }
+    m_runner->cancel();
+}
+
+bool DemoController::agentTrafficWanted() const
+{
+    return m_trafficAction->isChecked();
+}
+
+void DemoController::setAgentTraffic(bool on)
+{
+    if (m_trafficAction->isChecked() != on) {
+        m_trafficAction->setChecked(on); // comes back here through toggled()
+        return;
+    }
+    if (m_settings)
+        trafficSetting(m_settings).set(on);
+    if (on)
+        resumeTraffic(1);
+    else
+        m_traffic->stop();
+}
+
+void DemoController::resumeTraffic(int atOnce)
+{
+    if (!agentTrafficWanted() || !m_signedIn || m_playPending || m_runner->isRunning())
+        return;
+    if (!m_traffic->start(atOnce) && m_window)
+        m_window->statusBar()->showMessage(tr("Agent traffic could not start: %1").arg(m_traffic->errorString()), 10000);
+}
+
+void DemoController::connectTraffic()
+{
+    // The console opens on an action's detail, the agent's reasons included, rather than on an
+    // empty pane; once, and only when the user has selected nothing yet.
+    connect(m_traffic, &demo::AgentTraffic::happened, this,
+            [this](demo::AgentTraffic::Kind kind, const QString &, const QString &actionId) {
+                if (m_selectedFirst || kind != demo::AgentTraffic::Kind::Proposed || !m_window)
+                    return;
+                m_selectedFirst = true;
+                if (m_window->currentActionId().isEmpty())
+                    m_window->selectAction(actionId);
+            });
+    connect(m_traffic, &demo::AgentTraffic::outageStarted, this, [this](int durationMs) {
+        m_faults->refresh();
+        if (m_window)
+            m_window->statusBar()->showMessage(
+                tr("Agent traffic: paysim is down for %n second(s); refunds approved now may end in CONFIRMATION_UNKNOWN.", nullptr,
+                   (durationMs + 999) / 1000),
+                durationMs);
+    });
+    connect(m_traffic, &demo::AgentTraffic::outageStopped, this, [this] {
+        m_faults->refresh();
+        if (m_window)
+            m_window->statusBar()->showMessage(tr("Agent traffic: paysim answers again."), 8000);
+    });
+    connect(m_traffic, &demo::AgentTraffic::queueFull, this, [this](int pending) {
+        if (m_window)
+            m_window->statusBar()->showMessage(
+                tr("Agent traffic waits: %n action(s) are pending; it proposes again once some are decided.", nullptr, pending), 10000);
+    });
 }
 
 void DemoController::buildMenus()
@@ -152,8 +269,8 @@ void DemoController::buildMenus()
     m_next = scenarios->addAction(tr("&Next step"), QKeySequence(Qt::Key_F8), m_runner, &demo::ScenarioRunner::next);
     m_next->setObjectName(QStringLiteral("nextStepAction"));
     m_next->setEnabled(false);
-    m_cancel = scenarios->addAction(tr("&Cancel scenario"), QKeySequence(Qt::SHIFT | Qt::Key_F8), m_runner,
-                                    &demo::ScenarioRunner::cancel);
+    m_cancel = scenarios->addAction(tr("&Cancel scenario"), QKeySequence(Qt::SHIFT | Qt::Key_F8), this,
+                                    &DemoController::cancelScenario);
     m_cancel->setObjectName(QStringLiteral("cancelScenarioAction"));
     m_cancel->setEnabled(false);
     m_window->addAction(m_next);
@@ -168,6 +285,16 @@ void DemoController::buildMenus()
     demoMenu->addAction(m_truth->toggleViewAction());
     demoMenu->addSeparator();
     demoMenu->addAction(tr("&Refresh ground truth"), m_truth, &GroundTruthView::refresh);
+    demoMenu->addSeparator();
+    m_trafficAction = demoMenu->addAction(tr("Agent &traffic"));
+    m_trafficAction->setObjectName(QStringLiteral("agentTrafficAction"));
+    m_trafficAction->setCheckable(true);
+    m_trafficAction->setChecked(m_settings ? trafficSetting(m_settings).get() : true);
+    m_trafficAction->setStatusTip(tr("Scripted agents propose refunds every few seconds and never approve them; "
+                                     "paused while a scenario plays."));
+    m_trafficAction->setToolTip(m_trafficAction->statusTip());
+    demoMenu->setToolTipsVisible(true);
+    connect(m_trafficAction, &QAction::toggled, this, &DemoController::setAgentTraffic);
 
     bar->insertMenu(before, demoMenu);
     bar->insertMenu(before, scenarios);

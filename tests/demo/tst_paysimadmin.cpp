@@ -103,6 +103,29 @@ private slots:
         QCOMPARE(PaysimAdminClient::dataOf(truth).size(), 0);
     }
 
+    // The look of a charge as the agent traffic orders it (currency, age, card, dispute), and a
+    // bad field refused with paysim's message, nothing created.
+    void chargesWithTheirLook()
+    {
+        const QJsonObject request{{QStringLiteral("amounts"), QJsonArray{2499}}, {QStringLiteral("currency"), QStringLiteral("eur")},
+                                  {QStringLiteral("age_seconds"), 86400 * 3}, {QStringLiteral("source"), QStringLiteral("tok_amex")},
+                                  {QStringLiteral("disputed"), true}};
+        const HttpReply made = await([&](PaysimAdminClient::Done done) { m_client.createChargesFrom(request, done); });
+        QCOMPARE(made.status, 200);
+        const QJsonObject charge = PaysimAdminClient::dataOf(made).at(0).toObject();
+        QCOMPARE(charge.value(QLatin1String("amount")).toInteger(), 2499);
+        QCOMPARE(charge.value(QLatin1String("currency")).toString(), QStringLiteral("eur"));
+        QCOMPARE(charge.value(QLatin1String("disputed")).toBool(), true);
+        QCOMPARE(charge.value(QLatin1String("payment_method_details")).toObject().value(QLatin1String("card")).toObject()
+                     .value(QLatin1String("brand")).toString(),
+                 QStringLiteral("amex"));
+
+        const QJsonObject bad{{QStringLiteral("amounts"), QJsonArray{2499}}, {QStringLiteral("age_seconds"), -1}};
+        const HttpReply refused = await([&](PaysimAdminClient::Done done) { m_client.createChargesFrom(bad, done); });
+        QCOMPARE(refused.status, 400);
+        QVERIFY2(PaysimAdminClient::errorOf(refused).contains(QLatin1String("age_seconds")), qPrintable(PaysimAdminClient::errorOf(refused)));
+    }
+
     void clockMovesForward()
     {
         const qint64 before = m_server->clock().nowMs();
