@@ -1,6 +1,7 @@
 #include "demo/demoscenario.h"
 
 #include "demo/demostack.h"
+#include "demo/exercise.h"
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
@@ -37,6 +38,13 @@ void DemoScenario::cleanup(std::function<void()> done)
         }
         m_paysim.clearFaults([done](const HttpReply &) { done(); });
     });
+}
+
+bool DemoScenario::setExercise(Exercise *exercise, const QString &scenarioTitle)
+{
+    m_exercise = exercise;
+    m_scenarioTitle = scenarioTitle;
+    return true;
 }
 
 Scenario::Step DemoScenario::step(std::function<Async<bool>()> start)
@@ -349,7 +357,10 @@ Async<DemoScenario::Proposal> DemoScenario::proposeWithFaults(qint64 chargeAmoun
         co_return p;
     p.ok = true;
     if (approved)
-        p.ok = co_await approve(p.action, m_approver);
+        p.ok = co_await decideApproval(p.action, true,
+                                       QStringLiteral("A proposal of a refund within the charge's budget, with its reasons: "
+                                                      "approving it is safe, whatever fault the provider has in store — "
+                                                      "Countersign sends it under one key and reconciles a lost answer."));
     co_return p;
 }
 
@@ -373,6 +384,233 @@ Async<bool> DemoScenario::judgeOneRefundAfterUnknown(QString id)
     setVerdict(checked.ok && !attempts.isEmpty() && str(attempts.first().toObject(), "outcome") == QLatin1String("unknown"),
                checked.line);
     co_return true;
+}
+
+// ---- the human decisions -------------------------------------------------------------------------
+
+void DemoScenario::judged(const QString &task, const QString &id, bool right, const QString &decided,
+                          const QString &expected, const QString &explanation)
+{
+    if (m_exercise && m_exercise->sheet)
+        m_exercise->sheet->append(ExerciseDecision{m_scenarioId, m_scenarioTitle, task, id, right, decided, expected, explanation});
+    if (right)
+        say(NarrationKind::Cure, QStringLiteral("Right: %1. %2").arg(decided, explanation));
+    else
+        say(NarrationKind::Problem, QStringLiteral("Not right: %1 — the right decision was to %2. %3").arg(decided, expected, explanation));
+}
+
+Async<HttpReply> DemoScenario::reject(QString id, QString who)
+{
+    const ActionSnapshot current = co_await action(id);
+    const QJsonObject body{{QStringLiteral("reason"), QStringLiteral("other")},
+                           {QStringLiteral("note"), QStringLiteral("exercise: rejected")}};
+    co_return co_await api(who, Verb::Post, QStringLiteral("/actions/%1/rejections").arg(id), body,
+                           num(current.json, "state_version"));
+}
+
+Async<bool> DemoScenario::decideApproval(QString id, bool approveIsRight, QString why)
+{
+    if (!m_exercise)
+        co_return co_await approve(id, m_approver);
+    focus(id);
+    say(NarrationKind::Task, QStringLiteral("Your turn, approver: approve or reject %1 in the queue (Action → Approve, or "
+                                            "Reject). The scenario waits for your decision.")
+                                 .arg(id));
+    if (m_exercise->answers != Exercise::Answers::Person) {
+        // The scripted trainee's classic mistake at an approval is approving what should be
+        // rejected (a follow-up of the wrong amount), not rejecting a sound refund.
+        const bool approveNow = m_exercise->answers == Exercise::Answers::ScriptedWrong || approveIsRight;
+        if (approveNow) {
+            if (!co_await approve(id, m_approver))
+                co_return false;
+        } else {
+            const HttpReply r = co_await reject(id, m_approver);
+            if (r.status != 200)
+                co_return fail(QStringLiteral("the scripted trainee's rejection failed: HTTP %1 %2")
+                                   .arg(r.status)
+                                   .arg(QString::fromUtf8(r.body.left(300))));
+        }
+    }
+    // Decided once the action has left PENDING or carries a decision of its current version.
+    QString decision;
+    QString by;
+    while (!isCancelled()) {
+        const ActionSnapshot now = co_await action(id);
+        const QJsonArray approvals = arr(now.json, "approvals");
+        if (!approvals.isEmpty()) {
+            const QJsonObject last = approvals.last().toObject();
+            if (num(last, "version") == num(now.json, "approval_version") || now.is(ActionState::Rejected)) {
+                decision = str(last, "decision");
+                by = str(last, "decided_by");
+            }
+        }
+        if (decision.isEmpty() && now.is(ActionState::Rejected))
+            decision = QStringLiteral("rejected");
+        if (!decision.isEmpty())
+            break;
+        co_await pause(m_exercise->pollMs);
+    }
+    if (decision.isEmpty())
+        co_return false; // cancelled
+    const bool approved = decision == u"approved";
+    judged(QStringLiteral("approve"), id, approved == approveIsRight,
+           QStringLiteral("%1 %2%3").arg(approved ? QStringLiteral("approved") : QStringLiteral("rejected"), id,
+                                          by.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(by)),
+           approveIsRight ? QStringLiteral("approve it") : QStringLiteral("reject it"), why);
+    if (!approved)
+        co_return fail(QStringLiteral("%1 was rejected: the exercise ends here (see the score sheet)").arg(id));
+    co_return true;
+}
+
+Async<bool> DemoScenario::decideReconciliation(QString id, QString expectedResult, QString expectation, QString outcome,
+                                               QString note)
+{
+    if (!m_exercise)
+        co_return co_await reviewWithLookup(id, expectedResult, expectation, outcome, note);
+    const ActionSnapshot before = co_await action(id);
+    focus(id);
+    say(NarrationKind::Task,
+        QStringLiteral("Your turn, supervisor: %1 is in REQUIRES_REVIEW (%2). Look it up at the provider (Action → Look up "
+                       "now), then reconcile it (Action → Reconcile) with the lookup that proves what happened. The "
+                       "scenario waits for your reconciliation.")
+            .arg(id, str(before.json, "review_reason")));
+    if (m_exercise->answers != Exercise::Answers::Person) {
+        const LookupResult found = co_await lookup(id);
+        if (found.seq == 0)
+            co_return false;
+        const bool sayCommitted = (found.result == u"FOUND") == (m_exercise->answers == Exercise::Answers::ScriptedRight);
+        const QString scripted = sayCommitted ? QStringLiteral("committed") : QStringLiteral("not_committed");
+        const ActionSnapshot current = co_await action(id);
+        const QJsonObject body{{QStringLiteral("outcome"), scripted},
+                               {QStringLiteral("evidence_lookup_seq"), found.seq},
+                               {QStringLiteral("note"), QStringLiteral("exercise: scripted trainee")}};
+        const HttpReply r = co_await api(m_supervisor, Verb::Post, QStringLiteral("/actions/%1/reconciliations").arg(id), body,
+                                         num(current.json, "state_version"));
+        if (r.status != 200) {
+            // What a person sees in the reconcile dialog: Countersign refuses what the evidence does
+            // not support. Judged as the trainee's decision; then, as a person would after the
+            // refusal, the reconciliation the lookup supports, so the exercise goes on.
+            const QJsonArray truth = co_await refundsForAction(id);
+            judged(QStringLiteral("reconcile"), id, false,
+                   QStringLiteral("tried to reconcile %1 as %2 with lookup %3 (%4); Countersign refused it: %5")
+                       .arg(id, scripted)
+                       .arg(found.seq)
+                       .arg(found.result, str(r.json(), "detail")),
+                   QStringLiteral("reconcile it as %1").arg(truth.isEmpty() ? QStringLiteral("not_committed") : QStringLiteral("committed")),
+                   truth.isEmpty() ? QStringLiteral("The provider holds no refund for it: nothing was sent that committed.")
+                                   : QStringLiteral("The provider holds %1 for it: the refund was made.").arg(str(truth.first().toObject(), "id")));
+            const ActionSnapshot again = co_await action(id);
+            const QJsonObject supported{{QStringLiteral("outcome"), found.result == u"FOUND" ? QStringLiteral("committed")
+                                                                                             : QStringLiteral("not_committed")},
+                                        {QStringLiteral("evidence_lookup_seq"), found.seq},
+                                        {QStringLiteral("note"), QStringLiteral("exercise: after the refusal")}};
+            const HttpReply second = co_await api(m_supervisor, Verb::Post, QStringLiteral("/actions/%1/reconciliations").arg(id),
+                                                  supported, num(again.json, "state_version"));
+            if (second.status != 200)
+                co_return fail(QStringLiteral("the reconciliation of %1 failed: HTTP %2 %3")
+                                   .arg(id)
+                                   .arg(second.status)
+                                   .arg(QString::fromUtf8(second.body.left(300))));
+            co_return true;
+        }
+    }
+    QJsonObject reconciliation;
+    ActionSnapshot after;
+    while (!isCancelled()) {
+        after = co_await action(id);
+        const QJsonArray reconciliations = arr(after.json, "reconciliations");
+        if (!reconciliations.isEmpty()) {
+            reconciliation = reconciliations.last().toObject();
+            break;
+        }
+        co_await pause(m_exercise->pollMs);
+    }
+    if (reconciliation.isEmpty())
+        co_return false; // cancelled
+    const QString recorded = str(reconciliation, "outcome");
+    const int evidenceSeq = int(num(reconciliation, "evidence_lookup_seq"));
+    QJsonObject evidence;
+    for (const QJsonValue &l : arr(after.json, "lookups")) {
+        if (num(l.toObject(), "seq") == evidenceSeq)
+            evidence = l.toObject();
+    }
+    const QJsonArray truth = co_await refundsForAction(id);
+    const QString right = truth.isEmpty() ? QStringLiteral("not_committed") : QStringLiteral("committed");
+    const QString fact = truth.isEmpty()
+        ? QStringLiteral("The provider's ground truth holds no refund for %1: nothing that was sent committed, so the customer "
+                         "has not been refunded and a new approval may send it.").arg(id)
+        : QStringLiteral("The provider's ground truth holds %1 (%2) for %3: the refund was made, so sending it again "
+                         "would refund the customer twice.")
+              .arg(str(truth.first().toObject(), "id"), money(num(truth.first().toObject(), "amount")), id);
+    judged(QStringLiteral("reconcile"), id, recorded == right,
+           QStringLiteral("reconciled %1 as %2 with lookup %3 (%4)")
+               .arg(id, recorded)
+               .arg(evidenceSeq)
+               .arg(QStringList{str(evidence, "result"), str(evidence, "provider_object_id")}.join(QLatin1Char(' ')).trimmed()),
+           QStringLiteral("reconcile it as %1").arg(right), fact);
+    co_return true;
+}
+
+Async<QString> DemoScenario::decideFollowUp(QString parent, qint64 desiredTotal, qint64 expectedAmount, QString note)
+{
+    const ActionSnapshot before = co_await action(parent);
+    const qint64 committed = desiredTotal - expectedAmount;
+    if (!m_exercise || m_exercise->answers != Exercise::Answers::Person) {
+        if (m_exercise) {
+            focus(parent);
+            say(NarrationKind::Task, QStringLiteral("Your turn, supervisor: the customer is owed %1 in total. Propose the "
+                                                    "follow-up of %2 (Action → Follow up).")
+                                         .arg(money(desiredTotal), parent));
+        }
+        // The classic mistake: "$45 more" instead of "$45 in all".
+        const qint64 total = m_exercise && m_exercise->answers == Exercise::Answers::ScriptedWrong ? desiredTotal + committed
+                                                                                                   : desiredTotal;
+        const QJsonObject body{{QStringLiteral("desired_total_amount"), total}, {QStringLiteral("note"), note}};
+        const HttpReply r = co_await api(m_supervisor, Verb::Post, QStringLiteral("/actions/%1/follow-ups").arg(parent), body,
+                                         num(before.json, "state_version"));
+        const QString followUp = str(r.json(), "id");
+        if (r.status != 201 || followUp.isEmpty()) {
+            fail(QStringLiteral("follow-up refused: HTTP %1 %2").arg(r.status).arg(QString::fromUtf8(r.body.left(300))));
+            co_return QString();
+        }
+        if (!m_exercise) {
+            say(NarrationKind::Cure,
+                QStringLiteral("Supervisor %1 proposes a follow-up for the difference: %2 → %3 %4, which needs its own approval and key.")
+                    .arg(m_supervisor, followUp, money(num(r.json(), "amount")), str(r.json(), "state")));
+            focus(followUp);
+            co_return followUp;
+        }
+    } else {
+        focus(parent);
+        say(NarrationKind::Task, QStringLiteral("Your turn, supervisor: the customer is owed %1 in total. Propose the "
+                                                "follow-up of %2 (Action → Follow up). The scenario waits for it.")
+                                     .arg(money(desiredTotal), parent));
+    }
+    QJsonObject followUp;
+    while (!isCancelled()) {
+        const ActionSnapshot now = co_await action(parent);
+        const QJsonArray followUps = now.json.value(QLatin1String("related")).toObject().value(QLatin1String("follow_ups")).toArray();
+        if (!followUps.isEmpty()) {
+            followUp = followUps.last().toObject();
+            break;
+        }
+        co_await pause(m_exercise->pollMs);
+    }
+    if (followUp.isEmpty())
+        co_return QString(); // cancelled
+    const QString id = str(followUp, "id");
+    const qint64 amount = num(followUp, "amount");
+    focus(id);
+    judged(QStringLiteral("follow_up"), id, amount == expectedAmount,
+           QStringLiteral("proposed follow-up %1 of %2").arg(id, money(amount)),
+           QStringLiteral("propose %1, the difference").arg(money(expectedAmount)),
+           QStringLiteral("The customer is owed %1 in all and %2 already reached them (the provider holds that refund): a "
+                          "follow-up is desired − committed = %3.%4")
+               .arg(money(desiredTotal), money(committed), money(expectedAmount),
+                    amount == expectedAmount
+                        ? QString()
+                        : QStringLiteral(" %1 more would refund %2 in all.").arg(money(amount), money(committed + amount))));
+    co_return id;
 }
 
 // ---- paysim -------------------------------------------------------------------------------------

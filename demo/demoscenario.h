@@ -41,6 +41,7 @@ public:
     DemoScenario(DemoStack *stack, int scenarioId);
     ~DemoScenario() override;
     void cleanup(std::function<void()> done) final;
+    bool setExercise(Exercise *exercise, const QString &scenarioTitle) override;
 
 protected:
 
@@ -114,6 +115,23 @@ protected:
     // was unknown (the answer was lost, not a failure).
     Async<bool> judgeOneRefundAfterUnknown(QString id);
 
+    // ---- the human decisions (scripted, or the trainee's in an exercise: demo/exercise.h) ----
+    // Outside an exercise each does what the scenario's scripted approver or supervisor does. In
+    // one it narrates the task (NarrationKind::Task), focuses the action, lets a scripted trainee
+    // answer (right, or the classic mistake), then waits — polling the ledger, for as long as it
+    // takes, until cancelled — for the decision to be recorded, judges it against paysim's ground
+    // truth into the score sheet, and narrates the judgement.
+    bool inExercise() const { return m_exercise != nullptr; }
+    // Approve or reject `id`; `approveIsRight` and `why` say what a careful approver does and why.
+    // True when it was approved (the scenario goes on); a rejection ends the run (fail()).
+    Async<bool> decideApproval(QString id, bool approveIsRight, QString why);
+    // A REQUIRES_REVIEW action: outside an exercise reviewWithLookup(); in one the trainee looks it
+    // up and reconciles, judged by whether paysim holds a refund for the action.
+    Async<bool> decideReconciliation(QString id, QString expectedResult, QString expectation, QString outcome, QString note);
+    // A follow-up of `parent` for a customer owed `desiredTotal` in all; `expectedAmount` is the
+    // right remainder. Returns the follow-up's id (empty with fail()).
+    Async<QString> decideFollowUp(QString parent, qint64 desiredTotal, qint64 expectedAmount, QString note);
+
     // ---- paysim ----
     Async<HttpReply> admin(std::function<void(PaysimAdminClient::Done)> call);
     // Clears paysim's fault rules, then installs `rules` (narrated); false with fail() if refused.
@@ -135,6 +153,13 @@ protected:
     PaysimAdminClient m_paysim;
     int m_scenarioId = 0;
     QString m_agent, m_approver, m_approver2, m_supervisor;
+    Exercise *m_exercise = nullptr;
+    QString m_scenarioTitle;
+
+private:
+    void judged(const QString &task, const QString &id, bool right, const QString &decided, const QString &expected,
+                const QString &explanation);
+    Async<HttpReply> reject(QString id, QString who);
 };
 
 } // namespace cs::demo

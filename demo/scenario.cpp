@@ -9,6 +9,11 @@ void Scenario::cleanup(std::function<void()> done)
     done();
 }
 
+bool Scenario::setExercise(Exercise *, const QString &)
+{
+    return false;
+}
+
 bool Scenario::fail(const QString &reason)
 {
     m_failReason = reason;

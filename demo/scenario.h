@@ -8,7 +8,10 @@
 namespace cs::demo {
 
 // How a narrated line reads in the console and in countersign-demo's output.
-enum class NarrationKind { Step, Observation, Problem, Cure, Verdict };
+struct Exercise; // demo/exercise.h
+
+// Task: in exercise mode, what the trainee must do now (the scenario waits for it).
+enum class NarrationKind { Step, Observation, Problem, Cure, Verdict, Task };
 
 // One scenario as ScenarioRunner plays it: a list of asynchronous steps, its outcome (why a step
 // failed, the verdict of the last one) and a cleanup. A step starts its work and returns; it
@@ -30,6 +33,10 @@ public:
     virtual QList<Step> steps() = 0;
     // Called once after the last step, a failed step or a cancel; calls done when it is tidy.
     virtual void cleanup(std::function<void()> done);
+    // Exercise mode (demo/exercise.h): set before the first step; the scenario waits for the
+    // trainee where a person decides and judges it into exercise->sheet. Returns false when this
+    // scenario cannot be played as an exercise (the default).
+    virtual bool setExercise(Exercise *exercise, const QString &scenarioTitle);
 
     // A step records why it failed, then calls done(false). Returns false for `return fail(...)`.
     bool fail(const QString &reason);

@@ -50,11 +50,24 @@ void ScenarioRunner::start(int scenarioId, Mode mode)
         finish(false, QStringLiteral("VERDICT FAIL: no scenario %1").arg(scenarioId));
         return;
     }
+    QString title;
+    for (const ScenarioInfo &info : catalogue()) {
+        if (info.id == scenarioId)
+            title = info.title;
+    }
+    if (m_exercise && !scenario->setExercise(m_exercise, title)) {
+        begin(nullptr, mode);
+        finish(false, QStringLiteral("VERDICT FAIL: scenario %1 cannot be played as an exercise").arg(scenarioId));
+        return;
+    }
     if (!begin(std::move(scenario), mode))
         return;
     for (const ScenarioInfo &info : catalogue()) {
         if (info.id == scenarioId)
-            emit narration(QStringLiteral("Scenario %1 — %2: %3").arg(info.id).arg(info.title, info.summary), NarrationKind::Step);
+            emit narration((m_exercise ? QStringLiteral("Exercise %1 — %2: %3") : QStringLiteral("Scenario %1 — %2: %3"))
+                               .arg(info.id)
+                               .arg(info.title, info.summary),
+                           NarrationKind::Step);
     }
     QTimer::singleShot(0, this, [this] { runNext(); });
 }

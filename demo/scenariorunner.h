@@ -49,6 +49,12 @@ public:
     void next();   // advance one step in StepByStep mode
     void cancel();
 
+    // Exercise mode for the runs that follow (demo/exercise.h): the scenario stops where a person
+    // decides and waits for the trainee; null (the default) plays it with scripted decisions.
+    // exercise (and its sheet) must outlive those runs.
+    void setExercise(Exercise *exercise) { m_exercise = exercise; }
+    Exercise *exercise() const { return m_exercise; }
+
     // The trainer-friendly pause between steps in Continuous mode (0 in headless runs).
     void setStepDelayMs(int msecs);
     int stepDelayMs() const { return m_stepDelayMs; }
@@ -75,6 +81,7 @@ private:
     qsizetype m_index = 0;
     Mode m_mode = Mode::Continuous;
     int m_stepDelayMs = 1200;
+    Exercise *m_exercise = nullptr;
     int m_scenarioId = 0;
     bool m_running = false;
     bool m_finishing = false; // the scenario's cleanup is under way

@@ -1,5 +1,6 @@
 // countersign-demo: the demo scenarios headless (docs/DEMO.md).
 //   countersign-demo --scenario N|all [--step-delay-ms 0] [--step-by-step] [--list] [--paysim PATH] [--countersignd PATH]
+//   countersign-demo --exercise N|all [--answers right|wrong] [--score-sheet FILE.txt|.csv|.json]
 //   countersign-demo --traffic [--duration S] [--interval-ms MIN-MAX] [--outage-ms MIN-MAX] [--seed N] [--pending-limit N]
 // Starts the demo stack (paysim + countersignd as child processes), plays the scenario(s), prints
 // each narrated step prefixed by its kind and the verdict line; exit status 0 only when every
@@ -8,6 +9,7 @@
 // it proposed something and met no unexpected answer.
 #include "demo/agenttraffic.h"
 #include "demo/demostack.h"
+#include "demo/exercise.h"
 #include "demo/scenariorunner.h"
 
 #include <QCommandLineParser>
@@ -28,6 +30,7 @@ QString kindName(cs::demo::ScenarioRunner::NarrationKind kind)
     case K::Problem: return QStringLiteral("PROBLEM");
     case K::Cure: return QStringLiteral("CURE");
     case K::Verdict: return QStringLiteral("VERDICT");
+    case K::Task: return QStringLiteral("YOUR TURN");
     }
     return QString();
 }
@@ -132,8 +135,19 @@ int main(int argc, char *argv[])
     const QCommandLineOption pendingLimit(QStringLiteral("pending-limit"),
                                           QStringLiteral("With --traffic: propose nothing while this many actions are PENDING (default 40)."),
                                           QStringLiteral("N"), QStringLiteral("40"));
+    const QCommandLineOption exercise(QStringLiteral("exercise"),
+                                      QStringLiteral("Play scenario N (or all) as an exercise: a scripted trainee takes the "
+                                                     "decisions (--answers) and each is judged against paysim's ground truth."),
+                                      QStringLiteral("N|all"));
+    const QCommandLineOption answers(QStringLiteral("answers"),
+                                     QStringLiteral("With --exercise: the scripted trainee answers right, or makes the classic "
+                                                    "mistakes (default right)."),
+                                     QStringLiteral("right|wrong"), QStringLiteral("right"));
+    const QCommandLineOption scoreSheet(QStringLiteral("score-sheet"),
+                                        QStringLiteral("With --exercise: write the score sheet to FILE (.txt, .csv or .json)."),
+                                        QStringLiteral("FILE"));
     parser.addOptions({scenario, stepDelay, list, paysim, countersignd, stepByStep, traffic, duration, interval, outage, seed,
-                       pendingLimit});
+                       pendingLimit, exercise, answers, scoreSheet});
     parser.process(app);
 
     QTextStream out(stdout);
@@ -185,8 +199,24 @@ int main(int argc, char *argv[])
         return code;
     }
 
+    if (parser.isSet(exercise) && parser.isSet(scenario)) {
+        QTextStream(stderr) << "countersign-demo: --exercise and --scenario exclude each other" << Qt::endl;
+        return 2;
+    }
+    cs::demo::ScoreSheet sheet;
+    cs::demo::Exercise exerciseMode;
+    exerciseMode.sheet = &sheet;
+    exerciseMode.pollMs = 100;
+    if (parser.isSet(exercise)) {
+        if (parser.value(answers) != u"right" && parser.value(answers) != u"wrong") {
+            QTextStream(stderr) << "countersign-demo: --answers expects right or wrong" << Qt::endl;
+            return 2;
+        }
+        exerciseMode.answers = parser.value(answers) == u"right" ? cs::demo::Exercise::Answers::ScriptedRight
+                                                                 : cs::demo::Exercise::Answers::ScriptedWrong;
+    }
     QList<int> ids;
-    const QString wanted = parser.value(scenario);
+    const QString wanted = parser.isSet(exercise) ? parser.value(exercise) : parser.value(scenario);
     for (const cs::demo::ScenarioInfo &info : catalogue) {
         if (wanted == u"all" || wanted == QString::number(info.id) || wanted == info.key)
             ids.append(info.id);
@@ -216,6 +246,8 @@ int main(int argc, char *argv[])
 
     cs::demo::ScenarioRunner runner(&stack);
     runner.setStepDelayMs(delay);
+    if (parser.isSet(exercise))
+        runner.setExercise(&exerciseMode);
     QObject::connect(&runner, &cs::demo::ScenarioRunner::narration, &app,
                      [&out](const QString &text, cs::demo::ScenarioRunner::NarrationKind kind) {
                          if (kind != cs::demo::ScenarioRunner::NarrationKind::Verdict)
@@ -226,6 +258,7 @@ int main(int argc, char *argv[])
         QTimer::singleShot(delay, &runner, &cs::demo::ScenarioRunner::next);
     });
     int failures = 0;
+    int decisionsBefore = 0;
     qsizetype next = 0;
     QList<QString> verdicts;
     std::function<void()> startNext = [&] {
@@ -233,15 +266,30 @@ int main(int argc, char *argv[])
             app.exit(failures == 0 ? 0 : 1);
             return;
         }
-        out << "\n=== Scenario " << ids.at(next) << " ===" << Qt::endl;
+        out << (parser.isSet(exercise) ? "\n=== Exercise " : "\n=== Scenario ") << ids.at(next) << " ===" << Qt::endl;
+        decisionsBefore = sheet.total();
         runner.start(ids.at(next++), parser.isSet(stepByStep) ? cs::demo::ScenarioRunner::Mode::StepByStep
                                                               : cs::demo::ScenarioRunner::Mode::Continuous);
     };
     QObject::connect(&runner, &cs::demo::ScenarioRunner::finished, &app, [&](bool asExpected, const QString &line) {
         out << line << Qt::endl;
         verdicts.append(line);
-        if (!asExpected)
-            ++failures;
+        if (!parser.isSet(exercise)) {
+            if (!asExpected)
+                ++failures;
+        } else {
+            // An exercise ends as expected when the scripted trainee was judged as it answered: every
+            // decision right (and the scenario's own verdict PASS), or at least one of them wrong.
+            int wrong = 0;
+            for (qsizetype i = decisionsBefore; i < sheet.decisions().size(); ++i)
+                wrong += sheet.decisions().at(i).right ? 0 : 1;
+            const int taken = sheet.total() - decisionsBefore;
+            const bool judgedAsAnswered = exerciseMode.answers == cs::demo::Exercise::Answers::ScriptedRight
+                ? taken > 0 && wrong == 0 && asExpected
+                : wrong > 0;
+            if (!judgedAsAnswered)
+                ++failures;
+        }
         QMetaObject::invokeMethod(&app, [&] { startNext(); }, Qt::QueuedConnection);
     });
     QMetaObject::invokeMethod(&app, [&] { startNext(); }, Qt::QueuedConnection);
@@ -251,6 +299,15 @@ int main(int argc, char *argv[])
         for (const QString &line : std::as_const(verdicts))
             out << line << Qt::endl;
     }
+    int result = code;
+    if (parser.isSet(exercise)) {
+        out << "\n=== Score sheet ===\n" << QString::fromUtf8(sheet.render(cs::demo::ScoreSheet::Format::Text)) << Qt::flush;
+        QString error;
+        if (parser.isSet(scoreSheet) && !sheet.save(parser.value(scoreSheet), &error)) {
+            QTextStream(stderr) << "countersign-demo: cannot write " << parser.value(scoreSheet) << ": " << error << Qt::endl;
+            result = 1;
+        }
+    }
     stack.stop();
-    return code;
+    return result;
 }

@@ -1,5 +1,7 @@
 #include "demo/console/democontroller.h"
 
+#include "demo/console/scoresheetdialog.h"
+
 #include "client/apiclient.h"
 #include "client/eventstreamclient.h"
 #include "demo/console/faultinjectionpanel.h"
@@ -36,6 +38,8 @@ NarrationPanel::Kind kindOf(demo::ScenarioRunner::NarrationKind kind)
         return NarrationPanel::Kind::Cure;
     case demo::ScenarioRunner::NarrationKind::Verdict:
         return NarrationPanel::Kind::Verdict;
+    case demo::ScenarioRunner::NarrationKind::Task:
+        return NarrationPanel::Kind::Task;
     }
     return NarrationPanel::Kind::Step;
 }
@@ -108,6 +112,8 @@ DemoController::DemoController(demo::DemoStack *stack, MainWindow *window, ApiCl
         m_truth->refresh();
         m_faults->refresh();
         resumeTraffic(0); // at its normal pace: the verdict stays on screen a while
+        if (m_runner->exercise())
+            showScoreSheet();
         emit scenarioFinished(asExpected, verdict);
     });
     connect(m_narration, &NarrationPanel::nextRequested, m_runner, &demo::ScenarioRunner::next);
@@ -147,7 +153,7 @@ void DemoController::start()
         m_window->start();
 }
 
-void DemoController::play(int scenarioId, bool stepByStep)
+void DemoController::play(int scenarioId, bool stepByStep, bool exercise)
 {
     m_playPending = true; // before cancel(): its finished() must not resume the traffic
     if (m_runner->isRunning())
@@ -160,6 +166,7 @@ void DemoController::play(int scenarioId, bool stepByStep)
     m_cancel->setEnabled(true);
     m_pendingScenario = scenarioId;
     m_pendingStepByStep = stepByStep;
+    m_pendingExercise = exercise;
     // At once when the traffic is idle; else when its last request has returned and its outage
     // rules are gone, so that nothing of it is in the scenario's way.
     m_traffic->stop([this] { startPendingScenario(); });
@@ -172,6 +179,9 @@ void DemoController::startPendingScenario()
     if (!m_playPending || m_traffic->isBusy() || m_runner->isRunning())
         return;
     m_playPending = false;
+    m_exercise.sheet = &m_sheet;
+    m_sheetStart = m_sheet.total();
+    m_runner->setExercise(m_pendingExercise ? &m_exercise : nullptr);
     m_runner->start(m_pendingScenario,
                     m_pendingStepByStep ? demo::ScenarioRunner::Mode::StepByStep : demo::ScenarioRunner::Mode::Continuous);
 }
@@ -247,6 +257,22 @@ void DemoController::connectTraffic()
     });
 }
 
+void DemoController::showScoreSheet()
+{
+    demo::ScoreSheet run;
+    for (qsizetype i = m_sheetStart; i < m_sheet.decisions().size(); ++i)
+        run.append(m_sheet.decisions().at(i));
+    if (run.total() == 0 || !m_window)
+        return;
+    auto *dialog = new ScoreSheetDialog(run, m_window);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ScoreSheetDialog::actionActivated, m_window, [this](const QString &id) {
+        if (m_window)
+            m_window->selectAction(id);
+    });
+    dialog->open(); // not exec(): no nested event loop
+}
+
 void DemoController::buildMenus()
 {
     QMenuBar *bar = m_window->menuBar();
@@ -263,6 +289,10 @@ void DemoController::buildMenus()
         cont->setObjectName(QStringLiteral("playScenario%1").arg(id));
         QAction *step = sub->addAction(tr("&Step by step"), this, [this, id] { play(id, true); });
         step->setObjectName(QStringLiteral("stepScenario%1").arg(id));
+        QAction *exercise = sub->addAction(tr("&Exercise: you decide"), this, [this, id] { play(id, false, true); });
+        exercise->setObjectName(QStringLiteral("exerciseScenario%1").arg(id));
+        exercise->setStatusTip(tr("The scenario stops where a person must decide and waits for you to do it in the "
+                                  "console; then it checks your decision against the provider's ground truth."));
     }
     scenarios->setToolTipsVisible(true);
     scenarios->addSeparator();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "demo/exercise.h"
 #include <QObject>
 #include <QPointer>
 
@@ -47,7 +48,11 @@ public:
     // (when it is on).
     void start();
     // Plays a scenario: cancels a running one and stops the agent traffic first.
-    void play(int scenarioId, bool stepByStep);
+    // exercise: the scenario stops where a person decides and waits for the trainee (demo/exercise.h);
+    // at its end the score sheet opens (ScoreSheetDialog).
+    void play(int scenarioId, bool stepByStep, bool exercise = false);
+    // The decisions judged in this console session's exercises (the dialog shows the last run's).
+    const demo::ScoreSheet &scoreSheet() const { return m_sheet; }
     // Demo → Agent traffic: on or off, remembered.
     void setAgentTraffic(bool on);
     bool agentTrafficWanted() const;
@@ -70,6 +75,7 @@ private:
     void connectTraffic();
     void cancelScenario();
     void startPendingScenario();
+    void showScoreSheet();
     // Starts the traffic if it is wanted and nothing keeps it off (not signed in yet, a scenario).
     void resumeTraffic(int atOnce);
 
@@ -94,6 +100,10 @@ private:
     bool m_playPending = false;
     int m_pendingScenario = 0;
     bool m_pendingStepByStep = false;
+    bool m_pendingExercise = false;
+    demo::ScoreSheet m_sheet;          // every decision of this session's exercises
+    demo::Exercise m_exercise;         // the person at the console decides
+    int m_sheetStart = 0;              // the running exercise's first decision in m_sheet
 };
 
 } // namespace cs

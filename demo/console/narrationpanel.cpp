@@ -78,6 +78,12 @@ void NarrationPanel::append(const QString &text, Kind kind)
         prefix = tr("Verdict");
         font.setBold(true);
         break;
+    case Kind::Task: // exercise mode: what the trainee must do now
+        prefix = tr("Your turn");
+        font.setBold(true);
+        item->setForeground(QColor(0x1d, 0x4e, 0xa8));
+        item->setBackground(QColor(0xe8, 0xf0, 0xfd));
+        break;
     }
     item->setFont(font);
     // The runner's verdict line already says "VERDICT PASS: …".

@@ -16,7 +16,7 @@ class NarrationPanel : public QDockWidget
     Q_OBJECT
 
 public:
-    enum class Kind { Step, Observation, Problem, Cure, Verdict };
+    enum class Kind { Step, Observation, Problem, Cure, Verdict, Task };
     Q_ENUM(Kind)
 
     explicit NarrationPanel(QWidget *parent = nullptr);

@@ -74,7 +74,10 @@ private:
 
     Async<bool> approveOnce()
     {
-        const bool approved = co_await approve(m.action, m_approver);
+        const bool approved = co_await decideApproval(
+            m.action, true,
+            QStringLiteral("The refund is what the customer is owed; Countersign will send it once, under one key, "
+                           "and look it up if the answer is lost — approving is safe."));
         if (!approved)
             co_return false;
         say(NarrationKind::Step, QStringLiteral("The executor inside countersignd sends it once, with that key."));

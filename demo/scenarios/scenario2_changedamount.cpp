@@ -92,26 +92,25 @@ private:
         if (!cleared)
             co_return false;
         say(NarrationKind::Step, QStringLiteral("The provider is reachable again; the supervisor reviews."));
-        co_return co_await reviewWithLookup(m.action, QStringLiteral("FOUND"), QStringLiteral("the lookup should find the committed $40.00, it says "),
+        co_return co_await decideReconciliation(m.action, QStringLiteral("FOUND"), QStringLiteral("the lookup should find the committed $40.00, it says "),
                                             QStringLiteral("committed"), QStringLiteral("the provider holds the $40.00 refund"));
     }
 
     Async<bool> proposeFollowUp()
     {
-        const ActionSnapshot parent = co_await action(m.action);
-        const qint64 parentVersion = num(parent.json, "state_version");
-        const QJsonObject body{{QStringLiteral("desired_total_amount"), Changed},
-                               {QStringLiteral("note"), QStringLiteral("customer is owed $45.00 in total")}};
-        const HttpReply r = co_await api(m_supervisor, Verb::Post, QStringLiteral("/actions/%1/follow-ups").arg(m.action), body, parentVersion);
-        const QString followUp = str(r.json(), "id");
-        if (r.status != 201 || followUp.isEmpty())
-            co_return fail(QStringLiteral("follow-up refused: HTTP %1 %2").arg(r.status).arg(QString::fromUtf8(r.body.left(300))));
+        const QString followUp = co_await decideFollowUp(m.action, Changed, Changed - First,
+                                                         QStringLiteral("customer is owed $45.00 in total"));
+        if (followUp.isEmpty())
+            co_return false;
         m.followUp = followUp;
-        say(NarrationKind::Cure,
-            QStringLiteral("Supervisor %1 proposes a follow-up for the difference: %2 → %3 %4, which needs its own approval and key.")
-                .arg(m_supervisor, followUp, money(num(r.json(), "amount")), str(r.json(), "state")));
-        focus(followUp);
-        co_return co_await approve(followUp, m_approver);
+        const ActionSnapshot proposed = co_await action(followUp);
+        const bool difference = num(proposed.json, "amount") == Changed - First;
+        co_return co_await decideApproval(
+            followUp, difference,
+            difference ? QStringLiteral("The follow-up is the difference the customer is still owed, with its own key: approve it.")
+                       : QStringLiteral("The follow-up is not the difference still owed ($5.00): approving it would send "
+                                        "the customer more than the $45.00 they are owed in all. Reject it and propose the "
+                                        "difference."));
     }
 
     Async<bool> judge()

@@ -46,7 +46,7 @@ private:
         const ActionSnapshot current = co_await action(m.action);
         if (!current.is(ActionState::RequiresReview))
             co_return true;
-        co_return co_await reviewWithLookup(m.action, QStringLiteral("NOT_FOUND"), QStringLiteral("the lookup should find nothing, it says "),
+        co_return co_await decideReconciliation(m.action, QStringLiteral("NOT_FOUND"), QStringLiteral("the lookup should find nothing, it says "),
                                             QStringLiteral("not_committed"), QStringLiteral("the provider created nothing under this key"));
     }
 

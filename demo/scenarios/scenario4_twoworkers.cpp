@@ -54,7 +54,10 @@ private:
             m.actions << id;
         }
         for (const QString &id : std::as_const(m.actions)) {
-            const bool approved = co_await approve(id, m_approver);
+            const bool approved = co_await decideApproval(
+                id, true,
+                QStringLiteral("An ordinary refund: however many workers and processes compete for it, Countersign's "
+                               "claim lets exactly one send it."));
             if (!approved)
                 co_return false;
         }

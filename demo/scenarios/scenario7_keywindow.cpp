@@ -75,7 +75,7 @@ private:
         const ActionSnapshot current = co_await action(m.action);
         if (!current.is(ActionState::RequiresReview))
             co_return true;
-        co_return co_await reviewWithLookup(m.action, QStringLiteral("NOT_FOUND"), QStringLiteral("the lookup should find nothing, it says "),
+        co_return co_await decideReconciliation(m.action, QStringLiteral("NOT_FOUND"), QStringLiteral("the lookup should find nothing, it says "),
                                             QStringLiteral("not_committed"),
                                             QStringLiteral("no refund at the provider after the key window; a new approval is needed to pay"));
     }

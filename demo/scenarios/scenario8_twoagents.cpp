@@ -102,7 +102,10 @@ private:
                      budget.value(QLatin1String("fits")).toBool() ? QStringLiteral("fits") : QStringLiteral("does NOT fit")));
         for (const QJsonValue &w : charge.value(QLatin1String("warnings")).toArray())
             say(NarrationKind::Observation, QStringLiteral("Warning (%1): %2").arg(str(w.toObject(), "code"), str(w.toObject(), "text")));
-        co_return co_await approve(m.first, m_approver);
+        co_return co_await decideApproval(
+            m.first, true,
+            QStringLiteral("The first agent's refund fits the charge's budget (the second agent's was refused at the "
+                           "proposal because both would not fit): approve it."));
     }
 
     Async<bool> judge()

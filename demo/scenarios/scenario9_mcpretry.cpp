@@ -263,7 +263,9 @@ private:
                                                 "sent until a human approves.")
                                      .arg(m.action));
         co_await pause(1000); // the trainer sees the agent waiting
-        if (!co_await approve(m.action, m_approver))
+        if (!co_await decideApproval(m.action, true,
+                                     QStringLiteral("The agent called propose_refund twice with the same reference: "
+                                                    "it is one action, so approving it sends one refund.")))
             co_return false;
         const HttpReply r = co_await awaitCallback<HttpReply>([&](std::function<void(HttpReply)> resume) {
             if (*waited) {

@@ -207,9 +207,14 @@ Catalogue readCatalogue(const QString &path)
                 c.texts.insert(text);
                 continue;
             }
-            // Only a pattern with words of its own: "#%1 %2" would match anything.
+            // Only a pattern with two words of its own: "#%1 %2" would match anything, and "agent %1"
+            // the role switcher's "agent (refund-bot)" (a role is a wire name).
             const QStringList literal = text.split(placeholder());
-            if (!literal.join(QString()).contains(QRegularExpression(QStringLiteral("[A-Za-z]{3}"))))
+            static const QRegularExpression word(QStringLiteral("[A-Za-z]{2,}"));
+            int words = 0;
+            for (auto it = word.globalMatch(literal.join(QLatin1Char(' '))); it.hasNext(); it.next())
+                ++words;
+            if (words < 2)
                 continue;
             QStringList escaped;
             for (const QString &part : literal)
