@@ -3,6 +3,8 @@
 #include "models/jsonfieldreader.h"
 #include "models/wirenames.h"
 
+#include <QCoreApplication>
+
 namespace cs {
 
 using namespace wire;
@@ -44,18 +46,18 @@ QString ExecutionPause::what() const
 {
     switch (scope) {
     case Scope::All:
-        return QStringLiteral("all");
+        return tr("all", "what is paused");
     case Scope::Agent:
-        return QStringLiteral("agent ") + agent;
+        return tr("agent %1", "what is paused").arg(agent);
     case Scope::Account:
-        return QStringLiteral("account ") + account;
+        return tr("account %1", "what is paused: a provider account").arg(account);
     }
     return QString();
 }
 
 QString ExecutionPause::describe() const
 {
-    return QStringLiteral("Execution paused: %1 \u2014 by %2: %3").arg(what(), pausedBy, reason);
+    return tr("Execution paused: %1 \u2014 by %2: %3").arg(what(), pausedBy, reason);
 }
 
 QString describePauses(const QList<ExecutionPause> &pauses)
@@ -67,7 +69,9 @@ QString describePauses(const QList<ExecutionPause> &pauses)
     QStringList what;
     for (const ExecutionPause &pause : pauses)
         what << pause.what();
-    return QStringLiteral("Execution paused (%1): %2").arg(pauses.size()).arg(what.join(QStringLiteral(", ")));
+    return QCoreApplication::translate("cs::ExecutionPause", "Execution paused (%1): %2")
+        .arg(pauses.size())
+        .arg(what.join(QStringLiteral(", ")));
 }
 
 QJsonObject ExecutionPause::toJson() const

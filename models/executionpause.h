@@ -2,6 +2,7 @@
 
 #include "models/actionrecord.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QJsonObject>
 #include <QList>
@@ -43,6 +44,9 @@ struct ExecutionPause
     QJsonObject toJson() const;
     static std::optional<ExecutionPause> fromJson(const QJsonObject &json, QString *error = nullptr);
     friend bool operator==(const ExecutionPause &, const ExecutionPause &) = default;
+    // what() and describe() in the console's language (the backend installs no translation, so its
+    // messages stay English); last: it ends private.
+    Q_DECLARE_TR_FUNCTIONS(cs::ExecutionPause)
 };
 
 QString toWire(ExecutionPause::Scope scope);

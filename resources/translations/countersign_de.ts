@@ -1232,7 +1232,7 @@ vorheriger %2</translation>
     </message>
     <message>
         <source>Read from the provider %1 (%2, %3).</source>
-        <translation>Beim Anbieter gelesen %1 (%2, %3).</translation>
+        <translation>Beim Anbieter gelesen: %1 (%2, %3).</translation>
     </message>
     <message>
         <source>The provider has not been asked about this charge yet.</source>
@@ -1260,7 +1260,7 @@ vorheriger %2</translation>
     </message>
     <message>
         <source>purchased &lt;b&gt;%1&lt;/b&gt; (%2)</source>
-        <translation>gekauft &lt;b&gt;%1&lt;/b&gt; (%2)</translation>
+        <translation>gekauft: &lt;b&gt;%1&lt;/b&gt; (%2)</translation>
     </message>
     <message>
         <source>%1 •••• %2</source>
@@ -1547,7 +1547,7 @@ vorheriger %2</translation>
     </message>
     <message>
         <source>Last read from the provider &lt;b&gt;%1&lt;/b&gt; %2 (%3).</source>
-        <translation>Zuletzt beim Anbieter gelesen &lt;b&gt;%1&lt;/b&gt; %2 (%3).</translation>
+        <translation>Zuletzt beim Anbieter gelesen: &lt;b&gt;%1&lt;/b&gt;, %2 (%3).</translation>
     </message>
     <message>
         <source>&amp;Look up now</source>
@@ -1892,6 +1892,32 @@ vorheriger %2</translation>
     <message>
         <source>Not done.</source>
         <translation>Nicht erledigt.</translation>
+    </message>
+</context>
+<context>
+    <name>cs::ExecutionPause</name>
+    <message>
+        <source>all</source>
+        <comment>what is paused</comment>
+        <translation>alles</translation>
+    </message>
+    <message>
+        <source>agent %1</source>
+        <comment>what is paused</comment>
+        <translation>Agent %1</translation>
+    </message>
+    <message>
+        <source>account %1</source>
+        <comment>what is paused: a provider account</comment>
+        <translation>Konto %1</translation>
+    </message>
+    <message>
+        <source>Execution paused: %1 — by %2: %3</source>
+        <translation>Ausführung pausiert: %1 — von %2: %3</translation>
+    </message>
+    <message>
+        <source>Execution paused (%1): %2</source>
+        <translation>Ausführung pausiert (%1): %2</translation>
     </message>
 </context>
 <context>
@@ -2431,11 +2457,11 @@ vorheriger %2</translation>
     </message>
     <message>
         <source>&lt;p&gt;The action moved from %1 to &lt;b&gt;%2&lt;/b&gt;.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;Die Aktion ging von %1 nach &lt;b&gt;%2&lt;/b&gt; über.&lt;/p&gt;</translation>
+        <translation>&lt;p&gt;Die Aktion wechselte von %1 zu &lt;b&gt;%2&lt;/b&gt;.&lt;/p&gt;</translation>
     </message>
     <message>
         <source>&lt;p&gt;The action stays %1.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;Die Aktion bleibt %1.&lt;/p&gt;</translation>
+        <translation>&lt;p&gt;Die Aktion bleibt im Zustand %1.&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
