@@ -307,6 +307,7 @@ QTableView *ActionDetailPane::makeTable(const QString &objectName, const QString
     view->setSelectionBehavior(QAbstractItemView::SelectRows);
     view->setSelectionMode(QAbstractItemView::SingleSelection);
     view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    view->setTabKeyNavigation(false); // Tab goes on to the next control, not cell by cell
     view->setAlternatingRowColors(true);
     view->setShowGrid(false);
     view->setWordWrap(false);

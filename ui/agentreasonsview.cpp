@@ -64,6 +64,7 @@ AgentReasonsView::AgentReasonsView(QWidget *parent)
     m_factsView->setColumnWidth(FactsTableModel::FactColumn, 160);
     m_factsView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_factsView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_factsView->setTabKeyNavigation(false); // Tab goes on to the next control, not cell by cell
     m_factsView->setShowGrid(false);
     m_factsView->setAlternatingRowColors(true);
     m_factsView->setWordWrap(false);

@@ -46,6 +46,7 @@ BulkDecisionDialog::BulkDecisionDialog(const QString &kind, QWidget *parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setTabKeyNavigation(false); // Tab goes on to the next control, not cell by cell
     m_table->setShowGrid(false);
     m_table->setAlternatingRowColors(true);
     // The result (a problem's title and detail) wraps; ids keep both ends.
@@ -109,6 +110,9 @@ BulkDecisionDialog::BulkDecisionDialog(const QString &kind, QWidget *parent)
         button->setAutoDefault(false);
         buttons->addWidget(button);
     }
+    // As in the decision dialogs: Enter on the focused Approve or Reject presses it; anywhere
+    // else handleEnter keeps a plain Enter for the note.
+    m_confirm->setDefault(true);
     layout->addLayout(buttons);
     connect(m_confirm, &QPushButton::clicked, this, [this] {
         if (!m_confirmed && blockingReason().isEmpty())
@@ -119,6 +123,16 @@ BulkDecisionDialog::BulkDecisionDialog(const QString &kind, QWidget *parent)
     connect(m_model, &QAbstractItemModel::dataChanged, this, &BulkDecisionDialog::updateState);
     connect(m_model, &QAbstractItemModel::modelReset, this, &BulkDecisionDialog::updateState);
     updateState();
+    // The keyboard starts where the input is, not in the list above it.
+    if (m_reason)
+        m_reason->setFocus();
+    else
+        m_note->setFocus();
+}
+
+void BulkDecisionDialog::done(int result)
+{
+    dialogparts::closeGivingKeyboardBack(this, [this, result] { QDialog::done(result); });
 }
 
 QString BulkDecisionDialog::reason() const

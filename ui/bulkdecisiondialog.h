@@ -45,6 +45,9 @@ public:
     QLabel *totalsLabel() const { return m_totals; }
     QLabel *statusLabel() const { return m_status; }
 
+    // Closes the dialog; if it had the keyboard, its parent window gets it back.
+    void done(int result) override;
+
 signals:
     void confirmed();
     void retryRequested();

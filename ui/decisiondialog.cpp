@@ -72,11 +72,30 @@ void DecisionDialog::keyPressEvent(QKeyEvent *event)
         QDialog::keyPressEvent(event);
 }
 
+void DecisionDialog::showEvent(QShowEvent *event)
+{
+    if (!m_shown) {
+        m_shown = true;
+        // The buttons are made before the subclass's fields, so they come first in the focus
+        // chain: without this the dialog would open on Confirm (as look up, without an input, does).
+        if (m_firstInput && m_firstInput->isEnabled())
+            m_firstInput->setFocus(Qt::OtherFocusReason);
+    }
+    QDialog::showEvent(event);
+}
+
+void DecisionDialog::done(int result)
+{
+    dialogparts::closeGivingKeyboardBack(this, [this, result] { QDialog::done(result); });
+}
+
 QPlainTextEdit *DecisionDialog::textInput(const QString &draftKey, const QString &objectName, const QString &accessibleName,
                                           int height)
 {
     auto *edit = new QPlainTextEdit(this);
     m_textFields.append({ draftKey, edit });
+    if (!m_firstInput)
+        m_firstInput = edit;
     edit->setObjectName(objectName);
     edit->setAccessibleName(accessibleName);
     edit->setTabChangesFocus(true);

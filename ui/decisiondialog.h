@@ -52,6 +52,9 @@ public:
     QPushButton *confirmButton() const { return m_confirm; }
     QPushButton *cancelButton() const { return m_cancel; }
 
+    // Closes the dialog; if it had the keyboard, its parent window gets it back.
+    void done(int result) override;
+
 signals:
     void confirmed();
     void stopResendingRequested();
@@ -73,9 +76,13 @@ protected:
     virtual void setInputReadOnly(bool readOnly);
     void updateConfirm();
     void setConfirmText(const QString &text);
+    // Where the keyboard starts when the dialog opens: the first text field, unless a subclass
+    // names another input (a reason to choose, an amount).
+    void setFirstInput(QWidget *input) { m_firstInput = input; }
     // For subclasses whose "done" state replaces confirming (look up: shows the result).
     void showOutcome(const QString &html);
     void keyPressEvent(QKeyEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
     ActionDetail m_detail;
 
@@ -83,6 +90,8 @@ private:
     QString m_kind;
     QList<QPair<QString, QPlainTextEdit *>> m_textFields; // draft key, input
     bool m_sending = false;
+    bool m_shown = false;
+    QWidget *m_firstInput = nullptr;
     QLabel *m_description;
     QLabel *m_changes;
     QVBoxLayout *m_fields;

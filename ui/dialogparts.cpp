@@ -2,6 +2,7 @@
 #include "ui/statepalette.h"
 
 #include <QCoreApplication>
+#include <QDialog>
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -50,6 +51,16 @@ ResendButtons resendButtons(QWidget *parent, const QString &confirmText)
     out.cancel->setObjectName(QStringLiteral("cancelButton"));
     out.row->addWidget(box, 1);
     return out;
+}
+
+void closeGivingKeyboardBack(QDialog *dialog, const std::function<void()> &close)
+{
+    // Decided before hiding, which deactivates the dialog.
+    const bool hadKeyboard = dialog->isActiveWindow();
+    QWidget *back = dialog->parentWidget() ? dialog->parentWidget()->window() : nullptr;
+    close();
+    if (hadKeyboard && back && back->isVisible())
+        back->activateWindow();
 }
 
 bool handleEnter(QKeyEvent *event, QPushButton *confirm)

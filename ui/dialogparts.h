@@ -6,6 +6,9 @@
 
 #include <QString>
 
+#include <functional>
+
+class QDialog;
 class QHBoxLayout;
 class QKeyEvent;
 class QLabel;
@@ -23,8 +26,8 @@ QLabel *statusLabel(QWidget *parent, bool visible = false);
 // "Stop resending" (hidden until a resend is under way), then Confirm (`confirmText`) and Cancel
 // in a QDialogButtonBox. "Stop resending" stays out of the box: Qt 6.4's QDialogButtonBox shows
 // every button it holds again whenever it lays them out (on show, on a style change). None is
-// auto-default; the box makes Confirm the dialog's default on show, but the dialogs route Enter
-// through handleEnter, so a plain Enter never reaches it.
+// auto-default; the box makes Confirm the dialog's default on show, and the dialogs route Enter
+// through handleEnter, so a plain Enter presses Confirm only when Confirm itself has the focus.
 struct ResendButtons
 {
     QHBoxLayout *row = nullptr;
@@ -33,6 +36,12 @@ struct ResendButtons
     QPushButton *cancel = nullptr;  // "cancelButton"
 };
 ResendButtons resendButtons(QWidget *parent, const QString &confirmText);
+
+// Closes `dialog` with `close` (its QDialog::done) and, if it had the keyboard, gives the keyboard
+// back to the window it came from: not every platform reactivates a closed dialog's parent
+// (offscreen, some Wayland compositors). A dialog closed by an answer while the user works
+// elsewhere takes no focus.
+void closeGivingKeyboardBack(QDialog *dialog, const std::function<void()> &close);
 
 // Ctrl+Enter clicks `confirm` when it is visible and enabled; a plain Enter does nothing (it
 // belongs to the text fields). True when the key was one of those (the caller stops there).

@@ -26,6 +26,7 @@ FollowUpDialog::FollowUpDialog(const ActionDetail &detail, const FollowUpPlan &p
     auto *form = new QFormLayout;
     m_desired = new QLineEdit(this);
     m_desired->setObjectName(QStringLiteral("desiredTotalEdit"));
+    setFirstInput(m_desired);
     m_desired->setAccessibleName(tr("Desired total refund"));
     m_desired->setPlaceholderText(tr("e.g. 45.00"));
     m_desired->setAlignment(Qt::AlignRight);

@@ -72,6 +72,7 @@ PayloadDiffWidget::PayloadDiffWidget(QWidget *parent)
     m_table->setColumnWidth(PayloadDiffModel::FieldColumn, 190);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setTabKeyNavigation(false); // Tab goes on to the next control, not cell by cell
     m_table->setShowGrid(true);
     m_table->setWordWrap(false);
     layout->addWidget(m_table, 1);

@@ -3,6 +3,7 @@
 #include "ui/queueitemdelegate.h"
 #include "ui/statepalette.h"
 
+#include <QAction>
 #include <QButtonGroup>
 #include <algorithm>
 #include <QHBoxLayout>
@@ -47,13 +48,24 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
         button->setToolButtonStyle(Qt::ToolButtonTextOnly);
         button->setMinimumHeight(28);
         button->setObjectName(QStringLiteral("filter") + QString::fromLatin1(f.name));
-        button->setShortcut(QKeySequence(QString::fromLatin1(f.shortcut)));
         button->setProperty("filterLabel", tr(f.name));
         button->setText(tr(f.name));
         button->setAccessibleName(tr("Show %1").arg(tr(f.name)));
         m_filters->addButton(button, int(f.filter));
         m_filterButtons.insert(f.filter, button);
         filterRow->addWidget(button);
+        // The key is an action's, not the button's: QAbstractButton::setText() replaces a button's
+        // shortcut with its text's mnemonic, and the counts rewrite the text. It leaves the
+        // keyboard in the table, where the arrows move through what the filter shows.
+        auto *key = new QAction(this);
+        key->setObjectName(QStringLiteral("filter%1Shortcut").arg(QString::fromLatin1(f.name)));
+        key->setShortcut(QKeySequence(QString::fromLatin1(f.shortcut)));
+        key->setShortcutContext(Qt::WindowShortcut);
+        connect(key, &QAction::triggered, this, [this, filter = f.filter] {
+            apply(filter, searchText());
+            focusTable();
+        });
+        addAction(key);
     }
     m_filterButtons.value(Filter::Queue)->setToolTip(tr("Pending, confirmation unknown and requires review (Ctrl+1)"));
     m_filterButtons.value(Filter::Pending)->setToolTip(tr("Awaiting approval, or approved and queued (Ctrl+2)"));

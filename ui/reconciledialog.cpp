@@ -28,6 +28,7 @@ ReconcileDialog::ReconcileDialog(const ActionDetail &detail, QWidget *parent)
     auto *outcomeRow = new QHBoxLayout;
     m_committed = new QRadioButton(tr("&Committed \u2014 the refund exists"), this);
     m_committed->setObjectName(QStringLiteral("committedRadio"));
+    setFirstInput(m_committed);
     m_notCommitted = new QRadioButton(tr("&Not committed \u2014 no refund exists"), this);
     m_notCommitted->setObjectName(QStringLiteral("notCommittedRadio"));
     auto *group = new QButtonGroup(this);
@@ -56,6 +57,7 @@ ReconcileDialog::ReconcileDialog(const ActionDetail &detail, QWidget *parent)
     m_evidence->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_evidence->setSelectionMode(QAbstractItemView::SingleSelection);
     m_evidence->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_evidence->setTabKeyNavigation(false); // Tab goes on to the note; the arrows choose
     m_evidence->setMinimumHeight(130);
     m_evidence->hideColumn(LookupTableModel::HttpStatusColumn);
     const int widths[] = { 34, 140, 120, 90, 90, 190, 80, 100, 50 };

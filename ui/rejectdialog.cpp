@@ -20,6 +20,7 @@ RejectDialog::RejectDialog(const ActionDetail &detail, QWidget *parent)
     m_reason->setAccessibleName(tr("Rejection reason"));
     addReasons(m_reason);
     reasonLabelWidget->setBuddy(m_reason);
+    setFirstInput(m_reason);
     fieldsLayout()->addWidget(reasonLabelWidget);
     fieldsLayout()->addWidget(m_reason);
     connect(m_reason, &QComboBox::currentIndexChanged, this, [this] { updateConfirm(); });
