@@ -29,6 +29,7 @@
 #include "ui/decisiondialog.h"
 #include "ui/executioncontroller.h"
 #include "ui/executiondialog.h"
+#include "ui/exportcontroller.h"
 #include "ui/mainwindow.h"
 #include "ui/queueview.h"
 
@@ -42,6 +43,8 @@
 #include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -323,6 +326,8 @@ QList<Shown> everythingShown()
             add(d->windowTitle());
         if (auto *m = qobject_cast<QMenu *>(w))
             add(m->title());
+        if (auto *bar = qobject_cast<QStatusBar *>(w))
+            add(bar->currentMessage());
         if (auto *c = qobject_cast<QComboBox *>(w))
             for (int i = 0; i < c->count(); ++i)
                 add(c->itemText(i));
@@ -591,7 +596,7 @@ private slots:
     }
 
     // The approver's console: queue, detail pane with every tab, menus, the approve, reject and
-    // bulk dialogs, the connection profile, Help's two message boxes.
+    // bulk dialogs, File → Export (both), the connection profile, Help's two message boxes.
     void approverSeesOnlyGerman()
     {
         const QString first = m_backend.propose(nextCharge(), 4000, nextRef("de")).value(QLatin1String("id")).toString();
@@ -631,6 +636,23 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(child<QPushButton>(bulkDialog, "confirmButton")->isEnabled(), 10000);
         VERIFY_GERMAN("bulk approve dialog");
         bulkDialog->reject();
+
+        // File → Export, both: the file dialog (Qt's, with the console's filters), the export, its message.
+        ExportController *exports = c->window->exports();
+        for (QAction *a : { exports->exportActionsAction(), exports->exportHistoryAction() }) {
+            QTRY_VERIFY(a->isEnabled());
+            a->trigger();
+            QFileDialog *files = exports->fileDialog();
+            QVERIFY(files);
+            VERIFY_GERMAN("export file dialog");
+            const QString path = m_dir.filePath(QString::number(++m_next) + QStringLiteral(".csv"));
+            files->selectFile(path);
+            QVERIFY(QMetaObject::invokeMethod(files, "accept")); // protected in QFileDialog
+            QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(path) && !exports->isExporting()
+                                         && c->window->statusBar()->currentMessage().contains(QFileInfo(path).fileName()),
+                                     15000);
+            VERIFY_GERMAN("exported");
+        }
 
         QAction *connection = c->window->findChild<QAction *>(QStringLiteral("connectionAction"));
         verifyModal(connection, "connection profile");
