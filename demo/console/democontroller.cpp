@@ -278,7 +278,7 @@ void DemoController::buildMenus()
     QMenuBar *bar = m_window->menuBar();
     QAction *before = bar->actions().isEmpty() ? nullptr : bar->actions().constLast(); // Help stays last
 
-    auto *scenarios = new QMenu(tr("&Scenarios"), m_window);
+    auto *scenarios = new QMenu(tr("Sce&narios"), m_window);
     scenarios->setObjectName(QStringLiteral("scenariosMenu"));
     for (const demo::ScenarioInfo &info : demo::ScenarioRunner::catalogue()) {
         QMenu *sub = scenarios->addMenu(tr("&%1 %2").arg(info.id).arg(info.title));

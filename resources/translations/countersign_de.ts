@@ -1740,7 +1740,7 @@ vorheriger %2</translation>
         </translation>
     </message>
     <message>
-        <source>&amp;Scenarios</source>
+        <source>Sce&amp;narios</source>
         <translation>&amp;Szenarien</translation>
     </message>
     <message>
