@@ -36,6 +36,7 @@ QStringList consoleLanguages()
     const QStringList files = QDir(EmbeddedDir).entryList({ Prefix + QStringLiteral("*.qm") }, QDir::Files, QDir::Name);
     for (const QString &file : files)
         languages << file.mid(Prefix.size()).chopped(3);
+    languages.removeAll(QStringLiteral("en")); // the source's plural forms, not a translation
     return languages;
 }
 
@@ -57,8 +58,11 @@ ConsoleTranslations installConsoleTranslations(const QLocale &locale)
 {
     ConsoleTranslations result;
     result.language = chooseConsoleLanguage(locale, consoleLanguages());
-    if (result.language.isEmpty())
+    if (result.language.isEmpty()) {
+        // English: only its plural forms ("1 action" for "%n action(s)"); Qt's buttons are English.
+        result.console = install(Prefix + QStringLiteral("en"), EmbeddedDir);
         return result;
+    }
     result.console = install(Prefix + result.language, EmbeddedDir);
     if (!result.console)
         qCWarning(lcUi) << "the embedded translation" << result.language << "could not be loaded";

@@ -9,20 +9,22 @@
 namespace cs {
 
 // The console's languages (docs/TRANSLATING.md). English is the source language: its strings are
-// in the code and need no translation. Every other language has a countersign_<lang>.qm embedded
-// in cs_ui under :/i18n, plus Qt's own qtbase_<lang>.qm (standard buttons and dialogs) from
-// QLibraryInfo::TranslationsPath when the system has it (Debian: qt6-translations-l10n).
+// in the code; countersign_en.qm only gives its plural forms. Every other language has a
+// countersign_<lang>.qm embedded in cs_ui under :/i18n, plus Qt's own qtbase_<lang>.qm (standard
+// buttons and dialogs) from QLibraryInfo::TranslationsPath when the system has it (Debian:
+// qt6-translations-l10n).
 struct ConsoleTranslations
 {
     QString language;      // the language chosen, e.g. "de"; empty for English (the source)
-    bool console = false;  // countersign_<language>.qm installed
+    bool console = false;  // countersign_<language>.qm installed (countersign_en.qm for English)
     bool qt = false;       // qtbase_<language>.qm installed
 };
 
 // Chooses the first of locale.uiLanguages() that is English or has a console translation, and
 // installs that translation and Qt's on the application (the translators are children of
-// qApp). An English (or unknown) first language installs nothing. Call once, after the
-// QApplication exists and before the first window is built: texts are read when widgets are made.
+// qApp); an English (or untranslated) first language installs English's plural forms. Call once,
+// after the QApplication exists and before the first window is built: widgets read their texts
+// when they are made.
 ConsoleTranslations installConsoleTranslations(const QLocale &locale);
 
 // The languages with a console translation, e.g. {"de"} (English not included).

@@ -534,6 +534,19 @@ private slots:
         QVERIFY(m_catalogue.texts.size() + m_catalogue.patterns.size() > 400);
     }
 
+    // English is the source; countersign_en.ts gives only its plural forms, all of them.
+    void englishHasItsPluralForms()
+    {
+        const Catalogue english = readCatalogue(QStringLiteral(COUNTERSIGN_EN_TS_FILE));
+        QVERIFY2(english.problems.isEmpty(), qPrintable(english.problems.join(QLatin1Char('\n'))));
+        QVERIFY(english.messages > 10);
+        QTranslator translator;
+        QVERIFY(translator.load(QStringLiteral("countersign_en"), QStringLiteral(":/i18n")));
+        QCOMPARE(translator.translate("cs::QueueView", "%n action(s)", nullptr, 1), QStringLiteral("%n action"));
+        QCOMPARE(translator.translate("cs::QueueView", "%n action(s)", nullptr, 2), QStringLiteral("%n actions"));
+        QCOMPARE(translator.translate("cs::QueueView", "Nothing here.", nullptr, -1), QString()); // the source itself
+    }
+
     void languageFollowsTheLocale_data()
     {
         QTest::addColumn<QString>("locale");
