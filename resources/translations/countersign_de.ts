@@ -2893,7 +2893,7 @@ vorheriger %2</translation>
     </message>
     <message>
         <source>Seen</source>
-        <translation>Gesehen</translation>
+        <translation>Beobachtung</translation>
     </message>
     <message>
         <source>Problem</source>
@@ -2905,7 +2905,7 @@ vorheriger %2</translation>
     </message>
     <message>
         <source>Verdict</source>
-        <translation>Urteil</translation>
+        <translation>Fazit</translation>
     </message>
     <message>
         <source>%1: %2</source>
