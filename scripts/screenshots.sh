@@ -11,7 +11,8 @@
 # Countersign and two actions (docs/screenshot-charge-view.png) and saves them. tests/ui/screenshot_notifications.cpp saves
 # docs/screenshot-notifications.png (a notice, the title's and the tray's counts). Then the console runs in demo mode (--demo --scenario N --screenshot) for docs/screenshot-demo-scenario1.png,
 # docs/screenshot-demo-scenario2.png and docs/screenshot-demo-scenario9.png: scenarios 1, 2 and 9 played to their end, narration visible;
-# and docs/screenshot-demo-traffic.png: the demo console a few seconds after start, the agents' proposals in the queue.
+# and docs/screenshot-demo-traffic.png: the demo console a few seconds after start, the agents' proposals in the queue;
+# docs/screenshot-german.png: the review picture again with LANG=de_DE.UTF-8.
 # Usage: scripts/screenshots.sh [build dir]   (default: $COUNTERSIGN_BUILD_DIR or ./build)
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -48,4 +49,13 @@ xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
   "$build_dir/app/countersign/countersign" --demo --window-size 1440x900 --settings "$traffic_settings/console.ini" \
   --screenshot "$top/docs/screenshot-demo-traffic.png"
 rm -rf "$traffic_settings"
+# The main window in German, chosen by the system locale (docs/TRANSLATING.md): the same scenarios,
+# the console run with LANG=de_DE.UTF-8; the review picture is kept as docs/screenshot-german.png.
+german=$(mktemp -d)
+LANG=de_DE.UTF-8 LC_ALL= LC_MESSAGES= LANGUAGE= xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
+  "$build_dir/tests/ui/screenshot_scenarios" \
+  --console "$build_dir/app/countersign/countersign" \
+  --out "$german" --window-size 1440x900
+cp "$german/screenshot-review.png" "$top/docs/screenshot-german.png"
+rm -rf "$german"
 ls -l "$top"/docs/screenshot-*.png
