@@ -75,6 +75,9 @@ foreach(component package IN ZIP_LISTS CPACK_COMPONENTS_ALL countersign_packages
           DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${package} COMPONENT ${component})
 endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/docs/OPERATIONS.md DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/countersignd COMPONENT backend)
+# lintian's overrides, each with its reason in the file.
+install(FILES ${PROJECT_SOURCE_DIR}/dist/debian/countersignd/lintian-overrides
+        DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/lintian/overrides RENAME countersignd COMPONENT backend)
 # The Prometheus alert rules (docs/OPERATIONS.md, "Monitor"), for a rule_files: entry.
 install(FILES ${PROJECT_SOURCE_DIR}/dist/prometheus/countersign-alerts.yml
         DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/countersignd/examples COMPONENT backend)

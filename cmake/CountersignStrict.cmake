@@ -7,6 +7,17 @@ target_compile_options(countersign_strict INTERFACE -Wall -Wextra -Wpedantic)
 if(COUNTERSIGN_WERROR)
   target_compile_options(countersign_strict INTERFACE -Werror)
 endif()
+# Hardening as Debian's dpkg-buildflags asks of a packaged program (lintian's hardening-no-fortify-
+# functions and hardening-no-bindnow): checked libc calls, stack protector, read-only relocations
+# resolved at start. _FORTIFY_SOURCE needs optimisation, so a Debug build (-O0) leaves it out, as
+# does the fuzz build (AddressSanitizer checks those calls itself).
+if(COUNTERSIGN_FUZZ)
+  target_compile_options(countersign_strict INTERFACE -fstack-protector-strong)
+else()
+  target_compile_options(countersign_strict INTERFACE -fstack-protector-strong
+    $<$<NOT:$<CONFIG:Debug>>:-D_FORTIFY_SOURCE=2>)
+endif()
+target_link_options(countersign_strict INTERFACE -Wl,-z,relro -Wl,-z,now)
 target_compile_definitions(countersign_strict INTERFACE
   QT_NO_CAST_FROM_ASCII
   QT_NO_CAST_TO_ASCII
