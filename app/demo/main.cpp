@@ -50,6 +50,27 @@ QString trafficKindName(cs::demo::AgentTraffic::Kind kind)
     return QString();
 }
 
+cs::demo::DemoStack::Options stackOptions(const QString &paysimPath, const QString &countersigndPath)
+{
+    cs::demo::DemoStack::Options options;
+    options.paysimPath = paysimPath;
+    options.countersigndPath = countersigndPath;
+    return options;
+}
+
+// Starts paysim and countersignd and says where they listen; false (said on stderr) if they did not start.
+bool startStack(cs::demo::DemoStack &stack, QTextStream &out)
+{
+    out << "Starting the demo stack (paysim + countersignd)…" << Qt::endl;
+    if (!stack.start()) {
+        QTextStream(stderr) << "countersign-demo: " << stack.errorString() << Qt::endl;
+        return false;
+    }
+    out << "backend " << stack.backendUrl().toString() << "  paysim " << stack.paysimUrl().toString() << "  data "
+        << stack.dataDir() << Qt::endl;
+    return true;
+}
+
 // "MIN-MAX" in milliseconds, MIN <= MAX.
 bool parseRange(const QString &text, int *min, int *max)
 {
@@ -183,17 +204,9 @@ int main(int argc, char *argv[])
             QTextStream(stderr) << "countersign-demo: --seed expects a number, --pending-limit a number of at least 1" << Qt::endl;
             return 2;
         }
-        cs::demo::DemoStack::Options stackOptions;
-        stackOptions.paysimPath = parser.value(paysim);
-        stackOptions.countersigndPath = parser.value(countersignd);
-        cs::demo::DemoStack stack(stackOptions);
-        out << "Starting the demo stack (paysim + countersignd)…" << Qt::endl;
-        if (!stack.start()) {
-            QTextStream(stderr) << "countersign-demo: " << stack.errorString() << Qt::endl;
+        cs::demo::DemoStack stack(stackOptions(parser.value(paysim), parser.value(countersignd)));
+        if (!startStack(stack, out))
             return 1;
-        }
-        out << "backend " << stack.backendUrl().toString() << "  paysim " << stack.paysimUrl().toString() << "  data "
-            << stack.dataDir() << Qt::endl;
         const int code = runTraffic(app, stack, options, seconds);
         stack.stop();
         return code;
@@ -232,17 +245,9 @@ int main(int argc, char *argv[])
         return 2;
     }
 
-    cs::demo::DemoStack::Options options;
-    options.paysimPath = parser.value(paysim);
-    options.countersigndPath = parser.value(countersignd);
-    cs::demo::DemoStack stack(options);
-    out << "Starting the demo stack (paysim + countersignd)…" << Qt::endl;
-    if (!stack.start()) {
-        QTextStream(stderr) << "countersign-demo: " << stack.errorString() << Qt::endl;
+    cs::demo::DemoStack stack(stackOptions(parser.value(paysim), parser.value(countersignd)));
+    if (!startStack(stack, out))
         return 1;
-    }
-    out << "backend " << stack.backendUrl().toString() << "  paysim " << stack.paysimUrl().toString() << "  data "
-        << stack.dataDir() << Qt::endl;
 
     cs::demo::ScenarioRunner runner(&stack);
     runner.setStepDelayMs(delay);

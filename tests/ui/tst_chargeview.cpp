@@ -6,6 +6,7 @@
 // goes away, the window says it is offline and reads again once the backend is back; agents
 // cannot open it.
 
+#include "tests/ui/testconsole.h"
 #include "client/apiclient.h"
 #include "client/eventstreamclient.h"
 #include "models/chargeactionmodel.h"
@@ -33,28 +34,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Console
+// One console session (tests/ui/testconsole.h).
+struct Console : test::TestConsole
 {
-    ApiClient client;
-    EventStreamClient events;
-    std::unique_ptr<ConsoleSettings> settings;
-    std::unique_ptr<MainWindow> window;
-
-    Console(const QUrl &url, const QString &token, const QString &iniFile)
-    {
-        client.setBaseUrl(url);
-        client.setToken(token);
-        client.setDeadline(5s);
-        client.setResendPolicy(100ms, 300ms);
-        client.setProbeInterval(100ms, 300ms);
-        events.setBaseUrl(url);
-        events.setToken(token);
-        events.setBackoff(100ms, 400ms);
-        settings = std::make_unique<ConsoleSettings>(iniFile);
-        window = std::make_unique<MainWindow>(&client, &events, settings.get());
-        window->resize(1400, 880);
-    }
-
+    using TestConsole::TestConsole;
     ChargeWindow *charge() const { return window->charges()->window(); }
 };
 

@@ -26,6 +26,7 @@
 //                               (Ctrl+Shift+F) to 45.00 in total: the dialog computes 5.00 and the
 //                               backend records a 5.00 follow-up.
 
+#include "tests/ui/testconsole.h"
 #include "client/apiclient.h"
 #include "client/eventstreamclient.h"
 #include "models/actionqueuemodel.h"
@@ -64,41 +65,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// One console session: client, event stream, settings and the main window.
-struct Console
+// One console session (tests/ui/testconsole.h).
+struct Console : test::TestConsole
 {
-    ApiClient client;
-    EventStreamClient events;
-    std::unique_ptr<ConsoleSettings> settings;
-    std::unique_ptr<MainWindow> window;
+    using TestConsole::TestConsole;};
 
-    Console(const QUrl &url, const QString &token, const QString &iniFile)
-    {
-        client.setBaseUrl(url);
-        client.setToken(token);
-        client.setDeadline(5s);
-        client.setResendPolicy(100ms, 300ms);
-        client.setProbeInterval(100ms, 300ms);
-        events.setBaseUrl(url);
-        events.setToken(token);
-        events.setBackoff(100ms, 400ms);
-        settings = std::make_unique<ConsoleSettings>(iniFile);
-        window = std::make_unique<MainWindow>(&client, &events, settings.get());
-        window->resize(1400, 880);
-    }
-    ~Console()
-    {
-        if (window && window->decisions()->openDialog())
-            window->decisions()->openDialog()->done(QDialog::Rejected);
-        window.reset();
-    }
-};
-
-template <typename T>
-T *child(QWidget *parent, const char *name)
-{
-    return parent ? parent->findChild<T *>(QString::fromLatin1(name)) : nullptr;
-}
+using test::child;
 
 // "QPlainTextEdit noteEdit in reconcileDialog": where the focus is, for failure messages.
 QString describe(const QWidget *w)

@@ -4,6 +4,7 @@
 // a dialog that survives the backend going away, drafts (also across a console restart), live
 // updates and remembered filters.
 
+#include "tests/ui/testconsole.h"
 #include "client/apiclient.h"
 #include "client/eventstreamclient.h"
 #include "models/actionqueuemodel.h"
@@ -43,41 +44,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// One console session: client, event stream, settings and the main window.
-struct Console
+// One console session (tests/ui/testconsole.h).
+struct Console : test::TestConsole
 {
-    ApiClient client;
-    EventStreamClient events;
-    std::unique_ptr<ConsoleSettings> settings;
-    std::unique_ptr<MainWindow> window;
+    using TestConsole::TestConsole;};
 
-    Console(const QUrl &url, const QString &token, const QString &iniFile)
-    {
-        client.setBaseUrl(url);
-        client.setToken(token);
-        client.setDeadline(5s);
-        client.setResendPolicy(100ms, 300ms);
-        client.setProbeInterval(100ms, 300ms);
-        events.setBaseUrl(url);
-        events.setToken(token);
-        events.setBackoff(100ms, 400ms);
-        settings = std::make_unique<ConsoleSettings>(iniFile);
-        window = std::make_unique<MainWindow>(&client, &events, settings.get());
-        window->resize(1400, 880);
-    }
-    ~Console()
-    {
-        if (window && window->decisions()->openDialog())
-            window->decisions()->openDialog()->done(QDialog::Rejected);
-        window.reset();
-    }
-};
-
-template <typename T>
-T *child(QWidget *parent, const char *name)
-{
-    return parent ? parent->findChild<T *>(QString::fromLatin1(name)) : nullptr;
-}
+using test::child;
 
 } // namespace
 

@@ -4,6 +4,7 @@
 // dialog with the input kept, a lost answer is resent with the same Idempotency-Key, a console
 // whose event stream reconnects reads the state again, and other roles see the items disabled.
 
+#include "tests/ui/testconsole.h"
 #include "client/apiclient.h"
 #include "client/eventstreamclient.h"
 #include "tests/client/backendprocess.h"
@@ -35,44 +36,16 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct Console
+// One console session (tests/ui/testconsole.h).
+struct Console : test::TestConsole
 {
-    ApiClient client;
-    EventStreamClient events;
-    std::unique_ptr<ConsoleSettings> settings;
-    std::unique_ptr<MainWindow> window;
-
-    Console(const QUrl &url, const QString &token, const QString &iniFile)
-    {
-        client.setBaseUrl(url);
-        client.setToken(token);
-        client.setDeadline(5s);
-        client.setResendPolicy(100ms, 300ms);
-        client.setProbeInterval(100ms, 300ms);
-        events.setBaseUrl(url);
-        events.setToken(token);
-        events.setBackoff(100ms, 400ms);
-        settings = std::make_unique<ConsoleSettings>(iniFile);
-        window = std::make_unique<MainWindow>(&client, &events, settings.get());
-        window->resize(1400, 880);
-    }
-    ~Console()
-    {
-        if (window && window->execution()->openDialog())
-            window->execution()->openDialog()->done(QDialog::Rejected);
-        window.reset();
-    }
-
+    using TestConsole::TestConsole;
     ExecutionController *execution() const { return window->execution(); }
     QLabel *indicator() const { return window->findChild<QLabel *>(QStringLiteral("statusExecution")); }
     bool live() const { return events.state() == EventStreamClient::State::Live; }
 };
 
-template <typename T>
-T *child(QWidget *parent, const char *name)
-{
-    return parent ? parent->findChild<T *>(QString::fromLatin1(name)) : nullptr;
-}
+using test::child;
 
 } // namespace
 
