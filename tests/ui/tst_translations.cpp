@@ -19,6 +19,7 @@
 #include "models/lookuptablemodel.h"
 #include "tests/client/backendprocess.h"
 #include "tests/support/quietoffscreen.h"
+#include "tests/ui/testconsole.h"
 #include "ui/actiondetailpane.h"
 #include "ui/bulkdecisioncontroller.h"
 #include "ui/chargecontroller.h"
@@ -72,6 +73,8 @@
 #include <QXmlStreamReader>
 
 using namespace cs;
+using cs::test::TestConsole;
+using cs::test::child;
 using namespace std::chrono_literals;
 
 namespace {
@@ -373,39 +376,6 @@ QStringList clashingAccelerators()
     return clashes;
 }
 
-template <typename T>
-T *child(QObject *parent, const char *name)
-{
-    return parent ? parent->findChild<T *>(QString::fromLatin1(name)) : nullptr;
-}
-
-// One console session: client, event stream, settings and the main window.
-struct Console
-{
-    ApiClient client;
-    EventStreamClient events;
-    std::unique_ptr<ConsoleSettings> settings;
-    std::unique_ptr<MainWindow> window;
-
-    Console(const QUrl &url, const QString &token, const QString &iniFile)
-    {
-        client.setBaseUrl(url);
-        client.setToken(token);
-        client.setDeadline(5s);
-        events.setBaseUrl(url);
-        events.setToken(token);
-        settings = std::make_unique<ConsoleSettings>(iniFile);
-        window = std::make_unique<MainWindow>(&client, &events, settings.get());
-        window->resize(1400, 880);
-    }
-    ~Console()
-    {
-        if (window && window->decisions()->openDialog())
-            window->decisions()->openDialog()->done(QDialog::Rejected);
-        window.reset();
-    }
-};
-
 } // namespace
 
 // verifyAllGerman() and out of the test function when it failed.
@@ -457,9 +427,9 @@ private:
                                                + clashes.join(QStringLiteral("\n  "))));
     }
 
-    std::unique_ptr<Console> open(const QString &user)
+    std::unique_ptr<TestConsole> open(const QString &user)
     {
-        auto console = std::make_unique<Console>(m_backend.url(), m_backend.token(user),
+        auto console = std::make_unique<TestConsole>(m_backend.url(), m_backend.token(user),
                                                  m_dir.filePath(user + QString::number(++m_next) + QStringLiteral(".ini")));
         console->window->show();
         QSignalSpy identity(console->window.get(), &MainWindow::identityKnown);
@@ -469,7 +439,7 @@ private:
         return console;
     }
 
-    void select(Console &c, const QString &id)
+    void select(TestConsole &c, const QString &id)
     {
         c.window->queueView()->apply(QueueView::Filter::All, QString());
         QTRY_VERIFY_WITH_TIMEOUT(c.window->queueModel()->rowOf(id) >= 0, 10000);
@@ -495,7 +465,7 @@ private:
         QVERIFY2(seen, step);
     }
 
-    DecisionDialog *openDecision(Console &c, const char *kind)
+    DecisionDialog *openDecision(TestConsole &c, const char *kind)
     {
         QAction *action = c.window->decisionAction(QString::fromLatin1(kind));
         if (!action || !QTest::qWaitFor([action] { return action->isEnabled(); }, 10000))
