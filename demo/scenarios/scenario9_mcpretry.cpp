@@ -246,7 +246,9 @@ private:
     {
         // wait_for_decision with a progress token: the answer becomes an SSE stream of progress
         // notifications that ends with the result. It runs while the approver decides.
-        const QJsonObject arguments{{QStringLiteral("action_id"), m.action}, {QStringLiteral("timeout_seconds"), 30}};
+        // In an exercise a person approves: the agent waits as long as the tool allows (60 s).
+        const int waitSeconds = inExercise() ? 60 : 30;
+        const QJsonObject arguments{{QStringLiteral("action_id"), m.action}, {QStringLiteral("timeout_seconds"), waitSeconds}};
         const QJsonObject meta{{QStringLiteral("progressToken"), QString(u"wait-" + m.action)}};
         auto waited = std::make_shared<std::optional<HttpReply>>();
         auto resumeWait = std::make_shared<std::function<void(HttpReply)>>();
@@ -258,10 +260,11 @@ private:
                            else
                                *waited = r;
                        },
-                       65000);
-        say(NarrationKind::Step, QStringLiteral("The agent calls wait_for_decision on %1 (up to 30 s) and waits; nothing is "
+                       (waitSeconds + 35) * 1000);
+        say(NarrationKind::Step, QStringLiteral("The agent calls wait_for_decision on %1 (up to %2 s) and waits; nothing is "
                                                 "sent until a human approves.")
-                                     .arg(m.action));
+                                     .arg(m.action)
+                                     .arg(waitSeconds));
         co_await pause(1000); // the trainer sees the agent waiting
         if (!co_await decideApproval(m.action, true,
                                      QStringLiteral("The agent called propose_refund twice with the same reference: "
