@@ -4,6 +4,7 @@
 #include "simulator/idempotencystore.h"
 #include "simulator/paymentstore.h"
 #include "simulator/paysimserver.h"
+#include "simulator/refundsettler.h"
 #include "simulator/requestlog.h"
 #include "simulator/simclock.h"
 #include "simulator/webhooksender.h"
@@ -322,7 +323,11 @@ HttpResponse AdminApi::refunds(const QString &method, const QStringList &parts, 
     }
     if (parts.size() == 3 && method == QLatin1String("POST")) {
         const QString status = body.value(QStringLiteral("status")).toString();
-        const auto result = m_server.store().setRefundStatus(parts[2], status, {});
+        const QJsonValue reason = body.value(QStringLiteral("failure_reason"));
+        if (!reason.isUndefined() && !reason.isString())
+            return error(400, QStringLiteral("'failure_reason' must be a string."));
+        const auto result = m_server.store().setRefundStatus(parts[2], status, {}, reason.toString());
+        m_server.settler().reschedule();
         if (const auto *e = std::get_if<ApiError>(&result))
             return HttpResponse::json(e->status, e->toJson());
         return ok(std::get<Refund>(result).toOracleJson());

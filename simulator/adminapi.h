@@ -17,7 +17,8 @@ class PaysimServer;
 //   GET  /_sim/clock, POST /_sim/clock     {"advance_ms": N}
 //   GET|POST|DELETE /_sim/faults, DELETE /_sim/faults/{id}
 //   GET  /_sim/refunds                     ground truth: every refund actually created
-//   POST /_sim/refunds/{id}                {"status": "failed"} etc. (emits refund.updated)
+//   POST /_sim/refunds/{id}                {"status": "failed", "failure_reason": …} etc. (emits
+//                                          refund.updated, refund.failed, charge.refund.updated)
 //   GET|POST /_sim/charges                 list / seed charges ({"count": N} or {"amounts": [...]},
 //                                          optionally age_seconds, source, card, disputed)
 //   POST /_sim/charges/{id}/dispute        {"reason": "fraudulent"}: the customer disputes it

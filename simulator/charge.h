@@ -27,8 +27,10 @@ struct Charge
 
     QString brand() const;
     QString last4() const;
+    // The charge's PaymentMethod (pm_…), derived from its id: the card the refunds go back to.
+    QString paymentMethodId() const;
 
-    QJsonObject toApiJson() const;     // Stripe's charge object (refunds not expanded)
+    QJsonObject toApiJson() const;     // Stripe's charge object (`refunds` null: not expanded)
     QJsonObject toPaymentIntentJson() const; // the succeeded PaymentIntent paysim keeps for it
     QJsonObject toStorageJson() const; // everything, for the SQLite file
     static Charge fromStorageJson(const QJsonObject &json);

@@ -38,14 +38,15 @@ double FaultEngine::draw()
     return static_cast<double>(m_prng() >> 11) * (1.0 / 9007199254740992.0);
 }
 
-std::optional<FaultRule> FaultEngine::decide(const QString &method, const QString &path)
+FaultEngine::Decision FaultEngine::decide(const QString &method, const QString &path)
 {
-    std::optional<FaultRule> applied;
+    Decision decision;
     for (FaultRule &rule : m_rules) {
         if (!rule.matches(method, path))
             continue;
         const int k = ++rule.matched;
-        if (applied)
+        std::optional<FaultRule> &lane = rule.isSettlement() ? decision.settlement : decision.fault;
+        if (lane)
             continue;
         const bool eligible = k >= rule.nth && (k - rule.nth) % rule.every == 0
             && (rule.times == 0 || rule.fired < rule.times);
@@ -56,10 +57,10 @@ std::optional<FaultRule> FaultEngine::decide(const QString &method, const QStrin
             fires = draw() < rule.probability;
         if (fires) {
             ++rule.fired;
-            applied = rule;
+            lane = rule;
         }
     }
-    return applied;
+    return decision;
 }
 
 } // namespace cs::paysim

@@ -25,8 +25,16 @@ public:
     void reseed();
     const QList<FaultRule> &rules() const { return m_rules; }
 
-    // Counts the request against every matching rule; returns the applied rule, if one fires.
-    std::optional<FaultRule> decide(const QString &method, const QString &path);
+    // What applies to one request: at most one fault, and at most one refund_settles rule (a lane
+    // of its own: it changes the refund the request creates, not how the request is answered).
+    struct Decision
+    {
+        std::optional<FaultRule> fault;
+        std::optional<FaultRule> settlement;
+    };
+
+    // Counts the request against every matching rule; returns the rules that fire.
+    Decision decide(const QString &method, const QString &path);
 
 private:
     double draw();

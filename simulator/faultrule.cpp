@@ -1,5 +1,7 @@
 #include "simulator/faultrule.h"
 
+#include "simulator/refund.h"
+
 #include <QJsonArray>
 #include <QStringList>
 
@@ -28,6 +30,7 @@ constexpr KindName KindNames[] = {
     {FaultRule::Kind::LookupLag, "lookup_lag"},
     {FaultRule::Kind::ClockAdvance, "clock_advance"},
     {FaultRule::Kind::ForcedError, "forced_error"},
+    {FaultRule::Kind::RefundSettles, "refund_settles"},
 };
 
 const QStringList &knownFields()
@@ -39,7 +42,8 @@ const QStringList &knownFields()
         QStringLiteral("advance_ms"), QStringLiteral("after_commit"), QStringLiteral("status"),
         QStringLiteral("type"),      QStringLiteral("code"),         QStringLiteral("message"),
         QStringLiteral("param"),     QStringLiteral("decline_code"), QStringLiteral("save"),
-        QStringLiteral("matched"),   QStringLiteral("fired"),
+        QStringLiteral("matched"),   QStringLiteral("fired"),        QStringLiteral("after_seconds"),
+        QStringLiteral("to"),        QStringLiteral("failure_reason"),
     };
     return fields;
 }
@@ -128,6 +132,13 @@ QJsonObject FaultRule::toJson() const
             o.insert(QStringLiteral("decline_code"), declineCode);
         o.insert(QStringLiteral("save"), save);
     }
+    if (kind == Kind::RefundSettles) {
+        o.insert(QStringLiteral("after_seconds"), afterSeconds);
+        o.insert(QStringLiteral("to"), settleTo);
+        if (settleTo == QLatin1String("failed"))
+            o.insert(QStringLiteral("failure_reason"),
+                     failureReason.isEmpty() ? Refund::defaultFailureReason() : failureReason);
+    }
     return o;
 }
 
@@ -166,7 +177,8 @@ std::variant<FaultRule, QString> FaultRule::fromJson(const QJsonObject &json)
     const auto delay = integerField(json, QStringLiteral("delay_ms"), 0, 0, &error);
     const auto advance = integerField(json, QStringLiteral("advance_ms"), 0, 0, &error);
     const auto status = integerField(json, QStringLiteral("status"), 402, 100, &error);
-    if (!nth || !times || !every || !delay || !advance || !status)
+    const auto afterSeconds = integerField(json, QStringLiteral("after_seconds"), 0, 0, &error);
+    if (!nth || !times || !every || !delay || !advance || !status || !afterSeconds)
         return error;
     if (*nth > std::numeric_limits<int>::max() || *times > std::numeric_limits<int>::max()
         || *every > std::numeric_limits<int>::max())
@@ -203,6 +215,28 @@ std::variant<FaultRule, QString> FaultRule::fromJson(const QJsonObject &json)
         return QStringLiteral("'%1' needs 'delay_ms' greater than 0").arg(kindName(r.kind));
     if (r.kind == Kind::ClockAdvance && r.advanceMs == 0)
         return QStringLiteral("'clock_advance' needs 'advance_ms' (or 'delay_ms') greater than 0");
+
+    if (r.kind == Kind::RefundSettles) {
+        // Ten years: far beyond any demo, small enough that milliseconds never overflow.
+        constexpr qint64 MaxAfterSeconds = 10LL * 366 * 86400;
+        if (*afterSeconds > MaxAfterSeconds)
+            return QStringLiteral("'after_seconds' must be at most %1 (ten years)").arg(MaxAfterSeconds);
+        r.afterSeconds = *afterSeconds;
+        const QJsonValue to = json.value(QStringLiteral("to"));
+        static const QStringList settled{QStringLiteral("succeeded"), QStringLiteral("failed"), QStringLiteral("canceled")};
+        if (!to.isString() || !settled.contains(to.toString()))
+            return QStringLiteral("'refund_settles' needs 'to': one of succeeded, failed, canceled");
+        r.settleTo = to.toString();
+        const QJsonValue reason = json.value(QStringLiteral("failure_reason"));
+        if (!reason.isUndefined() && !reason.isNull()) {
+            if (r.settleTo != QLatin1String("failed"))
+                return QStringLiteral("'failure_reason' applies only to \"to\": \"failed\"");
+            if (!reason.isString() || !Refund::isValidFailureReason(reason.toString()))
+                return QStringLiteral("'failure_reason' must be one of %1")
+                    .arg(Refund::failureReasons().join(QStringLiteral(", ")));
+            r.failureReason = reason.toString();
+        }
+    }
 
     if (r.kind == Kind::ForcedError) {
         if (*status < 400 || *status > 599)

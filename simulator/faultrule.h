@@ -16,7 +16,9 @@ namespace cs::paysim {
 // Firing: the rule is eligible on match number k when k >= nth, (k - nth) % every == 0 and
 // (times == 0 || fired < times); an eligible rule then fires with `probability`, drawn from the
 // simulator's seeded PRNG (only drawn when 0 < probability < 1). At most one fault applies per
-// request: the first firing rule in list order.
+// request: the first firing rule in list order. refund_settles is not a fault of the request but
+// of the refund it creates: those rules are decided in a lane of their own (at most one of them
+// per request, first in list order), so one can apply together with any other fault.
 struct FaultRule
 {
     enum class Kind {
@@ -32,6 +34,7 @@ struct FaultRule
         LookupLag,
         ClockAdvance,
         ForcedError,
+        RefundSettles,
     };
 
     QString id; // "flt_N", assigned by the engine
@@ -53,11 +56,16 @@ struct FaultRule
     QString errorParam;
     QString declineCode;
     bool save = true; // forced_error: save the answer under the Idempotency-Key
+    // refund_settles: the refund is created pending and becomes settleTo after afterSeconds.
+    qint64 afterSeconds = 0;
+    QString settleTo;
+    QString failureReason; // settleTo "failed" only; empty: Refund::defaultFailureReason()
     // Counters:
     int matched = 0;
     int fired = 0;
 
     bool matches(const QString &method, const QString &path) const;
+    bool isSettlement() const { return kind == Kind::RefundSettles; }
     QJsonObject toJson() const;
     // Parses one rule; the error names the offending field.
     static std::variant<FaultRule, QString> fromJson(const QJsonObject &json);

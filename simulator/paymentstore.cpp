@@ -4,6 +4,8 @@
 #include "simulator/simclock.h"
 #include "simulator/simdatabase.h"
 
+#include <algorithm>
+
 namespace cs::paysim {
 
 PaymentStore::PaymentStore(SimClock &clock, IdMinter &ids, SimDatabase *db)
@@ -147,7 +149,15 @@ std::variant<Refund, ApiError> PaymentStore::createRefund(const RefundCommand &c
     r.currency = charge.currency;
     r.created = m_clock.nowSeconds();
     r.reason = cmd.reason;
+    r.paymentMethod = charge.paymentMethodId();
     r.metadata = cmd.metadata;
+    if (cmd.settlement) {
+        // Stripe answers a refund that is not final yet with status pending.
+        r.status = QStringLiteral("pending");
+        r.settleAtMs = m_clock.nowMs() + cmd.settlement->afterMs;
+        r.settleTo = cmd.settlement->to;
+        r.settleFailureReason = cmd.settlement->failureReason;
+    }
     r.idempotencyKey = cmd.idempotencyKey;
     r.requestId = cmd.requestId;
     r.visibleAtMs = cmd.hideForMs > 0 ? m_clock.nowMs() + cmd.hideForMs : 0;
@@ -199,19 +209,71 @@ std::variant<Refund, ApiError> PaymentStore::updateRefundMetadata(const QString 
 }
 
 std::variant<Refund, ApiError> PaymentStore::setRefundStatus(const QString &id, const QString &status,
-                                                             const QString &requestId)
+                                                             const QString &requestId, const QString &failureReason)
 {
     const auto it = m_refundIndex.constFind(id);
     if (it == m_refundIndex.constEnd())
         return ApiError::resourceMissing(QStringLiteral("refund"), id, QStringLiteral("id"));
     if (!Refund::isValidStatus(status))
         return ApiError::invalidRequest(QStringLiteral("Invalid status: %1").arg(status), {}, QStringLiteral("status"));
+    if (!failureReason.isEmpty() && (status != QLatin1String("failed") || !Refund::isValidFailureReason(failureReason)))
+        return ApiError::invalidRequest(QStringLiteral("Invalid failure_reason: %1 (only with status failed; one of %2)")
+                                            .arg(failureReason, Refund::failureReasons().join(QStringLiteral(", "))),
+                                        {}, QStringLiteral("failure_reason"));
     Refund &r = m_refunds[*it];
+    if (r.settleAtMs != 0) {
+        r.settleAtMs = 0;
+        if (m_db)
+            m_db->saveRefund(r);
+    }
+    transition(r, status, failureReason, requestId);
+    return r;
+}
+
+int PaymentStore::settleDue(qint64 nowMs)
+{
+    QList<qsizetype> due;
+    for (qsizetype i = 0; i < m_refunds.size(); ++i) {
+        const Refund &r = m_refunds.at(i);
+        if (r.settleAtMs != 0 && r.settleAtMs <= nowMs)
+            due.append(i);
+    }
+    std::stable_sort(due.begin(), due.end(),
+                     [this](qsizetype a, qsizetype b) { return m_refunds.at(a).settleAtMs < m_refunds.at(b).settleAtMs; });
+    for (qsizetype i : std::as_const(due)) {
+        Refund &r = m_refunds[i];
+        const QString to = r.settleTo;
+        const QString failureReason = r.settleFailureReason;
+        r.settleAtMs = 0;
+        // Only a refund still pending settles; one changed meanwhile keeps its status.
+        if (r.status == QLatin1String("pending"))
+            transition(r, to, failureReason, {});
+        else if (m_db)
+            m_db->saveRefund(r);
+    }
+    return static_cast<int>(due.size());
+}
+
+qint64 PaymentStore::nextSettlementMs() const
+{
+    qint64 next = 0;
+    for (const Refund &r : m_refunds) {
+        if (r.settleAtMs != 0 && (next == 0 || r.settleAtMs < next))
+            next = r.settleAtMs;
+    }
+    return next;
+}
+
+void PaymentStore::transition(Refund &r, const QString &status, const QString &failureReason, const QString &requestId)
+{
     if (r.status == status)
-        return r;
+        return;
     const QString before = r.status;
     const bool heldBefore = r.holdsFunds();
     r.status = status;
+    r.failureReason = status == QLatin1String("failed")
+        ? (failureReason.isEmpty() ? Refund::defaultFailureReason() : failureReason)
+        : QString();
     if (heldBefore != r.holdsFunds()) {
         // A failed or canceled refund gives the money back to the charge's refundable remainder.
         Charge &charge = m_charges[m_chargeIndex.value(r.charge)];
@@ -221,9 +283,14 @@ std::variant<Refund, ApiError> PaymentStore::setRefundStatus(const QString &id, 
     }
     if (m_db)
         m_db->saveRefund(r);
-    record(QStringLiteral("refund.updated"), r.toApiJson(), QJsonObject{{QStringLiteral("status"), before}}, requestId, {},
-           0);
-    return r;
+    // Stripe documents no order among these; paysim sends the refund's own events first (the
+    // update, then the failure) and the charge-scoped one last. docs/PAYSIM.md, "Events".
+    const QJsonObject previous{{QStringLiteral("status"), before}};
+    const QJsonObject snapshot = r.toApiJson();
+    record(QStringLiteral("refund.updated"), snapshot, previous, requestId, {}, r.visibleAtMs);
+    if (status == QLatin1String("failed"))
+        record(QStringLiteral("refund.failed"), snapshot, {}, requestId, {}, r.visibleAtMs);
+    record(QStringLiteral("charge.refund.updated"), snapshot, previous, requestId, {}, r.visibleAtMs);
 }
 
 void PaymentStore::setEventPendingWebhooks(const QString &eventId, int pending)

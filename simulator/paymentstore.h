@@ -35,6 +35,14 @@ public:
         QString idempotencyKey;
         QString requestId;
         qint64 hideForMs = 0; // lookup lag
+        // refund_settles: created pending, becomes `to` after `afterMs` on the simulator clock.
+        struct Settlement
+        {
+            qint64 afterMs = 0;
+            QString to;
+            QString failureReason;
+        };
+        std::optional<Settlement> settlement;
     };
     using EventSink = std::function<void(const StripeEvent &)>;
 
@@ -62,7 +70,16 @@ public:
     // `metadata` is Stripe's update: a key set to "" is removed; `clearAll` empties it first.
     std::variant<Refund, ApiError> updateRefundMetadata(const QString &id, const QJsonObject &metadata, bool clearAll,
                                                         const QString &requestId, const QString &idempotencyKey);
-    std::variant<Refund, ApiError> setRefundStatus(const QString &id, const QString &status, const QString &requestId);
+    // A status change made from outside (POST /_sim/refunds/{id}): the same transition and events
+    // as a settlement, and any scheduled settlement of that refund is dropped. failureReason only
+    // for "failed" (empty: Refund::defaultFailureReason()).
+    std::variant<Refund, ApiError> setRefundStatus(const QString &id, const QString &status, const QString &requestId,
+                                                   const QString &failureReason = {});
+    // Settles every pending refund whose settlement is due at nowMs (simulator clock), oldest
+    // due first; returns how many changed.
+    int settleDue(qint64 nowMs);
+    // The simulator time of the next scheduled settlement, or 0 when none is.
+    qint64 nextSettlementMs() const;
 
     const QList<StripeEvent> &events() const { return m_events; }
     void setEventPendingWebhooks(const QString &eventId, int pending);
@@ -74,6 +91,10 @@ public:
     void load(const QList<Charge> &charges, const QList<Refund> &refunds, const QList<StripeEvent> &events);
 
 private:
+    // The one status transition: money back to the charge when the refund stops (or starts again)
+    // holding funds; refund.updated and charge.refund.updated (previous status in
+    // previous_attributes) and, on failure, refund.failed.
+    void transition(Refund &refund, const QString &status, const QString &failureReason, const QString &requestId);
     void record(const QString &type, const QJsonObject &object, const QJsonObject &previous, const QString &requestId,
                 const QString &idempotencyKey, qint64 visibleAtMs);
     static QString formatAmount(qint64 amount, const QString &currency);

@@ -2,6 +2,7 @@
 
 #include "simulator/adminapi.h"
 #include "simulator/paysimlog.h"
+#include "simulator/refundsettler.h"
 #include "simulator/simdatabase.h"
 #include "simulator/stripeapi.h"
 #include "simulator/webhooksender.h"
@@ -38,6 +39,8 @@ PaysimServer::PaysimServer(const PaysimConfig &config, QObject *parent)
     m_listener = new HttpListener(this);
     m_stripe = new StripeApi(m_clock, m_ids, *m_idempotency, *m_store, m_faults, m_requestLog, m_db.get(), this);
     m_admin = new AdminApi(*this, this);
+    m_settler = new RefundSettler(m_clock, *m_store, m_db.get(), this);
+    connect(m_stripe, &StripeApi::stateChanged, m_settler, &RefundSettler::settleDue);
     m_listener->setHandler([this](std::shared_ptr<HttpExchange> exchange) { route(exchange); });
 }
 
@@ -47,6 +50,7 @@ PaysimServer::~PaysimServer()
     persistCounters();
     // The APIs hold references to the stores, which are members: delete them (and any request
     // they still hold) while the stores are alive.
+    delete m_settler;
     delete m_admin;
     delete m_stripe;
     delete m_listener;
@@ -68,6 +72,7 @@ bool PaysimServer::start(QString *error)
         m_amountCounter = m_db->meta(QStringLiteral("amount_counter")).toULongLong();
         m_store->load(m_db->loadCharges(), m_db->loadRefunds(), m_db->loadEvents());
         m_idempotency->load(m_db->loadIdempotency());
+        m_settler->settleDue(); // refunds that fell due while paysim was down settle now
         qCDebug(lcPaysim) << "loaded" << m_store->charges().size() << "charges and" << m_store->refunds().size()
                           << "refunds from" << m_config.dbPath;
     }
@@ -169,6 +174,7 @@ void PaysimServer::advanceClock(qint64 ms)
 {
     m_clock.advance(ms);
     persistCounters();
+    m_settler->settleDue();
 }
 
 void PaysimServer::reset()
@@ -183,6 +189,7 @@ void PaysimServer::reset()
     if (m_db && m_dbOpen)
         m_db->clearAll();
     persistCounters();
+    m_settler->reschedule();
 }
 
 void PaysimServer::persistCounters()

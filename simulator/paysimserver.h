@@ -18,6 +18,7 @@
 namespace cs::paysim {
 
 class AdminApi;
+class RefundSettler;
 class SimDatabase;
 class StripeApi;
 class WebhookSender;
@@ -56,12 +57,14 @@ public:
     IdempotencyStore &idempotency() { return *m_idempotency; }
     RequestLog &requestLog() { return m_requestLog; }
     WebhookSender &webhooks() { return *m_webhooks; }
+    RefundSettler &settler() { return *m_settler; }
 
     // Adds a fault rule given as JSON; returns the error text, or empty on success.
     QString addFault(const QJsonObject &json);
     // Creates charges of the given amounts (minor units), or `count` charges of varied amounts.
     QList<Charge> seedCharges(const QList<qint64> &amounts, const QString &currency, const ChargeSeed &seed = ChargeSeed());
     QList<Charge> seedCharges(int count, const QString &currency, const ChargeSeed &seed = ChargeSeed());
+    // Moves the clock forward; pending refunds due by then settle at once.
     void advanceClock(qint64 ms);
     // Clears state, idempotency keys, faults (PRNG reseeded), request log, deliveries and the clock offset.
     void reset();
@@ -82,6 +85,7 @@ private:
     HttpListener *m_listener = nullptr;
     StripeApi *m_stripe = nullptr;
     AdminApi *m_admin = nullptr;
+    RefundSettler *m_settler = nullptr;
     quint64 m_amountCounter = 0;
     bool m_dbOpen = false;
 };

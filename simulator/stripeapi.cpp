@@ -202,11 +202,14 @@ void StripeApi::handle(const std::shared_ptr<HttpExchange> &exchange)
     if (call->method == Post)
         call->idempotencyKey = QString::fromUtf8(request.header("Idempotency-Key"));
 
-    call->fault = m_faults.decide(call->method, call->path);
+    const FaultEngine::Decision decision = m_faults.decide(call->method, call->path);
+    call->fault = decision.fault;
+    call->settlement = decision.settlement;
     if (call->has(FaultRule::Kind::ClockAdvance)) {
         m_clock.advance(call->fault->advanceMs);
         if (m_db)
             m_db->setMeta(QStringLiteral("clock_offset_ms"), QString::number(m_clock.offsetMs()));
+        emit stateChanged(); // refunds due by the new time settle before this request runs
     }
 
     RequestLog::Entry entry;
@@ -215,9 +218,17 @@ void StripeApi::handle(const std::shared_ptr<HttpExchange> &exchange)
     entry.method = call->method;
     entry.path = call->path;
     entry.idempotencyKey = call->idempotencyKey.left(255);
-    if (call->fault) {
-        entry.fault = FaultRule::kindName(call->fault->kind);
-        entry.ruleId = call->fault->id;
+    QStringList applied;
+    QStringList ruleIds;
+    for (const auto *rule : {&call->fault, &call->settlement}) {
+        if (*rule) {
+            applied << FaultRule::kindName((*rule)->kind);
+            ruleIds << (*rule)->id;
+        }
+    }
+    if (!applied.isEmpty()) {
+        entry.fault = applied.join(u'+');
+        entry.ruleId = ruleIds.join(u'+');
         qCDebug(lcPaysim) << call->requestId << call->method << call->path << "fault" << entry.fault;
     }
     m_log.add(entry);
@@ -534,6 +545,7 @@ void StripeApi::execute(const CallPtr &call)
         m_db->setMeta(QStringLiteral("id_counter"), QString::number(m_ids.counter()));
     transaction.commit();
     deliver(call, response, false);
+    emit stateChanged();
 }
 
 void StripeApi::replay(const CallPtr &call, int status, const QByteArray &body, const QString &originalRequestId)
@@ -728,6 +740,10 @@ HttpResponse StripeApi::createRefund(const Call &call)
     command.requestId = call.requestId;
     if (call.has(FaultRule::Kind::LookupLag))
         command.hideForMs = call.fault->delayMs;
+    if (call.settlement)
+        command.settlement = PaymentStore::RefundCommand::Settlement{call.settlement->afterSeconds * 1000,
+                                                                    call.settlement->settleTo,
+                                                                    call.settlement->failureReason};
     const auto result = m_store.createRefund(command);
     if (const auto *e = std::get_if<ApiError>(&result))
         return errorResponse(*e);

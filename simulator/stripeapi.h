@@ -31,6 +31,7 @@ class SimDatabase;
 //   -> execution (business errors such as amount_too_large are saved like successes)
 //   -> error_500_after_commit -> answer saved under the key
 //   -> drop_response_after_commit / reset_connection (after_commit) / delay_after_commit -> answer.
+// A refund_settles rule decided beside the fault only makes the refund created in execution pending.
 // Single-threaded; delays are timers, never sleeps.
 class StripeApi : public QObject
 {
@@ -40,6 +41,11 @@ public:
               RequestLog &log, SimDatabase *db, QObject *parent = nullptr);
 
     void handle(const std::shared_ptr<HttpExchange> &exchange);
+
+signals:
+    // The books or the clock changed (a request executed, a clock_advance fault): pending refunds
+    // may be due to settle, or a new settlement scheduled.
+    void stateChanged();
 
 private:
     enum class Route {
@@ -65,6 +71,7 @@ private:
         QString idempotencyKey;
         QString stripeVersion;
         std::optional<FaultRule> fault;
+        std::optional<FaultRule> settlement; // refund_settles, decided beside the fault
         Route route = Route::CreateCharge;
         QString resourceId;
         QJsonObject params;

@@ -3,13 +3,17 @@
 // replays an idempotency key, raise StripeIdempotencyError when the amount changes under that key,
 // and verify a paysim webhook with stripe.webhooks.constructEvent; and read a charge's story
 // (amount_captured, created, disputed, card brand and last 4, expand: ['refunds'] with a refund
-// made as in the dashboard) and its PaymentIntent, as Countersign's adapter reads them.
+// made as in the dashboard) and its PaymentIntent, as Countersign's adapter reads them; the
+// PaymentIntent field by field against Stripe's fixture and spec types (tests/data/stripe-fixtures),
+// a refund by payment_intent landing on its latest charge, and a refund that settles later
+// (refund_settles rule, /_sim/clock): retrieved failed with its failure_reason, listed by
+// events.list({type: 'refund.failed'}), its webhook verified by stripe.webhooks.constructEvent.
 //
 // Usage: node tests/node/stripe_compat.mjs /path/to/paysim   (or PAYSIM_BIN=/path/to/paysim)
 // Exit codes: 0 all checks passed, 1 a check failed, 77 skipped (node_modules absent: run
 // `npm ci --prefix tests/node` first).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import readline from 'node:readline';
@@ -152,6 +156,8 @@ async function main() {
   }
 
   await chargeStory();
+  await paymentIntentAsStripe();
+  await settlingRefund();
 }
 
 async function admin(path, body) {
@@ -199,7 +205,8 @@ async function chargeStory() {
   for await (const r of stripe.refunds.list({ charge: id, limit: 5 })) all.push(r.id);
   check('every refund of the charge through auto-pagination', all.join() === made.join(), JSON.stringify(all));
   const plain = await stripe.charges.retrieve(id);
-  check('refunds absent unless expanded', plain.refunds === undefined);
+  check('refunds null unless expanded (a nullable list in Stripe\'s spec)', plain.refunds === null,
+    JSON.stringify(plain.refunds));
 
   const pi = await stripe.paymentIntents.retrieve(charge.payment_intent);
   check('payment intent retrieved', pi.object === 'payment_intent' && pi.id === charge.payment_intent
@@ -214,6 +221,85 @@ async function chargeStory() {
   } catch (e) {
     check('unknown payment intent is resource_missing', e instanceof Stripe.errors.StripeInvalidRequestError
       && e.statusCode === 404 && e.code === 'resource_missing', `${e.type} ${e.code}`);
+  }
+}
+
+// The JSON type a value has, in the spec's words.
+function jsonType(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (Number.isInteger(v)) return 'integer';
+  return typeof v === 'number' ? 'number' : typeof v;
+}
+
+async function paymentIntentAsStripe() {
+  const fixtures = join(here, '..', 'data', 'stripe-fixtures');
+  const fixture = JSON.parse(readFileSync(join(fixtures, 'payment_intent.json'), 'utf8'));
+  const spec = JSON.parse(readFileSync(join(fixtures, 'spec-properties.json'), 'utf8')).payment_intent;
+  const seeded = await admin('/_sim/charges', { amounts: [6400] });
+  const charge = seeded.json.data[0];
+  const pi = await stripe.paymentIntents.retrieve(charge.payment_intent);
+  for (const key of Object.keys(fixture).sort()) {
+    const property = spec[key];
+    const type = jsonType(pi[key]);
+    let ok;
+    if (!(key in pi)) ok = false;
+    else if (type === 'null') ok = property ? property.nullable : fixture[key] === null;
+    else ok = property ? property.types.includes(type) : type === jsonType(fixture[key]);
+    check(`payment_intent.${key} present as Stripe's spec types it`, ok, `${type} ${JSON.stringify(pi[key])}`);
+  }
+  check('payment intent coherent with its charge', pi.latest_charge === charge.id && pi.amount_received === 6400
+    && pi.payment_method === charge.payment_method && pi.status === 'succeeded', JSON.stringify(pi));
+
+  const refund = await stripe.refunds.create({ payment_intent: pi.id, amount: 400 });
+  check('refund by payment_intent lands on its latest charge', refund.charge === pi.latest_charge
+    && refund.payment_intent === pi.id && refund.payment_method === charge.payment_method, JSON.stringify(refund));
+  const byIntent = await stripe.refunds.list({ payment_intent: pi.id });
+  check('refunds listed by payment_intent', byIntent.data.length === 1 && byIntent.data[0].id === refund.id);
+}
+
+// A refund that is pending when created and fails later (docs/PAYSIM.md, refund_settles).
+async function settlingRefund() {
+  const rule = await admin('/_sim/faults', {
+    fault: 'refund_settles', method: 'POST', path: '/v1/refunds', after_seconds: 3 * 86400,
+    to: 'failed', failure_reason: 'expired_or_canceled_card',
+  });
+  check('refund_settles rule installed', rule.status === 200, JSON.stringify(rule.json));
+  const seeded = await admin('/_sim/charges', { amounts: [2500] });
+  const created = await stripe.refunds.create({ charge: seeded.json.data[0].id }, { idempotencyKey: 'settle-key-1' });
+  check('settling refund answered pending', created.status === 'pending' && created.pending_reason === 'processing',
+    JSON.stringify(created));
+  // Replayed within the key's 24 h: the saved answer, pending (the clock jump below expires the key).
+  const replay = await stripe.refunds.create({ charge: seeded.json.data[0].id }, { idempotencyKey: 'settle-key-1' });
+  check('a replay answers the pending body', replay.id === created.id && replay.status === 'pending');
+  await fetch(new URL('/_sim/faults', baseUrl), { method: 'DELETE' });
+  const clock = await admin('/_sim/clock', { advance_ms: 3 * 86400 * 1000 });
+  check('clock advanced three days', clock.status === 200);
+  const settled = await stripe.refunds.retrieve(created.id);
+  check('refund failed later, with its failure_reason', settled.status === 'failed'
+    && settled.failure_reason === 'expired_or_canceled_card', JSON.stringify(settled));
+  const failedEvents = await stripe.events.list({ type: 'refund.failed' });
+  const event = failedEvents.data.find((e) => e.data.object.id === created.id);
+  check('events.list finds refund.failed', event !== undefined && event.data.object.status === 'failed',
+    JSON.stringify(failedEvents.data.map((e) => e.id)));
+  const deadline = Date.now() + 5000;
+  const isFailedHook = (r) => {
+    const body = JSON.parse(r.body);
+    return body.type === 'refund.failed' && body.data.object.id === created.id;
+  };
+  while (!received.some(isFailedHook) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const hook = received.find(isFailedHook);
+  check('refund.failed webhook delivered', hook !== undefined);
+  if (hook) {
+    try {
+      const verified = stripe.webhooks.constructEvent(hook.body, hook.signature, webhookSecret);
+      check('refund.failed webhook verified by stripe.webhooks.constructEvent',
+        verified.id === event?.id && verified.data.object.failure_reason === 'expired_or_canceled_card');
+    } catch (e) {
+      check('refund.failed webhook verified by stripe.webhooks.constructEvent', false, e.message);
+    }
   }
 }
 

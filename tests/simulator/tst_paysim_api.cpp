@@ -208,6 +208,10 @@ void TestPaysimApi::refundByPaymentIntent()
     QCOMPARE(r.status, 200);
     QCOMPARE(r.json.value(QStringLiteral("charge")).toString(), charge);
     QCOMPARE(r.json.value(QStringLiteral("payment_intent")).toString(), pi);
+    // Stripe refunds a PaymentIntent's latest charge: that is the charge refunded here.
+    const SimReply intent = m_client->get(QStringLiteral("/v1/payment_intents/") + pi);
+    QCOMPARE(intent.json.value(QStringLiteral("latest_charge")).toString(), charge);
+    QCOMPARE(intent.json.value(QStringLiteral("amount_received")).toInteger(), 3000);
     const SimReply listed = m_client->get(QStringLiteral("/v1/refunds?payment_intent=") + pi);
     QCOMPARE(ids(listed), QStringList{refundId(r)});
 }
@@ -258,7 +262,13 @@ void TestPaysimApi::chargeAsStripe()
     QCOMPARE(pmd.value(QStringLiteral("type")).toString(), QStringLiteral("card"));
     QCOMPARE(pmd.value(QStringLiteral("card")).toObject().value(QStringLiteral("brand")).toString(), QStringLiteral("amex"));
     QCOMPARE(pmd.value(QStringLiteral("card")).toObject().value(QStringLiteral("last4")).toString(), QStringLiteral("0005"));
-    QVERIFY2(!c.contains(QStringLiteral("refunds")), "refunds appear only when expanded");
+    // Stripe's spec: refunds is a nullable list, filled only when expanded.
+    QVERIFY2(c.contains(QStringLiteral("refunds")) && c.value(QStringLiteral("refunds")).isNull(),
+             "refunds is null unless expanded");
+    QCOMPARE(c.value(QStringLiteral("payment_method")).toString(), QStringLiteral("pm_") + id.mid(3));
+    const QJsonObject outcome = c.value(QStringLiteral("outcome")).toObject();
+    QCOMPARE(outcome.value(QStringLiteral("type")).toString(), QStringLiteral("authorized"));
+    QCOMPARE(outcome.value(QStringLiteral("network_status")).toString(), QStringLiteral("approved_by_network"));
 
     // The defaults: a visa ending 4242 bought now.
     const QJsonObject plain = seedOne(*m_client, {});

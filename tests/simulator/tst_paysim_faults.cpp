@@ -279,6 +279,14 @@ void TestPaysimFaults::invalidRulesRefused_data()
     QTest::newRow("negative times") << QStringLiteral(R"({"fault":"outage_503","times":-1})") << 400;
     QTest::newRow("delay fault without delay_ms") << QStringLiteral(R"({"fault":"delay_after_commit"})") << 400;
     QTest::newRow("path without slash") << QStringLiteral(R"({"fault":"outage_503","path":"v1/refunds"})") << 400;
+    QTest::newRow("refund_settles accepted") << QStringLiteral(R"({"fault":"refund_settles","after_seconds":60,"to":"failed","failure_reason":"lost_or_stolen_card"})") << 200;
+    QTest::newRow("refund_settles after 0 s accepted") << QStringLiteral(R"({"fault":"refund_settles","to":"canceled"})") << 200;
+    QTest::newRow("refund_settles without to") << QStringLiteral(R"({"fault":"refund_settles","after_seconds":60})") << 400;
+    QTest::newRow("refund_settles to pending") << QStringLiteral(R"({"fault":"refund_settles","to":"pending"})") << 400;
+    QTest::newRow("refund_settles negative after_seconds") << QStringLiteral(R"({"fault":"refund_settles","after_seconds":-1,"to":"succeeded"})") << 400;
+    QTest::newRow("refund_settles fractional after_seconds") << QStringLiteral(R"({"fault":"refund_settles","after_seconds":1.5,"to":"succeeded"})") << 400;
+    QTest::newRow("refund_settles failure_reason without failed") << QStringLiteral(R"({"fault":"refund_settles","to":"succeeded","failure_reason":"declined"})") << 400;
+    QTest::newRow("refund_settles unknown failure_reason") << QStringLiteral(R"({"fault":"refund_settles","to":"failed","failure_reason":"card_melted"})") << 400;
     QTest::newRow("unknown field (typo)") << QStringLiteral(R"({"fault":"outage_503","tmies":2})") << 400;
     QTest::newRow("forced_error with a 2xx status") << QStringLiteral(R"({"fault":"forced_error","status":200})") << 400;
 }
