@@ -69,6 +69,10 @@ ActionSummary ActionDetail::summary() const
     row.attemptCount = int(attempts.size());
     row.lastEventAt = audit.isEmpty() ? record.updatedAt : audit.constLast().at;
     row.possibleDuplicates = int(possibleDuplicates.size());
+    if (settlement) {
+        row.settlementStatus = settlement->status;
+        row.settlementReview = settlement->needsReview();
+    }
     // The list's "1 of 2" (ActionSummary::approvalsRequired): the same as GET /actions says.
     if (quorum.isDualControl() && record.state == ActionState::Pending) {
         row.approvalsRequired = quorum.required;
@@ -84,6 +88,8 @@ std::optional<qint64> ActionDetail::committedAmount() const
         return 0;
     if (record.state != ActionState::Completed)
         return std::nullopt;
+    if (settlement && settlement->moneyReturned())
+        return 0; // accepted, then failed or canceled: no money moved
     for (auto it = lookups.crbegin(); it != lookups.crend(); ++it) {
         if (it->result == ProviderLookup::Result::Found
             && provesCommitted(it->status))
@@ -166,6 +172,12 @@ std::optional<ActionDetail> ActionDetail::fromJson(const QJsonObject &json, QStr
     detail.permissions.lookup = readPermission(permissions, QLatin1String("lookup"));
     detail.permissions.reconcile = readPermission(permissions, QLatin1String("reconcile"));
     detail.permissions.followUp = readPermission(permissions, QLatin1String("follow_up"));
+    detail.permissions.closeSettlement = readPermission(permissions, QLatin1String("close_settlement"));
+    if (const QJsonValue settlement = json.value(QLatin1String("settlement")); settlement.isObject()) {
+        detail.settlement = Settlement::fromJson(settlement.toObject(), &problem);
+        if (!detail.settlement)
+            return fail(QStringLiteral("settlement.") + problem);
+    }
 
     if (const QJsonValue charge = json.value(QLatin1String("charge")); charge.isObject()) {
         detail.charge = ChargeView::fromJson(charge.toObject(), &problem);
@@ -242,6 +254,8 @@ const PermissionEntry *Permissions::entry(QStringView key) const
         return &reconcile;
     if (key == QLatin1String("follow_up"))
         return &followUp;
+    if (key == QLatin1String("close_settlement"))
+        return &closeSettlement;
     return nullptr;
 }
 

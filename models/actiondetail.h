@@ -8,6 +8,7 @@
 #include "models/decisioncontext.h"
 #include "models/providerlookup.h"
 #include "models/reconciliation.h"
+#include "models/settlement.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -36,8 +37,10 @@ struct Permissions
     PermissionEntry lookup;
     PermissionEntry reconcile;
     PermissionEntry followUp;
+    PermissionEntry closeSettlement; // close a settlement review item without re-sending (issue 18)
 
-    // The entry for a wire key ("approve", "reject", "lookup", "reconcile", "follow_up");
+    // The entry for a wire key ("approve", "reject", "lookup", "reconcile", "follow_up",
+    // "close_settlement");
     // nullptr for any other key.
     const PermissionEntry *entry(QStringView key) const;
 
@@ -78,13 +81,17 @@ struct ActionDetail
     std::optional<ChargeView> charge;
     std::optional<RequesterRecord> requesterRecord;
     Quorum quorum;
+    // Issue 18: for a COMPLETED action, its refund's settlement at the provider (none otherwise,
+    // and for actions completed before the ledger tracked settlements).
+    std::optional<Settlement> settlement;
 
     // The list row this detail stands for (attempt count, time of the newest audit event).
     ActionSummary summary() const;
 
     // What provider evidence says this action refunded, in minor units of record.currency:
     // for COMPLETED the amount of the newest FOUND lookup with status succeeded or pending, else
-    // the action's amount when a 2xx attempt answered its exact request; 0 for REJECTED; nothing
+    // the action's amount when a 2xx attempt answered its exact request — 0 once its settlement
+    // says the refund failed or was canceled afterwards; 0 for REJECTED; nothing
     // while the outcome is not known (any other state). Mirrors the backend's follow-up rule.
     std::optional<qint64> committedAmount() const;
 

@@ -41,6 +41,9 @@ QJsonObject ActionSummary::toJson() const
     json.insert(QLatin1String("review_reason"), record.reviewReason);
     json.insert(QLatin1String("possible_duplicate"), possibleDuplicate());
     json.insert(QLatin1String("possible_duplicates"), possibleDuplicates);
+    json.insert(QLatin1String("settlement_status"),
+                settlementStatus.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(settlementStatus));
+    json.insert(QLatin1String("settlement_review"), settlementReview);
     if (approvalsRequired > 1) {
         json.insert(QLatin1String("approvals_required"), approvalsRequired);
         json.insert(QLatin1String("approvals_given"), signersToJson(approvalsGiven));
@@ -68,6 +71,8 @@ std::optional<ActionSummary> ActionSummary::fromJson(const QJsonObject &json, QS
     summary.possibleDuplicates = int(in.integer(QLatin1String("possible_duplicates"), 0,
                                                 std::numeric_limits<int>::max(),
                                                 FieldReader::Need::Optional, 0));
+    summary.settlementStatus = in.string(QLatin1String("settlement_status"));
+    summary.settlementReview = in.boolean(QLatin1String("settlement_review"));
     summary.approvalsRequired = int(in.integer(QLatin1String("approvals_required"), 0, 1000,
                                                FieldReader::Need::Optional, 0));
     const auto given = signersFromJson(json.value(QLatin1String("approvals_given")));
@@ -140,6 +145,7 @@ QJsonObject StateCounts::toJson() const
     QJsonObject json;
     for (ActionState state : AllStates)
         json.insert(toWire(state), QJsonValue(count(state)));
+    json.insert(QLatin1String("settlement_review"), QJsonValue(m_settlementReview));
     return json;
 }
 
@@ -154,6 +160,8 @@ std::optional<StateCounts> StateCounts::fromJson(const QJsonObject &json, QStrin
                                           std::numeric_limits<qint64>::max(),
                                           FieldReader::Need::Optional, 0));
     }
+    counts.setSettlementReview(in.integer(QLatin1String("settlement_review"), 0, std::numeric_limits<qint64>::max(),
+                                          FieldReader::Need::Optional, 0));
     return finish(in, counts, error);
 }
 

@@ -32,6 +32,11 @@ struct ActionSummary
     // approvals_required and approvals_given, present only then.
     int approvalsRequired = 0;
     QList<Approval::Signer> approvalsGiven;
+    // Issue 18: a COMPLETED action's refund status at the provider as last seen (settlement_status;
+    // empty for any other action) and whether its refund failed or was canceled afterwards and a
+    // supervisor must decide (settlement_review).
+    QString settlementStatus;
+    bool settlementReview = false;
 
     const QString &id() const { return record.id; }
     // Money::tenThousandths of the amount: the backend's `amount` sort key.
@@ -72,6 +77,10 @@ public:
     void setCount(ActionState state, qint64 count) { m_counts[index(state)] = count; }
     qint64 queueTotal() const; // PENDING + CONFIRMATION_UNKNOWN + REQUIRES_REVIEW
     qint64 total() const;
+    // Issue 18: COMPLETED actions whose refund failed or was canceled afterwards and whose review
+    // item is open (the wire's "settlement_review"; not a state: they stay COMPLETED).
+    qint64 settlementReview() const { return m_settlementReview; }
+    void setSettlementReview(qint64 count) { m_settlementReview = count; }
 
     QJsonObject toJson() const;
     static std::optional<StateCounts> fromJson(const QJsonObject &json, QString *error = nullptr);
@@ -80,6 +89,7 @@ public:
 private:
     static std::size_t index(ActionState state) { return std::size_t(state); }
     std::array<qint64, 6> m_counts{};
+    qint64 m_settlementReview = 0;
 };
 
 } // namespace cs

@@ -64,6 +64,8 @@ QJsonObject ProviderLookup::toJson() const
     json.insert(QLatin1String("currency"), currency);
     json.insert(QLatin1String("http_status"), httpStatus);
     json.insert(QLatin1String("excerpt"), excerpt);
+    if (!failureReason.isEmpty())
+        json.insert(QLatin1String("failure_reason"), failureReason);
     return json;
 }
 
@@ -87,6 +89,7 @@ std::optional<ProviderLookup> ProviderLookup::fromJson(const QJsonObject &json, 
     l.currency = in.string(QLatin1String("currency"));
     l.httpStatus = int(in.integer(QLatin1String("http_status"), 0, 999, Need::Optional, 0));
     l.excerpt = in.string(QLatin1String("excerpt"));
+    l.failureReason = in.string(QLatin1String("failure_reason"));
     return finish(in, std::move(l), error);
 }
 

@@ -32,6 +32,7 @@ struct ProviderLookup
     QString currency;          // lowercase, when found
     int httpStatus = 0;
     QString excerpt;           // at most 500 characters of what the provider said
+    QString failureReason;     // the refund's failure_reason when failed (issue 18); else empty
 
     QJsonObject toJson() const;
     static std::optional<ProviderLookup> fromJson(const QJsonObject &json, QString *error = nullptr);

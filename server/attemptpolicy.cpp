@@ -30,6 +30,7 @@ ExecutionStore::AttemptResult AttemptPolicy::attemptResult(const RefundOutcome &
     result.providerObjectId = outcome.providerObjectId;
     result.replayed = outcome.replayed;
     result.errorExcerpt = outcome.errorExcerpt;
+    result.refundStatus = outcome.refundStatus;
     return result;
 }
 

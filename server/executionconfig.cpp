@@ -21,6 +21,8 @@ const DurationField kDurations[] = {
     {"backoff_max_ms", &ExecutionConfig::backoffMax},
     {"key_window_ms", &ExecutionConfig::keyWindow},
     {"key_window_margin_ms", &ExecutionConfig::keyWindowMargin},
+    {"settlement_check_base_ms", &ExecutionConfig::settlementCheckBase},
+    {"settlement_check_max_ms", &ExecutionConfig::settlementCheckMax},
 };
 
 struct IntField
@@ -55,6 +57,8 @@ QString ExecutionConfig::validate() const
         return QStringLiteral("max_busy_retries must be >= 0, max_reconcile_tries and ambiguous_lookups >= 1");
     if (backoffBase.count() <= 0 || backoffMax < backoffBase)
         return QStringLiteral("backoff_base_ms must be positive and backoff_max_ms at least as large");
+    if (settlementCheckBase.count() <= 0 || settlementCheckMax < settlementCheckBase)
+        return QStringLiteral("settlement_check_base_ms must be positive and settlement_check_max_ms at least as large");
     if (keyWindowMargin.count() < 0 || keyWindow <= keyWindowMargin)
         return QStringLiteral("key_window_ms must exceed key_window_margin_ms (>= 0)");
     if (instanceName.trimmed().isEmpty())

@@ -41,6 +41,13 @@ struct ExecutionConfig
     std::chrono::milliseconds keyWindow{std::chrono::hours(24)};
     std::chrono::milliseconds keyWindowMargin{std::chrono::hours(1)};
 
+    // Settlement after COMPLETED (issue 18): a refund the provider accepted as pending is looked up
+    // on a schedule until it settles — webhook events usually settle it first. The n-th scheduled
+    // look-up waits min(max, base * 2^(n-1)) after the previous one (the first: one minute after
+    // completion, settlementrows.h).
+    std::chrono::milliseconds settlementCheckBase{std::chrono::minutes(5)};
+    std::chrono::milliseconds settlementCheckMax{std::chrono::hours(6)};
+
     QString instanceName = QStringLiteral("exec"); // part of every executor id
 
     // Empty when usable, else a sentence saying what is wrong.

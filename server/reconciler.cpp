@@ -1,5 +1,7 @@
 #include "server/reconciler.h"
 
+#include "server/ledger/settlementrows.h"
+
 #include "server/ledger/ledger.h"
 #include "server/metrics/metrics.h"
 
@@ -62,6 +64,7 @@ QString toString(Reconciler::Step step)
     case Reconciler::Step::Rejected: return QStringLiteral("rejected");
     case Reconciler::Step::Review: return QStringLiteral("review");
     case Reconciler::Step::StillUnknown: return QStringLiteral("still_unknown");
+    case Reconciler::Step::Settlement: return QStringLiteral("settlement");
     case Reconciler::Step::Failed: return QStringLiteral("failed");
     }
     return QString();
@@ -113,7 +116,49 @@ Reconciler::StepResult Reconciler::reconcileNextDue(const QString &workerId)
         if (result.step != Step::Busy)
             return result;
     }
-    return {};
+    return followNextSettlement(workerId);
+}
+
+Reconciler::StepResult Reconciler::followNextSettlement(const QString &workerId)
+{
+    const auto taken = m_evidence.takeDueSettlementChecks(m_config.leaseDuration, 1);
+    if (!taken.ok()) {
+        qCWarning(lcReconciler) << "cannot read due settlement checks:" << taken.error().toString();
+        return {Step::Failed, {}, taken.error().message()};
+    }
+    if (taken->isEmpty())
+        return {};
+    const EvidenceStore::SettlementCheck check = taken->constFirst();
+    const QString askedBy = QString(settlements::kFollowerName);
+    ProviderLookup lookup = check.refundId.isEmpty() ? m_provider.findRefundForAction(check.record, askedBy)
+                                                     : m_provider.retrieveRefund(check.record, check.refundId, askedBy);
+    lookup.askedBy = askedBy;
+    const int checks = check.checks + 1;
+    const auto recorded = m_evidence.recordLookup(
+        lookup, std::nullopt,
+        QStringLiteral("scheduled settlement check %1 of refund %2 (%3), by %4")
+            .arg(checks)
+            .arg(check.refundId, check.status, workerId));
+    // min(max, base * 2^(checks-1)), without overflow for any number of checks.
+    std::chrono::milliseconds wait = m_config.settlementCheckBase;
+    for (int i = 1; i < checks && wait < m_config.settlementCheckMax; ++i)
+        wait *= 2;
+    wait = std::min(wait, m_config.settlementCheckMax);
+    const LedgerError scheduled =
+        m_evidence.scheduleSettlementCheck(check.record.id, checks, m_execution.currentTime().addMSecs(wait.count()));
+    if (!scheduled.ok())
+        qCWarning(lcReconciler) << check.record.id << "settlement check not rescheduled (due again after the lease):"
+                                << scheduled.toString();
+    if (!recorded.ok()) {
+        qCWarning(lcReconciler) << check.record.id << "settlement check not recorded:" << recorded.error().toString();
+        return {Step::Failed, check.record.id, recorded.error().message()};
+    }
+    if (recorded->record.stateVersion != check.record.stateVersion)
+        notify(recorded->record);
+    qCInfo(lcReconciler) << check.record.id << "settlement check" << checks << "of" << check.refundId << "->"
+                         << toWire(lookup.result) << lookup.status;
+    return {Step::Settlement, check.record.id,
+            QStringLiteral("refund %1: %2 %3").arg(check.refundId, toWire(lookup.result), lookup.status)};
 }
 
 Reconciler::StepResult Reconciler::reconcile(const QString &actionId, const QString &workerId)

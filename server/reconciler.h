@@ -42,6 +42,8 @@ public:
         Rejected,     // -> REJECTED
         Review,       // -> REQUIRES_REVIEW
         StillUnknown, // still CONFIRMATION_UNKNOWN, next round scheduled
+        Settlement,   // nothing CONFIRMATION_UNKNOWN was due: a scheduled look-up of an unsettled
+                      // refund of a COMPLETED action was made (issue 18)
         Failed,       // a ledger error; the lease expires and a later round tries again
     };
     struct StepResult
@@ -67,8 +69,15 @@ public:
     // Set before use: called (from the calling thread) after each state change it makes.
     void setChangeObserver(ChangeObserver observer) { m_observer = std::move(observer); }
 
-    // One round on the earliest due CONFIRMATION_UNKNOWN action that this worker can lease.
+    // One round on the earliest due CONFIRMATION_UNKNOWN action that this worker can lease; when
+    // none is due, followNextSettlement().
     StepResult reconcileNextDue(const QString &workerId);
+    // Settlement after COMPLETED (issue 18): the scheduled look-up of the earliest due refund that
+    // is not settled yet (pending, requires_action): retrieved by its id, stored as a lookup (which
+    // moves the settlement, settlementrows.h), the next look-up scheduled with backoff
+    // (ExecutionConfig::settlementCheck*) unless it settled. Webhooks usually come first; this is
+    // the fallback. NothingDue when no look-up is due.
+    StepResult followNextSettlement(const QString &workerId);
     // One round on this action, if it is CONFIRMATION_UNKNOWN and not leased by someone else.
     StepResult reconcile(const QString &actionId, const QString &workerId);
 

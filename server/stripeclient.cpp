@@ -143,6 +143,7 @@ void fillFound(ProviderLookup &lookup, const QJsonObject &refund, int httpStatus
     lookup.status = refund.value(QLatin1String("status")).toString();
     lookup.amount = refund.value(QLatin1String("amount")).toInteger();
     lookup.currency = refund.value(QLatin1String("currency")).toString().toLower();
+    lookup.failureReason = refund.value(QLatin1String("failure_reason")).toString(); // null: empty
     lookup.httpStatus = httpStatus;
 }
 

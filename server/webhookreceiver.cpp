@@ -148,26 +148,70 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
         return result;
     }
     const QJsonObject object = event.value(QLatin1String("data")).toObject().value(QLatin1String("object")).toObject();
-    if (!record.type.startsWith(QLatin1String("refund.")) || object.value(QLatin1String("object")).toString() != u"refund") {
+    // Stripe announces a refund's life as refund.created / refund.updated / refund.failed and, for
+    // older integrations, charge.refund.updated — each carrying the refund object.
+    const bool refundEvent = object.value(QLatin1String("object")).toString() == u"refund"
+        && (record.type.startsWith(QLatin1String("refund.")) || record.type == u"charge.refund.updated");
+    if (!refundEvent) {
         record.disposition = QStringLiteral("ignored: not a refund event");
         return remember(record, Status::Ignored, record.disposition);
     }
-    record.actionId = object.value(QLatin1String("metadata")).toObject().value(QLatin1String("countersign_action_id")).toString();
-    if (record.actionId.isEmpty()) {
-        record.disposition = QStringLiteral("ignored: the refund carries no countersign_action_id");
-        return remember(record, Status::Ignored, record.disposition);
-    }
-    const auto action = m_reader.action(record.actionId);
-    if (!action.ok()) {
-        if (action.code() != Code::NotFound) {
+    const auto idOf = [](const QJsonValue &value) {
+        return value.isObject() ? value.toObject().value(QLatin1String("id")).toString() : value.toString();
+    };
+    const QString named = object.value(QLatin1String("metadata")).toObject().value(QLatin1String("countersign_action_id")).toString();
+    const QJsonValue request = event.value(QLatin1String("request"));
+    const QString key = request.isObject() ? request.toObject().value(QLatin1String("idempotency_key")).toString() : QString();
+    record.refundId = object.value(QLatin1String("id")).toString();
+    record.chargeId = idOf(object.value(QLatin1String("charge")));
+    record.summary = QJsonObject{
+        {QStringLiteral("status"), object.value(QLatin1String("status"))},
+        {QStringLiteral("amount"), object.value(QLatin1String("amount"))},
+        {QStringLiteral("currency"), object.value(QLatin1String("currency"))},
+        {QStringLiteral("failure_reason"), object.value(QLatin1String("failure_reason"))},
+        {QStringLiteral("payment_intent"), QJsonValue(idOf(object.value(QLatin1String("payment_intent"))))},
+        {QStringLiteral("event_created"), event.value(QLatin1String("created"))},
+        {QStringLiteral("named_action"), named},
+    };
+    // Matched by the action id in metadata first; else by the key Countersign minted (the event's
+    // request.idempotency_key) or the refund an action's settlement follows (metadata can be
+    // edited in the dashboard; the key and the refund id cannot).
+    std::optional<LedgerResult<ActionRecord>> action;
+    if (!named.isEmpty()) {
+        action = m_reader.action(named);
+        if (!action->ok() && action->code() != Code::NotFound) {
             result.status = Status::Failed;
-            result.message = action.error().toString();
+            result.message = action->error().toString();
             return result;
         }
-        record.disposition = QStringLiteral("ignored: no such action in this ledger");
+    }
+    if (!action || !action->ok()) {
+        const auto matched = m_reader.actionForProviderRefs(key, record.refundId);
+        if (!matched.ok()) {
+            result.status = Status::Failed;
+            result.message = matched.error().toString();
+            return result;
+        }
+        if (!matched->isEmpty())
+            action = m_reader.action(*matched);
+    }
+    if (!action || !action->ok()) {
+        if (action && action->code() != Code::NotFound) {
+            result.status = Status::Failed;
+            result.message = action->error().toString();
+            return result;
+        }
+        // A refund Countersign never asked for (the dashboard, another system, another ledger):
+        // kept and listed for the charge it touches (GET /api/v1/charges/{id}).
+        record.actionId.clear();
+        record.disposition = named.isEmpty()
+            ? QStringLiteral("unmatched: refund %1 on %2 names no action of this ledger").arg(record.refundId, record.chargeId)
+            : QStringLiteral("unmatched: refund %1 on %2 names %3, unknown to this ledger")
+                  .arg(record.refundId, record.chargeId, named);
         return remember(record, Status::Ignored, record.disposition);
     }
-    const ActionRecord &target = action.value();
+    record.actionId = action->value().id;
+    const ActionRecord &target = action->value();
 
     ProviderLookup lookup;
     lookup.actionId = target.id;
@@ -178,6 +222,7 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
     lookup.status = object.value(QLatin1String("status")).toString();
     lookup.amount = object.value(QLatin1String("amount")).toInteger();
     lookup.currency = object.value(QLatin1String("currency")).toString().toLower();
+    lookup.failureReason = object.value(QLatin1String("failure_reason")).toString();
     lookup.excerpt = QStringLiteral("event %1 %2: %3 (%4 %5 %6)")
                          .arg(record.eventId, record.type, lookup.providerObjectId, lookup.status)
                          .arg(lookup.amount)

@@ -49,6 +49,7 @@ bool ActionPolicy::mayCall(Role role, Operation operation)
     case Operation::Lookup:
     case Operation::Reconcile:
     case Operation::FollowUp:
+    case Operation::CloseSettlement:
     case Operation::PauseExecution:
         return role == Role::Supervisor || role == Role::Admin;
     }
@@ -98,6 +99,8 @@ QString ActionPolicy::operationName(Operation operation)
         return QStringLiteral("read the metrics");
     case Operation::ReadCharge:
         return QStringLiteral("read a charge's actions and refunds");
+    case Operation::CloseSettlement:
+        return QStringLiteral("close settlement review items");
     }
     return QString();
 }
@@ -208,6 +211,21 @@ ActionPolicy::Verdict ActionPolicy::followUp(const User &user, const ActionRecor
                           QStringLiteral("follow-up %1 is %2: its outcome is not known yet")
                               .arg(followUp.id, toWire(followUp.state)));
     }
+    return {};
+}
+
+ActionPolicy::Verdict ActionPolicy::closeSettlement(const User &user, const ActionRecord &action,
+                                                    const std::optional<Settlement> &settlement)
+{
+    if (!mayCall(user.role, Operation::CloseSettlement))
+        return roleRefusal(user, Operation::CloseSettlement);
+    if (action.state != ActionState::Completed)
+        return refuse(QStringLiteral("illegal_state"),
+                      QStringLiteral("only a COMPLETED action has a settlement; this one is %1").arg(toWire(action.state)));
+    if (!settlement || !settlement->needsReview())
+        return refuse(QStringLiteral("illegal_state"),
+                      QStringLiteral("no settlement review item is open: its refund has not failed or been canceled,"
+                                     " or the item was decided already"));
     return {};
 }
 

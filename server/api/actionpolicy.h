@@ -6,9 +6,12 @@
 #include "models/approval.h"
 #include "models/attempt.h"
 #include "models/providerlookup.h"
+#include "models/settlement.h"
 
 #include <QList>
 #include <QString>
+
+#include <optional>
 
 namespace cs {
 
@@ -24,6 +27,7 @@ public:
         ReadExecution, PauseExecution, // the stop switch: GET /execution; pause and resume
         ReadMetrics,                   // GET /metrics (auditor, admin: a monitoring user is an auditor)
         ReadCharge,                    // GET /charges/{id}: every requester's actions on it (not agents)
+        CloseSettlement,               // POST /actions/{id}/settlement/close (supervisor, admin)
     };
 
     // The role × operation matrix. Own-only roles (agents reading) are allowed here; the handler
@@ -52,6 +56,10 @@ public:
                              const QList<Attempt> &attempts, bool adviceOnly);
     // follow-up: role, original action, the parent and all its follow-ups COMPLETED or REJECTED.
     static Verdict followUp(const User &user, const ActionRecord &parent, const QList<ActionRecord> &followUps);
+    // close a settlement review item (issue 18): role, COMPLETED, its refund failed or was canceled
+    // afterwards and the item is still open.
+    static Verdict closeSettlement(const User &user, const ActionRecord &action,
+                                   const std::optional<Settlement> &settlement);
 
     // Whether `lookup` supports `committed` / `not_committed` for an action with these attempts.
     static bool supportsCommitted(const ProviderLookup &lookup);

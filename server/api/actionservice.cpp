@@ -266,6 +266,9 @@ ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const 
     const auto counts = m_reader->counts(user.role == Role::Agent ? user.name : QString());
     if (!counts.ok())
         return ledgerFailure(counts.error(), instance);
+    const auto settlementReview = m_reader->settlementReviewCount(user.role == Role::Agent ? user.name : QString());
+    if (!settlementReview.ok())
+        return ledgerFailure(settlementReview.error(), instance);
     // Dual control's "1 of 2" for the page's PENDING rows, in one read.
     QList<ActionRecord> records;
     for (const ActionReader::Summary &row : page->rows)
@@ -282,7 +285,7 @@ ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const 
         {QStringLiteral("data"), data},
         {QStringLiteral("next_cursor"), page->hasMore ? QJsonValue(ListQueryParser::cursorAfter(page->rows.constLast(), filters))
                                                       : QJsonValue(QJsonValue::Null)},
-        {QStringLiteral("counts"), ActionViews::counts(*counts)},
+        {QStringLiteral("counts"), ActionViews::counts(*counts, *settlementReview)},
     };
     return ApiResponse::json(200, body);
 }
@@ -302,8 +305,9 @@ ApiResponse ActionService::get(const User &user, const QString &id, const QStrin
     const auto audit = m_reader->audit(id);
     const auto conflicts = m_proposals->conflicts(id);
     const auto followUps = m_reader->followUps(id);
+    const auto settlement = m_reader->settlement(id);
     for (const LedgerError *error : {&attempts.error(), &lookups.error(), &approvals.error(), &reconciliations.error(),
-                                     &audit.error(), &conflicts.error(), &followUps.error()}) {
+                                     &audit.error(), &conflicts.error(), &followUps.error(), &settlement.error()}) {
         if (!error->ok())
             return ledgerFailure(*error, instance);
     }
@@ -329,6 +333,7 @@ ApiResponse ActionService::get(const User &user, const QString &id, const QStrin
         });
     }
     json.insert(QStringLiteral("conflicts"), conflictArray);
+    json.insert(QStringLiteral("settlement"), *settlement ? QJsonValue((*settlement)->toJson()) : QJsonValue(QJsonValue::Null));
 
     QStringList relatedIds;
     for (const ActionRecord &f : *followUps)
@@ -372,6 +377,8 @@ ApiResponse ActionService::get(const User &user, const QString &id, const QStrin
                     {QStringLiteral("reconcile"),
                      ActionViews::permission(ActionPolicy::reconcile(user, record, *lookups, *attempts, true))},
                     {QStringLiteral("follow_up"), ActionViews::permission(ActionPolicy::followUp(user, record, *followUps))},
+                    {QStringLiteral("close_settlement"),
+                     ActionViews::permission(ActionPolicy::closeSettlement(user, record, *settlement))},
                 });
     return ApiResponse::json(200, json, {{"ETag", etagFor(record.stateVersion)}});
 }
@@ -575,6 +582,12 @@ ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 
     for (const ActionRecord &action : std::as_const(family)) {
         if (action.state != ActionState::Completed)
             continue; // REJECTED counts 0
+        // Accepted, then failed or canceled at the provider (issue 18): no money moved.
+        const auto settlement = m_reader->settlement(action.id);
+        if (!settlement.ok())
+            return ledgerFailure(settlement.error(), instance);
+        if (*settlement && (*settlement)->moneyReturned())
+            continue;
         const auto lookups = m_reader->lookups(action.id);
         if (!lookups.ok())
             return ledgerFailure(lookups.error(), instance);
@@ -620,12 +633,52 @@ ApiResponse ActionService::followUp(const User &user, const QString &id, qint64 
                            .arg(input.clientReference, record.id))
             .with(QStringLiteral("action_id"), record.id)
             .toResponse(instance);
+    // The follow-up decides the parent's open settlement review item (a refund that failed after
+    // COMPLETED, re-proposed). A separate transaction: if this one is lost, a retry of the same
+    // follow-up (same client_reference) answers the same action and marks it then.
+    if (record.parentId == parent.id) {
+        const auto marked = m_evidence->markSettlementFollowedUp(parent.id, record.id, user.name);
+        if (!marked.ok())
+            qCWarning(lcApi) << parent.id << "follow-up" << record.id << "proposed, but its settlement review item"
+                             << "could not be marked:" << marked.error().toString();
+    }
     const int status = result->status == ProposalStore::ProposeResult::Status::Created ? 201 : 200;
     ApiResponse response = ApiResponse::json(status, actionJson(record));
     response.headers = {{"Location", QStringLiteral("/api/v1/actions/%1").arg(record.id).toLatin1()},
                         {"ETag", etagFor(record.stateVersion)}};
     qCInfo(lcApi) << record.id << "proposed by" << user.name << "as a follow-up of" << parent.id << "for" << remaining;
     return response;
+}
+
+ApiResponse ActionService::closeSettlement(const User &user, const QString &id, qint64 ifMatch,
+                                           const QJsonObject &body, const QString &instance)
+{
+    QList<FieldError> errors;
+    const auto start =
+        startMutation(*this, DecisionParser::settlementClose(body, &errors), errors, user, id, ifMatch, instance);
+    if (start.refused)
+        return *start.refused;
+    const auto &[refused, note, record] = start;
+    const auto settlement = m_reader->settlement(id);
+    if (!settlement.ok())
+        return ledgerFailure(settlement.error(), instance);
+    const ActionPolicy::Verdict verdict = ActionPolicy::closeSettlement(user, record, *settlement);
+    if (!verdict.allowed)
+        return refusal(verdict, record, instance);
+    const auto closed = m_evidence->closeSettlement(id, user.name, *note, ifMatch);
+    if (!closed.ok()) {
+        if (closed.code() == LedgerError::Code::StaleVersion)
+            return mutationFailure(closed.error(), id, ifMatch, instance);
+        if (closed.code() == LedgerError::Code::Conflict)
+            return problem(QStringLiteral("illegal_state"), closed.error().message(), instance);
+        return ledgerFailure(closed.error(), instance);
+    }
+    const auto after = m_reader->settlement(id);
+    qCInfo(lcApi) << id << "settlement review item closed by" << user.name;
+    return withAction(200,
+                      QJsonObject{{QStringLiteral("settlement"),
+                                   after.ok() && *after ? QJsonValue((*after)->toJson()) : QJsonValue(QJsonValue::Null)}},
+                      *closed);
 }
 
 // --- the charge ---------------------------------------------------------------------------------

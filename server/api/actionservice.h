@@ -72,6 +72,10 @@ public:
                           const QString &instance);
     ApiResponse followUp(const User &user, const QString &id, qint64 ifMatch, const QJsonObject &body,
                          const QString &instance);
+    // Closes the open settlement review item of a COMPLETED action whose refund failed or was
+    // canceled afterwards, without re-sending anything (issue 18): 200 {settlement, action}.
+    ApiResponse closeSettlement(const User &user, const QString &id, qint64 ifMatch, const QJsonObject &body,
+                                const QString &instance);
 
     // "Look up now" in two steps: the checks (validation, 404, 412) on the HTTP thread, then the
     // provider call and its recording on a worker thread (thread-safe; blocks up to the provider's

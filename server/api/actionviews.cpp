@@ -41,6 +41,8 @@ QJsonObject ActionViews::summary(const ActionReader::Summary &summary, const App
     row.attemptCount = summary.attemptCount;
     row.lastEventAt = summary.lastEventAt;
     row.possibleDuplicates = summary.possibleDuplicates;
+    row.settlementStatus = summary.settlementStatus;
+    row.settlementReview = summary.settlementReview;
     if (quorum && quorum->requirement.approvals > 1) {
         row.approvalsRequired = quorum->requirement.approvals;
         row.approvalsGiven = quorum->given;
@@ -53,7 +55,12 @@ QJsonArray ActionViews::possibleDuplicates(const ActionRecord &of,
 {
     QJsonArray out;
     for (const ActionReader::PossibleDuplicate &d : duplicates) {
-        const ActionSummary row{d.other.record, d.other.attemptCount, d.other.lastEventAt, 0, 0, {}};
+        ActionSummary row;
+        row.record = d.other.record;
+        row.attemptCount = d.other.attemptCount;
+        row.lastEventAt = d.other.lastEventAt;
+        row.settlementStatus = d.other.settlementStatus;
+        row.settlementReview = d.other.settlementReview;
         const PossibleDuplicate wire{
             row, d.sameBusinessReference ? QStringLiteral("business_reference") : QStringLiteral("charge"),
             PossibleDuplicate::sentenceFor(of, d.other.record, d.sameBusinessReference, now)};
@@ -62,11 +69,12 @@ QJsonArray ActionViews::possibleDuplicates(const ActionRecord &of,
     return out;
 }
 
-QJsonObject ActionViews::counts(const QMap<ActionState, qint64> &counts)
+QJsonObject ActionViews::counts(const QMap<ActionState, qint64> &counts, qint64 settlementReview)
 {
     StateCounts wire;
     for (auto it = counts.constBegin(); it != counts.constEnd(); ++it)
         wire.setCount(it.key(), it.value());
+    wire.setSettlementReview(settlementReview);
     return wire.toJson();
 }
 

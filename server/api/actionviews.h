@@ -36,7 +36,8 @@ public:
     // relation "possible_duplicate", what is shared, the sentence with its age relative to `now`).
     static QJsonArray possibleDuplicates(const ActionRecord &of, const QList<ActionReader::PossibleDuplicate> &duplicates,
                                          const QDateTime &now);
-    static QJsonObject counts(const QMap<ActionState, qint64> &counts);
+    // StateCounts: one per state, and settlement_review (issue 18: not a state).
+    static QJsonObject counts(const QMap<ActionState, qint64> &counts, qint64 settlementReview = 0);
     static QJsonObject permission(const ActionPolicy::Verdict &verdict);
 
 private:

@@ -117,6 +117,11 @@ Reply followUp(const Call &c, const Services &s)
     return s.actions->followUp(c.user, c.actionId, c.checked.ifMatch, c.checked.json, c.instance);
 }
 
+Reply closeSettlement(const Call &c, const Services &s)
+{
+    return s.actions->closeSettlement(c.user, c.actionId, c.checked.ifMatch, c.checked.json, c.instance);
+}
+
 // The charge view: what Countersign recorded about one charge, and every action on it.
 Reply getCharge(const Call &c, const Services &s)
 {
@@ -271,6 +276,8 @@ const QList<ApiRoutes::Endpoint> &ApiRoutes::endpoints()
          .operation = Op::Reconcile,   .needs = mutation,     .handler = reconcile},
         {.method = "POST", .path = QStringLiteral("/actions/{id}/follow-ups"),      .access = Access::Token,
          .operation = Op::FollowUp,    .needs = mutation,     .handler = followUp},
+        {.method = "POST", .path = QStringLiteral("/actions/{id}/settlement/close"), .access = Access::Token,
+         .operation = Op::CloseSettlement, .needs = mutation, .handler = closeSettlement},
         {.method = "GET",  .path = QStringLiteral("/charges/{id}"),                 .access = Access::Token,
          .operation = Op::ReadCharge,  .needs = nothing,      .handler = getCharge},
         {.method = "POST", .path = QStringLiteral("/charges/{id}/lookups"),         .access = Access::Token,

@@ -94,7 +94,8 @@ ApiServer::ApiServer(Ledger *ledger, ProviderClient *provider, Options options, 
     m_execution = std::make_unique<ExecutionService>(&ledger->pauses());
     m_services.actions = m_service.get();
     m_services.execution = m_execution.get();
-    m_charges = std::make_unique<ChargeService>(m_service.get(), m_reader, &ledger->approvals(), &ledger->charges(), m_provider);
+    m_charges = std::make_unique<ChargeService>(m_service.get(), m_reader, &ledger->approvals(), &ledger->charges(), m_provider,
+                                                &ledger->evidence());
     m_services.charges = m_charges.get();
     m_services.reader = m_reader;
     m_services.events = m_events;

@@ -74,7 +74,23 @@ LedgerResult<QJsonObject> ChargeService::view(const Target &target, const Charge
     const auto actions = m_reader->onTargets(targets, kMaxActions);
     if (!actions.ok())
         return actions.error();
-    if (!fresh && !shown->has_value() && actions->rows.isEmpty())
+    // Issue 18: refunds of this charge Countersign never asked for, as the provider's webhook
+    // events announced them (made in the dashboard, by another system), newest first.
+    QJsonArray unmatched;
+    if (m_evidence && !chargeId.isEmpty()) {
+        const auto events = m_evidence->unmatchedRefundEvents(chargeId);
+        if (!events.ok())
+            return events.error();
+        for (const EvidenceStore::WebhookEvent &e : *events) {
+            QJsonObject row = e.summary;
+            row.insert(QStringLiteral("event_id"), e.eventId);
+            row.insert(QStringLiteral("type"), e.type);
+            row.insert(QStringLiteral("refund_id"), e.refundId);
+            row.insert(QStringLiteral("received_at"), toWireTime(e.receivedAt));
+            unmatched.append(row);
+        }
+    }
+    if (!fresh && !shown->has_value() && actions->rows.isEmpty() && unmatched.isEmpty())
         return LedgerError(LedgerError::Code::NotFound,
                            QStringLiteral("Countersign has no action on %1 and never read it").arg(target.id));
     // The proposal stage: every action Countersign may still send counts, so `available` is what a
@@ -110,6 +126,7 @@ LedgerResult<QJsonObject> ChargeService::view(const Target &target, const Charge
         {QStringLiteral("budget"), budget->toJson()},
         {QStringLiteral("actions"), actionArray},
         {QStringLiteral("actions_truncated"), actions->hasMore},
+        {QStringLiteral("unmatched_refund_events"), unmatched},
     };
 }
 

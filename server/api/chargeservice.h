@@ -4,6 +4,7 @@
 #include "server/api/role.h"
 
 #include "server/ledger/chargestore.h"
+#include "server/ledger/evidencestore.h"
 
 #include "models/actionrecord.h" // TargetType
 
@@ -45,9 +46,11 @@ public:
     };
 
     // `approvals` (may be null) gives PENDING rows under dual control their "1 of 2".
+    // `evidence` (may be null) lists the refund events of the charge that matched no action.
     ChargeService(ActionService *actions, const ActionReader *reader, const ApprovalStore *approvals, ChargeStore *charges,
-                  ProviderClient *provider)
-        : m_actions(actions), m_reader(reader), m_approvals(approvals), m_charges(charges), m_provider(provider)
+                  ProviderClient *provider, const EvidenceStore *evidence = nullptr)
+        : m_actions(actions), m_reader(reader), m_approvals(approvals), m_charges(charges), m_provider(provider),
+          m_evidence(evidence)
     {
     }
 
@@ -78,6 +81,7 @@ private:
     const ApprovalStore *m_approvals;
     ChargeStore *m_charges;
     ProviderClient *m_provider;
+    const EvidenceStore *m_evidence;
 };
 
 } // namespace cs

@@ -111,4 +111,15 @@ std::optional<DecisionParser::FollowUpRequest> DecisionParser::followUp(const QJ
     return out;
 }
 
+std::optional<QString> DecisionParser::settlementClose(const QJsonObject &body, QList<FieldError> *errors)
+{
+    const qsizetype before = errors->size();
+    BodyReader in(body, errors);
+    in.refuseUnknown({QStringLiteral("note")});
+    const auto note = in.string(QStringLiteral("note"), noteRule(true));
+    if (errors->size() != before || !note)
+        return std::nullopt;
+    return *note;
+}
+
 } // namespace cs

@@ -48,6 +48,8 @@ public:
     static bool lookup(const QJsonObject &body, QList<FieldError> *errors); // must be {}
     static std::optional<ReconciliationRequest> reconciliation(const QJsonObject &body, QList<FieldError> *errors);
     static std::optional<FollowUpRequest> followUp(const QJsonObject &body, QList<FieldError> *errors);
+    // SettlementCloseRequest: {note} — required, not blank, at most 2,000 characters.
+    static std::optional<QString> settlementClose(const QJsonObject &body, QList<FieldError> *errors);
 };
 
 } // namespace cs

@@ -57,7 +57,8 @@ bool decodeCursor(const QString &cursor, ActionReader::ListQuery *into, QString 
 void checkNames(const QUrlQuery &query, QList<FieldError> *errors)
 {
     static const QStringList known = {QStringLiteral("state"), QStringLiteral("q"), QStringLiteral("requested_by"),
-                                      QStringLiteral("cursor"), QStringLiteral("limit"), QStringLiteral("sort")};
+                                      QStringLiteral("cursor"), QStringLiteral("limit"), QStringLiteral("sort"),
+                                      QStringLiteral("settlement")};
     QSet<QString> seen;
     for (const auto &item : query.queryItems(QUrl::FullyDecoded)) {
         if (!known.contains(item.first))
@@ -124,6 +125,14 @@ std::variant<ListQueryParser::Parsed, Problem> ListQueryParser::parse(const QUrl
     }
     if (user.role == Role::Agent)
         list.requestedBy = user.name;
+    if (has(QStringLiteral("settlement"))) {
+        if (value(QStringLiteral("settlement")) == u"review")
+            list.settlementReview = true;
+        else
+            errors.append({QStringLiteral("settlement"),
+                           QStringLiteral("must be \"review\": the COMPLETED actions whose refund failed or was"
+                                          " canceled afterwards and whose review item is open")});
+    }
     if (has(QStringLiteral("limit"))) {
         bool ok = false;
         const QString text = value(QStringLiteral("limit"));
@@ -150,7 +159,10 @@ std::variant<ListQueryParser::Parsed, Problem> ListQueryParser::parse(const QUrl
             list.descending = descending;
         }
     }
-    parsed.filters = filterFingerprint(list.states, list.text, list.requestedBy, sort);
+    parsed.filters = filterFingerprint(list.states, list.text,
+                                       list.settlementReview ? list.requestedBy + QStringLiteral("\nsettlement=review")
+                                                             : list.requestedBy,
+                                       sort);
     if (has(QStringLiteral("cursor"))) {
         const QString cursor = value(QStringLiteral("cursor"));
         QString cursorFilters;

@@ -5,6 +5,7 @@
 #include "server/ledger/ids.h"
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/ledgerrows.h"
+#include "server/ledger/settlementrows.h"
 #include "server/ledger/searchterms.h"
 
 #include <QSet>
@@ -27,10 +28,13 @@ const QString &summaryColumns()
     // generated. The three sort keys are selected by name: the index search orders by them.
     static const QString columns = actionColumnList(QStringLiteral("a"))
         + QStringLiteral(", a.attempt_count, a.last_event_at,"
-                         " (SELECT MIN(t.started_at) FROM attempts t WHERE t.action_id = a.id), a.amount_scaled");
+                         " (SELECT MIN(t.started_at) FROM attempts t WHERE t.action_id = a.id), a.amount_scaled,"
+                         // issue 18: a probe of the settlement's primary key per row
+                         " (SELECT s.status FROM settlements s WHERE s.action_id = a.id),"
+                         " (SELECT s.attention FROM settlements s WHERE s.action_id = a.id)");
     return columns;
 }
-constexpr int kSummaryColumnCount = kActionColumnCount + 4;
+constexpr int kSummaryColumnCount = kActionColumnCount + 6;
 
 // The column a sort key orders by (created_at: the default, newest first).
 QLatin1String sortColumn(ActionReader::SortKey key)
@@ -63,6 +67,8 @@ ActionReader::Summary summaryFromQuery(const QSqlQuery &q)
     if (!q.value(at + 2).isNull())
         s.firstAttemptAt = fromMs(q.value(at + 2).toLongLong());
     s.amountScaled = q.value(at + 3).toLongLong();
+    s.settlementStatus = q.value(at + 4).toString();
+    s.settlementReview = q.value(at + 5).toString() == u"open";
     return s;
 }
 
@@ -140,6 +146,8 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
             states << toWire(state);
         where << QStringLiteral("a.state IN (%1)").arg(inListMarks(states, &values));
     }
+    if (query.settlementReview)
+        where << QStringLiteral("a.id IN (SELECT s.action_id FROM settlements s WHERE s.attention = 'open')");
     if (!query.requestedBy.isEmpty()) {
         where << QStringLiteral("a.requested_by = ?");
         values << query.requestedBy;
@@ -392,6 +400,60 @@ LedgerResult<QMap<ActionState, qint64>> ActionReader::counts(const QString &requ
             counts[*state] = q.value(1).toLongLong();
     }
     return counts;
+}
+
+LedgerResult<qint64> ActionReader::settlementReviewCount(const QString &requestedBy) const
+{
+    LedgerError error;
+    QSqlDatabase db = m_db.connection(&error);
+    if (!error.ok())
+        return error;
+    QSqlQuery q(db);
+    const bool ok = requestedBy.isEmpty()
+        ? runOnce(q, QStringLiteral("SELECT COUNT(*) FROM settlements WHERE attention = 'open'"), {}, &error)
+        : runOnce(q, QStringLiteral("SELECT COUNT(*) FROM settlements s JOIN actions a ON a.id = s.action_id"
+                                    " WHERE s.attention = 'open' AND a.requested_by = ?"),
+                  {requestedBy}, &error);
+    if (!ok)
+        return error;
+    return q.next() ? q.value(0).toLongLong() : 0;
+}
+
+LedgerResult<QString> ActionReader::actionForProviderRefs(const QString &idempotencyKey, const QString &refundId) const
+{
+    QString out;
+    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
+        LedgerError e;
+        if (!idempotencyKey.isEmpty()) {
+            sql::Statement q(db);
+            if (!sql::run(q, QStringLiteral("SELECT action_id FROM approvals WHERE idempotency_key = ?"), {idempotencyKey}, &e))
+                return e;
+            if (q.next()) {
+                out = q.value(0).toString();
+                return e;
+            }
+        }
+        if (!refundId.isEmpty()) {
+            sql::Statement q(db);
+            if (!sql::run(q, QStringLiteral("SELECT action_id FROM settlements WHERE refund_id = ?"), {refundId}, &e))
+                return e;
+            if (q.next())
+                out = q.value(0).toString();
+        }
+        return e;
+    });
+    return resultOf(error, out);
+}
+
+LedgerResult<std::optional<Settlement>> ActionReader::settlement(const QString &actionId) const
+{
+    std::optional<Settlement> out;
+    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
+        LedgerError e;
+        settlements::loadIn(db, actionId, &out, &e);
+        return e;
+    });
+    return resultOf(error, out);
 }
 
 LedgerResult<QMap<ActionState, QDateTime>> ActionReader::oldestChange(const QList<ActionState> &states) const

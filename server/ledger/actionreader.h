@@ -10,6 +10,7 @@
 #include "models/auditevent.h"
 #include "models/providerlookup.h"
 #include "models/reconciliation.h"
+#include "models/settlement.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -23,6 +24,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 
 class QSqlDatabase;
 
@@ -49,6 +51,8 @@ public:
         qint64 amountScaled = 0;     // the amount in 1/10,000 of the major unit (migration 5)
         qint64 sortValue = 0;        // in a list: this row's value of the list's sort key (cursor)
         int possibleDuplicates = 0;  // list() and summaries(): possibleDuplicatesIn's count, when read
+        QString settlementStatus;    // issue 18: a COMPLETED action's refund status (empty: none)
+        bool settlementReview = false; // its refund failed after COMPLETED and the review item is open
     };
 
     // What a list is ordered by; ties by created_at, then id, in the same direction.
@@ -67,6 +71,7 @@ public:
         QString text;                // case-insensitive substring of id, target id, business_reference,
                                      // requested_by, client_reference; empty: none
         QString requestedBy;         // exact; empty: anyone
+        bool settlementReview = false; // only actions whose settlement review item is open (issue 18)
         bool afterCursor = false;    // keyset position: rows strictly after (sortValue, createdAtMs,
                                      // id) in the list's order
         qint64 cursorSortValue = 0;  // ignored when sorting by created_at
@@ -129,6 +134,12 @@ public:
     LedgerResult<Page> list(const ListQuery &query) const;
     // All six states, zeros included; requestedBy empty: every action.
     LedgerResult<QMap<ActionState, qint64>> counts(const QString &requestedBy) const;
+    // Issue 18: actions whose refund failed after COMPLETED with the review item open (the partial
+    // index settlements_review); requestedBy empty: every action.
+    LedgerResult<qint64> settlementReviewCount(const QString &requestedBy) const;
+    // Issue 18: the action's settlement with its history; nullopt when it has none (not
+    // COMPLETED, or completed before the ledger followed settlements and not looked up since).
+    LedgerResult<std::optional<Settlement>> settlement(const QString &actionId) const;
     // For monitoring (/metrics): per state, the oldest last change (updated_at) of an action in
     // it; states with no action are left out. A scan of each state's rows (index by state): meant
     // for the few actions waiting for a human, not for COMPLETED.
@@ -148,6 +159,11 @@ public:
     LedgerResult<qint64> latestAuditSeq() const;
     // requested_by of each given action (for filtering the event stream).
     LedgerResult<QHash<QString, QString>> requesters(const QStringList &ids) const;
+
+    // Issue 18, matching a provider event that carries no countersign_action_id: the action whose
+    // approval minted `idempotencyKey` (approvals_unique_key), else the COMPLETED action whose
+    // settlement follows refund `refundId` (settlements_by_refund); empty when neither.
+    LedgerResult<QString> actionForProviderRefs(const QString &idempotencyKey, const QString &refundId) const;
 
     // The id of the action `requestedBy` proposed under `clientReference`; empty when none.
     LedgerResult<QString> proposalId(const QString &requestedBy, const QString &clientReference) const;

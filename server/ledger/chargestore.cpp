@@ -1,5 +1,7 @@
 #include "server/ledger/chargestore.h"
 
+#include "models/refundstatus.h"
+
 #include "server/ledger/auditchain.h"
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/ledgerrows.h"
@@ -163,7 +165,8 @@ LedgerError ChargeStore::budgetIn(QSqlDatabase &db, TargetType targetType, const
     if (!run(q, QStringLiteral("SELECT a.id, a.state, a.amount, a.currency, a.requested_by, a.created_at,"
                                " a.approval_version, a.idempotency_key,"
                                " (SELECT t.provider_object_id FROM attempts t WHERE t.action_id = a.id"
-                               "   AND t.outcome = 'succeeded' ORDER BY t.seq DESC LIMIT 1)"
+                               "   AND t.outcome = 'succeeded' ORDER BY t.seq DESC LIMIT 1),"
+                               " (SELECT s.status FROM settlements s WHERE s.action_id = a.id)"
                                " FROM actions a WHERE a.target_id IN (?, ?) AND a.state <> 'REJECTED' AND a.id <> ?"
                                " ORDER BY a.created_at, a.id"),
              {key, intent, text(excludingActionId)}, &e)) {
@@ -185,8 +188,11 @@ LedgerError ChargeStore::budgetIn(QSqlDatabase &db, TargetType targetType, const
         bool held = true;
         switch (r.state) {
         case ActionState::Completed:
-            // Already in the provider's refunded amount when the snapshot lists its refund.
-            held = !seenActions.contains(r.actionId) && (refundId.isEmpty() || !seenRefunds.contains(refundId));
+            // Already in the provider's refunded amount when the snapshot lists its refund; nothing
+            // at all once its refund failed or was canceled after completion (issue 18: the money
+            // came back to the charge, and a follow-up may ask for it again).
+            held = !seenActions.contains(r.actionId) && (refundId.isEmpty() || !seenRefunds.contains(refundId))
+                && !provesNotCommitted(q.value(9).toString());
             break;
         case ActionState::Pending:
             held = stage == ChargeBudget::Stage::Proposal || (stage == ChargeBudget::Stage::Approval && r.approved);

@@ -2,6 +2,7 @@
 
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/ledgerrows.h"
+#include "server/ledger/settlementrows.h"
 
 #include "models/refundstatus.h"
 
@@ -55,11 +56,11 @@ LedgerError recordLookupIn(QSqlDatabase &db, const QDateTime &now, const Provide
     stored.at = now;
     stored.excerpt = truncated(lookup.excerpt, kExcerptLimit);
     Statement insert(db);
-    if (!run(insert, QStringLiteral("INSERT INTO lookups (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    if (!run(insert, QStringLiteral("INSERT INTO lookups (%1) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                          .arg(lookupColumns()),
              {stored.actionId, stored.seq, toWire(stored.method), stored.askedBy, toMs(now), toWire(stored.result),
               text(stored.providerObjectId), text(stored.status), stored.amount, text(stored.currency),
-              stored.httpStatus, text(stored.excerpt)},
+              stored.httpStatus, text(stored.excerpt), text(truncated(stored.failureReason, kMaxTextField))},
              &e)) {
         return e;
     }
@@ -70,6 +71,15 @@ LedgerError recordLookupIn(QSqlDatabase &db, const QDateTime &now, const Provide
         e = commitChange(db, now, row, after,
                          {stored.askedBy, QStringLiteral("lookup"), reason, QStringLiteral("lookup"), stored.toJson()},
                          trigger.has_value());
+    // What the lookup says about the refund of a COMPLETED action: its settlement (issue 18) starts
+    // with the evidence that completed it, or follows it from the evidence that came later.
+    if (e.ok() && stored.result == ProviderLookup::Result::Found && after.record.state == ActionState::Completed) {
+        const settlements::Report report{stored.providerObjectId, stored.status, stored.failureReason,
+                                         settlements::sourceOf(stored), QStringLiteral("lookup %1").arg(stored.seq),
+                                         stored.askedBy};
+        e = row.record.state == ActionState::Completed ? settlements::observeIn(db, now, after, report)
+                                                       : settlements::startIn(db, now, after, report);
+    }
     out->record = after.record;
     out->lookup = stored;
     return e;
@@ -179,6 +189,12 @@ LedgerResult<EvidenceStore::Reconciled> EvidenceStore::reconcile(const QString &
             e = commitChange(db, now, row, after,
                              {supervisor, QStringLiteral("reconciled"), note, QStringLiteral("reconciliation"),
                               rec.toJson()});
+        if (e.ok() && after.record.state == ActionState::Completed)
+            e = settlements::startIn(db, now, after,
+                                     {evidence.providerObjectId, evidence.status, evidence.failureReason,
+                                      QStringLiteral("reconciliation"),
+                                      QStringLiteral("reconciliation %1 (lookup %2)").arg(rec.seq).arg(evidence.seq),
+                                      supervisor});
         out.record = after.record;
         out.reconciliation = rec;
         return e;
@@ -213,9 +229,12 @@ LedgerResult<EvidenceStore::WebhookRecorded> EvidenceStore::recordWebhookEvent(c
         }
         Statement insert(db);
         if (!run(insert,
-                 QStringLiteral("INSERT INTO webhook_events (event_id, type, action_id, disposition, received_at)"
-                                " VALUES (?, ?, ?, ?, ?)"),
-                 {event.eventId, text(event.type), text(event.actionId), text(event.disposition), toMs(now)}, &e)) {
+                 QStringLiteral("INSERT INTO webhook_events (event_id, type, action_id, disposition, received_at,"
+                                " charge_id, refund_id, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+                 {event.eventId, text(event.type), text(event.actionId), text(event.disposition), toMs(now),
+                  text(truncated(event.chargeId, kMaxTextField)), text(truncated(event.refundId, kMaxTextField)),
+                  text(compactJson(event.summary))},
+                 &e)) {
             return e;
         }
         if (lookup) {
@@ -237,7 +256,23 @@ LedgerResult<std::optional<EvidenceStore::WebhookEvent>> EvidenceStore::webhookE
         QStringLiteral("SELECT event_id, type, action_id, disposition, received_at FROM webhook_events WHERE event_id = ?"),
         {eventId}, [&](const Statement &q) {
             out = WebhookEvent{q.value(0).toString(), q.value(1).toString(), q.value(2).toString(),
-                               q.value(3).toString(), fromMs(q.value(4).toLongLong())};
+                               q.value(3).toString(), fromMs(q.value(4).toLongLong()), {}, {}, {}};
+        });
+    return resultOf(error, out);
+}
+
+LedgerResult<QList<EvidenceStore::WebhookEvent>> EvidenceStore::unmatchedRefundEvents(const QString &chargeId,
+                                                                                      int limit) const
+{
+    QList<WebhookEvent> out;
+    const LedgerError error = m_db.query(
+        QStringLiteral("SELECT event_id, type, action_id, disposition, received_at, charge_id, refund_id, summary"
+                       " FROM webhook_events WHERE charge_id = ? AND charge_id <> '' AND action_id = ''"
+                       " ORDER BY received_at DESC, event_id LIMIT ?"),
+        {chargeId, std::clamp(limit, 1, kMaxListLimit)}, [&](const Statement &q) {
+            out.append(WebhookEvent{q.value(0).toString(), q.value(1).toString(), q.value(2).toString(),
+                                    q.value(3).toString(), fromMs(q.value(4).toLongLong()), q.value(5).toString(),
+                                    q.value(6).toString(), parseJson(q.value(7).toString())});
         });
     return resultOf(error, out);
 }
@@ -290,6 +325,167 @@ LedgerError EvidenceStore::scheduleReconciliation(const QString &actionId, int t
                            " tries = excluded.tries, next_check_at = excluded.next_check_at,"
                            " note = excluded.note, updated_at = excluded.updated_at"),
             {actionId, tries, toMs(nextCheckAt), text(truncated(note, kExcerptLimit)), toMs(now)}, &e);
+        return e;
+    });
+}
+
+} // namespace cs
+
+// --- settlement after COMPLETED ------------------------------------------------------------------
+
+namespace cs {
+
+namespace {
+
+bool loadOpenItem(QSqlDatabase &db, const QString &actionId, std::optional<Settlement> *settlement, LedgerError *e)
+{
+    if (!settlements::loadIn(db, actionId, settlement, e))
+        return false;
+    if (!*settlement || !(*settlement)->needsReview()) {
+        *e = err(Code::Conflict, QStringLiteral("%1 has no open settlement review item").arg(actionId));
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+LedgerResult<ActionRecord> EvidenceStore::closeSettlement(const QString &actionId, const QString &supervisor,
+                                                          const QString &note, qint64 expectedStateVersion)
+{
+    LedgerError error = requireText(supervisor, QStringLiteral("supervisor"));
+    if (error.ok())
+        error = requireText(note, QStringLiteral("note"), kMaxNote);
+    if (!error.ok())
+        return error;
+    ActionRecord out;
+    error = m_db.write("closeSettlement", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        LedgerError e;
+        ActionRow row;
+        if (!loadForChange(db, actionId, expectedStateVersion, &row, &e))
+            return e;
+        std::optional<Settlement> settlement;
+        if (!loadOpenItem(db, actionId, &settlement, &e))
+            return e;
+        Statement update(db);
+        if (!run(update,
+                 QStringLiteral("UPDATE settlements SET attention = 'closed', resolved_by = ?, resolved_at = ?,"
+                                " resolution_note = ? WHERE action_id = ? AND attention = 'open'"),
+                 {supervisor, toMs(now), note, actionId}, &e)) {
+            return e;
+        }
+        ActionRow after = row;
+        e = commitChange(db, now, row, after,
+                         {supervisor, QStringLiteral("settlement_closed"), note, QStringLiteral("settlement"),
+                          QJsonObject{{QStringLiteral("refund_id"), settlement->refundId},
+                                      {QStringLiteral("status"), settlement->status},
+                                      {QStringLiteral("attention"), QStringLiteral("closed")}}});
+        out = after.record;
+        return e;
+    });
+    return resultOf(error, out);
+}
+
+LedgerResult<bool> EvidenceStore::markSettlementFollowedUp(const QString &actionId, const QString &followUpId,
+                                                           const QString &decidedBy)
+{
+    LedgerError error = requireText(followUpId, QStringLiteral("follow-up id"));
+    if (!error.ok())
+        return error;
+    bool marked = false;
+    error = m_db.write("markSettlementFollowedUp", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        marked = false;
+        LedgerError e;
+        ActionRow row;
+        if (!loadAction(db, actionId, &row, &e))
+            return e;
+        std::optional<Settlement> settlement;
+        if (!settlements::loadIn(db, actionId, &settlement, &e))
+            return e;
+        if (!settlement || !settlement->needsReview())
+            return {};
+        Statement update(db);
+        if (!run(update,
+                 QStringLiteral("UPDATE settlements SET attention = 'followed_up', resolved_by = ?, resolved_at = ?,"
+                                " resolution_note = ?, follow_up_id = ? WHERE action_id = ? AND attention = 'open'"),
+                 {decidedBy, toMs(now), QStringLiteral("re-proposed as %1").arg(followUpId), followUpId, actionId}, &e)) {
+            return e;
+        }
+        ActionRow after = row;
+        e = commitChange(db, now, row, after,
+                         {decidedBy, QStringLiteral("settlement_followed_up"),
+                          QStringLiteral("the failed refund %1 is re-proposed as %2, a new operation with its own"
+                                         " approval and key").arg(settlement->refundId, followUpId),
+                          QStringLiteral("settlement"),
+                          QJsonObject{{QStringLiteral("refund_id"), settlement->refundId},
+                                      {QStringLiteral("status"), settlement->status},
+                                      {QStringLiteral("attention"), QStringLiteral("followed_up")},
+                                      {QStringLiteral("follow_up_id"), followUpId}}});
+        marked = e.ok();
+        return e;
+    });
+    return resultOf(error, marked);
+}
+
+LedgerResult<QList<EvidenceStore::SettlementCheck>>
+EvidenceStore::takeDueSettlementChecks(std::chrono::milliseconds lease, int limit)
+{
+    QList<SettlementCheck> out;
+    const LedgerError error = m_db.write("takeDueSettlementChecks", [&](QSqlDatabase &db, const QDateTime &now) {
+        out.clear();
+        LedgerError e;
+        QList<SettlementCheck> due;
+        {
+            Statement q(db);
+            if (!run(q, QStringLiteral("SELECT s.action_id, s.refund_id, s.status, s.checks FROM settlements s"
+                                       " WHERE s.next_check_at IS NOT NULL AND s.next_check_at <= ?"
+                                       " ORDER BY s.next_check_at, s.action_id LIMIT ?%1")
+                            .arg(rowLock(db, QStringLiteral("s"), true)),
+                     {toMs(now), std::clamp(limit, 1, kMaxListLimit)}, &e)) {
+                return e;
+            }
+            while (q.next()) {
+                SettlementCheck c;
+                c.record.id = q.value(0).toString();
+                c.refundId = q.value(1).toString();
+                c.status = q.value(2).toString();
+                c.checks = q.value(3).toInt();
+                due << c;
+            }
+        }
+        for (SettlementCheck &c : due) {
+            ActionRow row;
+            if (!loadAction(db, c.record.id, &row, &e))
+                return e;
+            c.record = row.record;
+            Statement take(db);
+            if (!run(take, QStringLiteral("UPDATE settlements SET next_check_at = ? WHERE action_id = ?"),
+                     {toMs(now) + lease.count(), c.record.id}, &e)) {
+                return e;
+            }
+            out << c;
+        }
+        return LedgerError();
+    });
+    return resultOf(error, out);
+}
+
+LedgerError EvidenceStore::scheduleSettlementCheck(const QString &actionId, int checks, const QDateTime &nextCheckAt)
+{
+    return m_db.write("scheduleSettlementCheck", [&](QSqlDatabase &db, const QDateTime &) {
+        LedgerError e;
+        Statement waiting(db);
+        if (!run(waiting,
+                 QStringLiteral("UPDATE settlements SET checks = ?, next_check_at = ?"
+                                " WHERE action_id = ? AND status NOT IN ('succeeded', 'failed', 'canceled')"),
+                 {std::max(checks, 0), msOrNull(nextCheckAt), actionId}, &e)) {
+            return e;
+        }
+        Statement settled(db);
+        run(settled,
+            QStringLiteral("UPDATE settlements SET checks = ?, next_check_at = NULL"
+                           " WHERE action_id = ? AND status IN ('succeeded', 'failed', 'canceled')"),
+            {std::max(checks, 0), actionId}, &e);
         return e;
     });
 }

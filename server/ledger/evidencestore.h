@@ -6,11 +6,14 @@
 #include "models/actionstate.h"
 #include "models/providerlookup.h"
 #include "models/reconciliation.h"
+#include "models/settlement.h"
 
 #include <QDateTime>
+#include <QJsonObject>
 #include <QList>
 #include <QString>
 
+#include <chrono>
 #include <optional>
 
 namespace cs {
@@ -52,6 +55,11 @@ public:
         QString actionId;     // what the event named (metadata.countersign_action_id); may be empty
         QString disposition;  // what was done with it: "lookup", "ignored", ...
         QDateTime receivedAt; // assigned here
+        // Issue 18: the charge and refund a refund event touched, and what it said of the refund
+        // ({status, amount, currency, failure_reason, event_created}); empty for other events.
+        QString chargeId;
+        QString refundId;
+        QJsonObject summary;
     };
     struct WebhookRecorded
     {
@@ -84,6 +92,9 @@ public:
                                                      const std::optional<ProviderLookup> &lookup,
                                                      std::optional<Trigger> trigger, const QString &reason);
     LedgerResult<std::optional<WebhookEvent>> webhookEvent(const QString &eventId) const;
+    // Refund events for `chargeId` that matched no action of this ledger — refunds Countersign
+    // never asked for (made in the dashboard, by another system) — newest first, at most `limit`.
+    LedgerResult<QList<WebhookEvent>> unmatchedRefundEvents(const QString &chargeId, int limit = 50) const;
 
     // CONFIRMATION_UNKNOWN actions that no live lease holds and whose next check is due (no
     // schedule row, or next_check_at <= now), earliest first. A read.
@@ -93,6 +104,35 @@ public:
     // decision it leads to writes its own.
     LedgerError scheduleReconciliation(const QString &actionId, int tries, const QDateTime &nextCheckAt,
                                        const QString &note);
+
+    // --- settlement after COMPLETED (issue 18, settlementrows.h) ---------------------------------
+    // Lookups and webhook events of a COMPLETED action update its settlement by themselves
+    // (recordLookup, recordWebhookEvent); these are the rest.
+
+    // Closes the open review item of a refund that failed after COMPLETED without re-sending
+    // anything (the customer was refunded another way, the refund is no longer owed): supervisor
+    // and a note required. Conflict when no review item is open; StaleVersion on If-Match.
+    LedgerResult<ActionRecord> closeSettlement(const QString &actionId, const QString &supervisor, const QString &note,
+                                               qint64 expectedStateVersion);
+    // The follow-up `followUpId` re-proposes the failed refund of `actionId`: its open review item
+    // is decided (followed_up). false when there was no open item (nothing written).
+    LedgerResult<bool> markSettlementFollowedUp(const QString &actionId, const QString &followUpId,
+                                                const QString &decidedBy);
+
+    struct SettlementCheck
+    {
+        ActionRecord record;
+        QString refundId;
+        QString status;
+        int checks = 0;
+    };
+    // Unsettled refunds whose next scheduled look-up is due, earliest first, each taken: its next
+    // check moved to now + lease, so that another follower (thread, process, host) does not take it
+    // meanwhile; a follower that dies leaves it due again once the lease passes.
+    LedgerResult<QList<SettlementCheck>> takeDueSettlementChecks(std::chrono::milliseconds lease, int limit = 8);
+    // After a scheduled look-up: counts it and sets the next one (a null time: none, e.g. settled).
+    // Leaves a row that settled meanwhile without a next check.
+    LedgerError scheduleSettlementCheck(const QString &actionId, int checks, const QDateTime &nextCheckAt);
 
 private:
     LedgerDatabase &m_db;

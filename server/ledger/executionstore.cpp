@@ -7,6 +7,7 @@
 #include "server/ledger/ledgerlog.h"
 #include "server/ledger/ledgerrows.h"
 #include "server/ledger/pausestore.h"
+#include "server/ledger/settlementrows.h"
 
 #include "models/approval.h"
 #include "models/fingerprint.h"
@@ -389,6 +390,12 @@ LedgerError finishAttemptIn(QSqlDatabase &db, const QDateTime &now, const Execut
     e = commitChange(db, now, row, after,
                      {f.executorId, QStringLiteral("attempt_finished"), why, QStringLiteral("attempt"), attempt.toJson()},
                      rowChanged);
+    // The refund the provider accepted is followed until it settles (issue 18): a `pending`
+    // answer completes the action, and its settlement starts here, in the same transaction.
+    if (e.ok() && after.record.state == ActionState::Completed && row.record.state != ActionState::Completed)
+        e = settlements::startIn(db, now, after,
+                                 {attempt.providerObjectId, f.result.refundStatus, QString(), QStringLiteral("attempt"),
+                                  QStringLiteral("attempt %1").arg(seq), f.executorId});
     out->record = after.record;
     out->attempt = attempt;
     return e;

@@ -45,6 +45,8 @@ public:
         QString providerObjectId;
         bool replayed = false;
         QString errorExcerpt; // truncated to 500 characters
+        QString refundStatus; // the refund's status in a 2xx answer (not stored with the attempt: it
+                              // starts the action's settlement, settlementrows.h)
     };
 
     struct FinishedAttempt

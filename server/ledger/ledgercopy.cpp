@@ -60,6 +60,9 @@ QList<TableSpec> knownTables()
         spec("lookups", "action_id,seq"),
         spec("reconciliations", "action_id,seq"),
         spec("conflicts", "action_id,seq"),
+        // After actions: a settlement is refused unless its action is COMPLETED (migration 14).
+        spec("settlements", "action_id"),
+        spec("settlement_changes", "action_id,seq"),
         spec("audit", "seq"),
         spec("reconcile_schedule", "action_id"),
         spec("webhook_events", "event_id"),

@@ -401,7 +401,7 @@ const QString &lookupColumns()
 {
     static const QString columns = QStringLiteral(
         "action_id, seq, method, asked_by, at, result, provider_object_id, status, amount, currency, http_status,"
-        " excerpt");
+        " excerpt, failure_reason");
     return columns;
 }
 
@@ -420,6 +420,7 @@ ProviderLookup lookupFromRow(const Statement &q)
     l.currency = q.value(9).toString();
     l.httpStatus = q.value(10).toInt();
     l.excerpt = q.value(11).toString();
+    l.failureReason = q.value(12).toString();
     return l;
 }
 

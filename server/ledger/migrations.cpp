@@ -940,6 +940,106 @@ Migrations::Migration approvalExpirySchema()
     return m;
 }
 
+// Version 14 (issue 18, owned by SettlementStore, docs/SETTLEMENT.md): what happened to a
+// COMPLETED action's refund after the provider accepted it.
+// settlements: one row per COMPLETED action (inserted in the transaction that completes it): the
+// refund, its status as last seen and when the provider last confirmed it, the next scheduled
+// look-up while it is not settled, and the review item a failure after completion opens. In the
+// database on both engines: a row exists only for a COMPLETED action; a failed or canceled refund
+// never changes status again; a review item, once open, is only ever decided (followed up or
+// closed), once, and never reopened.
+// settlement_changes: append-only, seq per action; the first row is the status it completed with.
+// lookups gain failure_reason (the provider's, for a failed refund; '' before and otherwise).
+// webhook_events gain the charge and refund they touched and a summary (status, amount,
+// currency, the event's own time), so an event for a refund Countersign never asked for is listed
+// for its charge.
+Migrations::Migration settlementSchema()
+{
+    Migrations::Migration m;
+    m.version = 14;
+    m.name = QStringLiteral("settlement after COMPLETED: settlements, settlement_changes; webhook events by charge");
+    const QStringList tables = {
+        QStringLiteral("CREATE TABLE settlements ("
+                       " action_id TEXT NOT NULL PRIMARY KEY REFERENCES actions (id),"
+                       " refund_id TEXT NOT NULL,"
+                       " status TEXT NOT NULL,"
+                       " failure_reason TEXT NOT NULL,"
+                       " started_at BIGINT NOT NULL,"
+                       " confirmed_at BIGINT NOT NULL,"
+                       " confirmed_by TEXT NOT NULL,"
+                       " settled_at BIGINT,"
+                       " next_check_at BIGINT,"
+                       " checks INTEGER NOT NULL CHECK (checks >= 0),"
+                       " attention TEXT NOT NULL CHECK (attention IN ('none', 'open', 'followed_up', 'closed')),"
+                       " attention_since BIGINT,"
+                       " resolved_by TEXT NOT NULL,"
+                       " resolved_at BIGINT,"
+                       " resolution_note TEXT NOT NULL,"
+                       " follow_up_id TEXT NOT NULL,"
+                       " CHECK ((attention = 'none') = (attention_since IS NULL)),"
+                       " CHECK ((attention IN ('followed_up', 'closed')) = (resolved_at IS NOT NULL)))"),
+        QStringLiteral("CREATE INDEX settlements_due ON settlements (next_check_at) WHERE next_check_at IS NOT NULL"),
+        QStringLiteral("CREATE INDEX settlements_review ON settlements (attention_since) WHERE attention = 'open'"),
+        QStringLiteral("CREATE INDEX settlements_by_refund ON settlements (refund_id)"),
+        QStringLiteral("CREATE TABLE settlement_changes ("
+                       " action_id TEXT NOT NULL REFERENCES settlements (action_id),"
+                       " seq INTEGER NOT NULL CHECK (seq > 0),"
+                       " at BIGINT NOT NULL,"
+                       " from_status TEXT NOT NULL,"
+                       " to_status TEXT NOT NULL,"
+                       " failure_reason TEXT NOT NULL,"
+                       " source TEXT NOT NULL,"
+                       " evidence TEXT NOT NULL,"
+                       " PRIMARY KEY (action_id, seq))"),
+        QStringLiteral("ALTER TABLE lookups ADD COLUMN failure_reason TEXT NOT NULL DEFAULT ''"),
+        QStringLiteral("ALTER TABLE webhook_events ADD COLUMN charge_id TEXT NOT NULL DEFAULT ''"),
+        QStringLiteral("ALTER TABLE webhook_events ADD COLUMN refund_id TEXT NOT NULL DEFAULT ''"),
+        QStringLiteral("ALTER TABLE webhook_events ADD COLUMN summary TEXT NOT NULL DEFAULT '{}'"),
+        QStringLiteral("CREATE INDEX webhook_events_by_charge ON webhook_events (charge_id, received_at)"
+                       " WHERE charge_id <> ''"),
+    };
+    for (const QString &ddl : tables) {
+        m.statements << ddl;
+        m.postgres << pg(ddl);
+    }
+    const QString completedOnly = QStringLiteral("countersign: only a COMPLETED action has a settlement");
+    const QString notCompleted = QStringLiteral(
+        "NOT EXISTS (SELECT 1 FROM actions a WHERE a.id = NEW.action_id AND a.state = 'COMPLETED')");
+    const QString finalMessage = QStringLiteral("countersign: a failed or canceled refund never settles again, and a"
+                                                " settlement review item is decided once, never reopened");
+    const QString changed = QStringLiteral(
+        "NEW.action_id <> OLD.action_id OR NEW.started_at <> OLD.started_at"
+        " OR (OLD.status IN ('failed', 'canceled') AND NEW.status <> OLD.status)"
+        " OR (OLD.attention <> 'none' AND NEW.attention = 'none')"
+        " OR (OLD.attention IN ('followed_up', 'closed') AND (NEW.attention <> OLD.attention"
+        "     OR NEW.resolved_at <> OLD.resolved_at OR NEW.resolved_by <> OLD.resolved_by"
+        "     OR NEW.resolution_note <> OLD.resolution_note OR NEW.follow_up_id <> OLD.follow_up_id))");
+    const QString appendOnly = QStringLiteral("countersign: settlement changes are append-only");
+    m.statements << QStringLiteral("CREATE TRIGGER settlements_completed_only BEFORE INSERT ON settlements WHEN %1"
+                                   " BEGIN SELECT RAISE(ABORT, '%2'); END").arg(notCompleted, completedOnly)
+                 << QStringLiteral("CREATE TRIGGER settlements_forward_only BEFORE UPDATE ON settlements WHEN %1"
+                                   " BEGIN SELECT RAISE(ABORT, '%2'); END").arg(changed, finalMessage)
+                 << forbid(QStringLiteral("settlements_no_delete"), QStringLiteral("DELETE"),
+                           QStringLiteral("settlements"), finalMessage);
+    m.postgres << QStringLiteral("CREATE FUNCTION countersign_settlement_completed_only() RETURNS trigger"
+                                 " LANGUAGE plpgsql AS $$ BEGIN IF %1 THEN RAISE EXCEPTION '%2'; END IF; RETURN NEW; END $$")
+                      .arg(notCompleted, completedOnly)
+               << QStringLiteral("CREATE TRIGGER settlements_completed_only BEFORE INSERT ON settlements FOR EACH ROW"
+                                 " EXECUTE FUNCTION countersign_settlement_completed_only()")
+               << QStringLiteral("CREATE TRIGGER settlements_forward_only BEFORE UPDATE ON settlements FOR EACH ROW"
+                                 " WHEN (%1) EXECUTE FUNCTION countersign_refuse('%2')")
+                      .arg(QString(changed).replace(QStringLiteral("<> OLD"), QStringLiteral("IS DISTINCT FROM OLD")),
+                           finalMessage);
+    m.postgres << pgForbid(QStringLiteral("settlements_no_delete"), QStringLiteral("DELETE"),
+                           QStringLiteral("settlements"), finalMessage);
+    for (const char *when : {"UPDATE", "DELETE"}) {
+        const QString trigger = QStringLiteral("settlement_changes_no_%1").arg(QString::fromLatin1(when).toLower());
+        m.statements << forbid(trigger, QLatin1String(when), QStringLiteral("settlement_changes"), appendOnly);
+        m.postgres << pgForbid(trigger, QLatin1String(when), QStringLiteral("settlement_changes"), appendOnly);
+    }
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -957,7 +1057,8 @@ const QList<Migrations::Migration> &Migrations::all()
     static const QList<Migration> migrations = {initialSchema(), executionSchema(), apiSchema(), consoleSchema(),
                                                    sortSchema(), tokenLifecycleSchema(), followUpIndexSchema(),
                                                    stepCostSchema(), chargeBudgetSchema(), reasonsSchema(),
-                                                   policySchema(), pauseSchema(), approvalExpirySchema()};
+                                                   policySchema(), pauseSchema(), approvalExpirySchema(),
+                                                   settlementSchema()};
     return migrations;
 }
 

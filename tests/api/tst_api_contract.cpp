@@ -719,7 +719,8 @@ private slots:
             QVERIFY2(state != u"REJECTED" && state != u"EXECUTING", qPrintable(state));
         }
         const QJsonObject counts = queue.json.value(QStringLiteral("counts")).toObject();
-        QCOMPARE(counts.size(), 6);
+        QCOMPARE(counts.size(), 7); // the six states and settlement_review (not a state)
+        QVERIFY(counts.value(QStringLiteral("settlement_review")).isDouble());
     }
 
     void listSorted()

@@ -82,7 +82,8 @@ void TestLedgerExecution::migrationTwoIsApplied()
         QVERIFY(tables.contains(QStringLiteral("webhook_events")));
         QSqlQuery q(db);
         // Webhook events are append-only.
-        QVERIFY(q.exec(QStringLiteral("INSERT INTO webhook_events VALUES ('evt_x', 't', '', 'd', 0)")));
+        QVERIFY(q.exec(QStringLiteral("INSERT INTO webhook_events (event_id, type, action_id, disposition, received_at)"
+                                       " VALUES ('evt_x', 't', '', 'd', 0)")));
         QVERIFY(!q.exec(QStringLiteral("DELETE FROM webhook_events")));
         QVERIFY(!q.exec(QStringLiteral("UPDATE webhook_events SET type = 'u'")));
     }

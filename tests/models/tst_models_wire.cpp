@@ -612,13 +612,16 @@ void TestWire::goldenWireText_data()
 
     // ActionSummary (GET /actions rows, related actions): the one writer, server and console
     // alike. No parent_id, whether the record has one or not: openapi.yaml's ActionSummary has none.
-    const ActionSummary followUp{fullRecord(), 2, fullRecord().updatedAt, 0, 0, {}};
+    ActionSummary followUp;
+    followUp.record = fullRecord();
+    followUp.attemptCount = 2;
+    followUp.lastEventAt = fullRecord().updatedAt;
     QVERIFY(!followUp.record.parentId.isEmpty());
     QTest::newRow("action summary of a follow-up: parent_id not written") << followUp.toJson() << QByteArray(
         R"({"amount":4000,"attempt_count":2,"business_reference":"order 1042",)"
         R"("created_at":"2026-11-29T22:38:35.123Z","currency":"usd","id":"act_k3v9q2m7x4p8r1t6w5y0z2ab",)"
         R"("last_event_at":"2026-11-29T22:39:01.007Z","possible_duplicate":false,"possible_duplicates":0,)"
-        R"("requested_by":"agent-7","review_reason":"",)"
+        R"("requested_by":"agent-7","review_reason":"","settlement_review":false,"settlement_status":null,)"
         R"("state":"EXECUTING","state_version":4,"target":{"charge":"ch_3NqX1a2eZvKYlo2C0p8M4b7t"},)"
         R"("updated_at":"2026-11-29T22:39:01.007Z"})");
     ActionSummary original = followUp;

@@ -249,7 +249,7 @@ void TestLedgerCounts::countsMatchGroupBy()
 // columns start exact.
 void TestLedgerCounts::migrationCountsExistingRows()
 {
-    SKIP_ON_POSTGRES("undoes SQLite's migrations 4 to 13 by hand (DROP TRIGGER, DROP COLUMN on the SQLite schema)");
+    SKIP_ON_POSTGRES("undoes SQLite's migrations 4 to 14 by hand (DROP TRIGGER, DROP COLUMN on the SQLite schema)");
     randomOperations(5, 200, 2);
     m_reader = nullptr;
     m_store.reset();
@@ -257,7 +257,16 @@ void TestLedgerCounts::migrationCountsExistingRows()
         QSqlDatabase db = rawDb();
         {
             QSqlQuery q(db);
-            for (const char *sql : {"DROP TRIGGER actions_key_cleared_by_expiry", "DROP TABLE approval_expiries",
+            for (const char *sql : {"DROP TRIGGER settlements_completed_only", "DROP TRIGGER settlements_forward_only",
+                                    "DROP TRIGGER settlements_no_delete", "DROP TRIGGER settlement_changes_no_update",
+                                    "DROP TRIGGER settlement_changes_no_delete", "DROP TABLE settlement_changes",
+                                    "DROP TABLE settlements", "DROP INDEX webhook_events_by_charge",
+                                    "ALTER TABLE webhook_events DROP COLUMN charge_id",
+                                    "ALTER TABLE webhook_events DROP COLUMN refund_id",
+                                    "ALTER TABLE webhook_events DROP COLUMN summary",
+                                    "ALTER TABLE lookups DROP COLUMN failure_reason",
+                                    "DELETE FROM schema_version WHERE version = 14",
+                                    "DROP TRIGGER actions_key_cleared_by_expiry", "DROP TABLE approval_expiries",
                                     "ALTER TABLE approvals DROP COLUMN expires_at",
                                     "DELETE FROM schema_version WHERE version = 13",
                                     "DROP TABLE execution_pauses", "DELETE FROM schema_version WHERE version = 12",
