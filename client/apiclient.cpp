@@ -136,6 +136,8 @@ ApiCall *ApiClient::listActions(const ActionQuery &query, const QString &cursor,
     const QString search = query.search.trimmed();
     if (!search.isEmpty())
         q.addQueryItem(QStringLiteral("q"), QString::fromLatin1(QUrl::toPercentEncoding(search)));
+    if (const QString settlement = query.settlementParameter(); !settlement.isEmpty())
+        q.addQueryItem(QStringLiteral("settlement"), settlement);
     const QString sort = query.sortParameter();
     if (!sort.isEmpty())
         q.addQueryItem(QStringLiteral("sort"), sort);
@@ -235,6 +237,11 @@ ApiCall *ApiClient::followUp(const QString &actionId, qint64 ifMatch, qint64 des
         { QStringLiteral("note"), note },
     };
     return post(actionPath(actionId, "follow-ups"), body, ifMatch, key);
+}
+
+ApiCall *ApiClient::closeSettlement(const QString &actionId, qint64 ifMatch, const QString &note, const QString &key)
+{
+    return post(actionPath(actionId, "settlement/close"), QJsonObject{ { QStringLiteral("note"), note } }, ifMatch, key);
 }
 
 ApiCall *ApiClient::pauseExecution(ExecutionPause::Scope scope, const QString &name, const QString &reason,

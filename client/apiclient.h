@@ -95,6 +95,10 @@ public:
                        const QString &note, const QString &key = QString());
     ApiCall *followUp(const QString &actionId, qint64 ifMatch, qint64 desiredTotalAmount, const QString &note,
                       const QString &key = QString());
+    // POST …/settlement/close (issue 18; supervisors and admins): closes the open review item of a
+    // COMPLETED action whose refund failed or was canceled afterwards, without re-sending anything;
+    // `note` (1–2000 characters) says why. 200 with the action; 409 when no review item is open.
+    ApiCall *closeSettlement(const QString &actionId, qint64 ifMatch, const QString &note, const QString &key = QString());
 
     // The stop switch (docs/API.md, "Pausing execution"; supervisors and admins): POST
     // /execution/pauses — `name` is the agent (Scope::Agent) or the provider account

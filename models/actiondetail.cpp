@@ -237,6 +237,18 @@ QStringList ActionDetail::describeChanges(const ActionDetail &before, const Acti
         changes << tr("review reason: %1").arg(b.reviewReason);
     for (qsizetype i = before.followUps.size(); i < after.followUps.size(); ++i)
         changes << tr("follow-up %1 proposed").arg(after.followUps.at(i).record.id);
+    if (const std::optional<Settlement> &s = after.settlement) { // issue 18: what the refund did since
+        for (qsizetype i = before.settlement ? before.settlement->history.size() : 0; i < s->history.size(); ++i) {
+            const SettlementChange &c = s->history.at(i);
+            changes << (c.failureReason.isEmpty() ? tr("refund %1: %2").arg(s->refundId, c.toStatus)
+                                                  : tr("refund %1 %2: %3").arg(s->refundId, c.toStatus, c.failureReason));
+        }
+        const bool decided = !before.settlement || before.settlement->attention != s->attention;
+        if (decided && s->attention == Settlement::Attention::Closed)
+            changes << tr("refund failure closed by %1 without re-sending: %2").arg(s->resolvedBy, s->resolutionNote);
+        else if (decided && s->attention == Settlement::Attention::FollowedUp)
+            changes << tr("failed refund re-proposed by %1 as follow-up %2").arg(s->resolvedBy, s->followUpId);
+    }
     if (changes.isEmpty() && a.stateVersion != b.stateVersion)
         changes << tr("state version: %1 \u2192 %2").arg(a.stateVersion).arg(b.stateVersion);
     return changes;

@@ -23,6 +23,11 @@ QString ActionQuery::stateParameter() const
     return names.join(QLatin1Char(','));
 }
 
+QString ActionQuery::settlementParameter() const
+{
+    return settlementReview ? QStringLiteral("review") : QString();
+}
+
 QString ActionQuery::sortParameter() const
 {
     if (sort == SortKey::CreatedAt && descending)
@@ -63,6 +68,13 @@ bool ActionQuery::before(const ActionSummary &a, const ActionSummary &b) const
     const auto ka = std::make_tuple(key(a), a.record.createdAt.toMSecsSinceEpoch(), a.record.id);
     const auto kb = std::make_tuple(key(b), b.record.createdAt.toMSecsSinceEpoch(), b.record.id);
     return descending ? kb < ka : ka < kb;
+}
+
+bool ActionQuery::matches(const ActionSummary &row) const
+{
+    if (settlementReview && !row.settlementReview)
+        return false;
+    return matches(row.record);
 }
 
 bool ActionQuery::matches(const ActionRecord &record) const

@@ -10,8 +10,9 @@
 
 namespace cs {
 
-// The server-side filter and order of the action list: which states, a free-text search and the
-// sort (GET /actions?state=&q=&sort=). An empty state list means every state.
+// The server-side filter and order of the action list: which states, a free-text search, the
+// settlement review filter and the sort (GET /actions?state=&q=&settlement=&sort=). An empty
+// state list means every state.
 struct ActionQuery
 {
     // The backend's sort keys; ties by creation, then id, in the same direction.
@@ -24,6 +25,9 @@ struct ActionQuery
 
     QList<ActionState> states;
     QString search; // trimmed; matched case-insensitively by the server
+    // Issue 18: only COMPLETED actions whose refund failed or was canceled afterwards and whose
+    // review item is open (settlement=review). Combines with the states and the search.
+    bool settlementReview = false;
     SortKey sort = SortKey::CreatedAt;
     bool descending = true;
 
@@ -32,6 +36,8 @@ struct ActionQuery
 
     // The `state` query parameter ("PENDING,REQUIRES_REVIEW"); empty for every state.
     QString stateParameter() const;
+    // The `settlement` query parameter ("review"); empty when the list is not filtered by it.
+    QString settlementParameter() const;
     // The `sort` query parameter ("-amount"); empty for the default (newest first).
     QString sortParameter() const;
     // Whether `a` comes before `b` in this order (the backend's: key, then created_at, then id,
@@ -43,6 +49,8 @@ struct ActionQuery
     // business reference, the requester or the client reference. Used for rows that arrive live,
     // between pages. A record read from a list row has no client reference, so it may miss there.
     bool matches(const ActionRecord &record) const;
+    // The same for a list row, which also knows its settlement review (settlementReview).
+    bool matches(const ActionSummary &row) const;
 
     friend bool operator==(const ActionQuery &, const ActionQuery &) = default;
 };

@@ -238,7 +238,7 @@ void ActionQueueModel::updateSummary(const ActionSummary &summary)
         replaceRow(row, summary);
         return;
     }
-    if (!m_query.matches(summary.record))
+    if (!m_query.matches(summary))
         return;
     const int position = insertPosition(summary);
     // Beyond the loaded rows it arrives with a later page.
@@ -331,6 +331,10 @@ QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
         return row.possibleDuplicates;
     case QuorumRole:
         return quorumText(row);
+    case SettlementStatusRole:
+        return row.settlementStatus;
+    case SettlementReviewRole:
+        return row.settlementReview;
     case Qt::TextAlignmentRole:
         if (index.column() == AmountColumn || index.column() == AttemptsColumn
             || index.column() == AgeColumn)
@@ -353,6 +357,8 @@ QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
                 tip += QLatin1Char('\n')
                     + tr("Possible duplicate: %n other refund(s) of this charge or order; approving needs a note",
                          nullptr, row.possibleDuplicates);
+            if (const QString settlement = settlementText(row); !settlement.isEmpty())
+                tip += QLatin1Char('\n') + settlement;
             return tip;
         }
         case AgeColumn:
@@ -391,7 +397,8 @@ QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
         if (index.column() == StateColumn)
             return QString(tr("%1, %2, %3").arg(display::stateName(r.state), display::money(r.amount, r.currency), r.id)
                            + (row.approvalsRequired > 1 ? tr(", %1 approvals").arg(quorumText(row)) : QString())
-                           + (row.possibleDuplicate() ? tr(", possible duplicate") : QString()));
+                           + (row.possibleDuplicate() ? tr(", possible duplicate") : QString())
+                           + (row.settlementReview ? tr(", refund failed after completion") : QString()));
         return QVariant();
     default:
         return QVariant();
@@ -403,6 +410,20 @@ QString ActionQueueModel::quorumText(const ActionSummary &row)
     if (row.approvalsRequired <= 1 || row.record.state != ActionState::Pending)
         return QString();
     return tr("%1 of %2").arg(row.approvalsGiven.size()).arg(row.approvalsRequired);
+}
+
+QString ActionQueueModel::settlementText(const ActionSummary &row)
+{
+    if (row.record.state != ActionState::Completed || row.settlementStatus.isEmpty())
+        return QString();
+    const QString &status = row.settlementStatus;
+    if (row.settlementReview)
+        return tr("Refund %1 after it was accepted: the customer has not been refunded; a supervisor decides").arg(status);
+    if (status == QLatin1String("failed") || status == QLatin1String("canceled"))
+        return tr("Refund %1 after it was accepted (decided)").arg(status);
+    if (status == QLatin1String("succeeded"))
+        return QString();
+    return tr("Refund still settling at the provider (%1)").arg(status);
 }
 
 QVariant ActionQueueModel::headerData(int section, Qt::Orientation orientation, int role) const
@@ -438,6 +459,8 @@ QHash<int, QByteArray> ActionQueueModel::roleNames() const
     names.insert(StateRole, "state");
     names.insert(PossibleDuplicatesRole, "possibleDuplicates");
     names.insert(QuorumRole, "quorum");
+    names.insert(SettlementStatusRole, "settlementStatus");
+    names.insert(SettlementReviewRole, "settlementReview");
     return names;
 }
 

@@ -57,12 +57,17 @@ public:
         StateRole,                     // int(cs::ActionState)
         PossibleDuplicatesRole,        // int: ActionSummary::possibleDuplicates (issue 14)
         QuorumRole,                    // QString: "1 of 2" for a PENDING row under dual control, else ""
+        SettlementStatusRole,          // QString: a COMPLETED row's refund status at the provider, else "" (issue 18)
+        SettlementReviewRole,          // bool: its refund failed or was canceled afterwards, review item open
     };
 
     static constexpr int DefaultPageSize = 100;
 
     // Dual control's progress on a row ("1 of 2"), "" when the row needs one approver or is not PENDING.
     static QString quorumText(const ActionSummary &row);
+    // What a row's settlement adds to its state (issue 18), one sentence for the tooltip; "" when
+    // nothing (not COMPLETED, or the refund succeeded).
+    static QString settlementText(const ActionSummary &row);
 
     explicit ActionQueueModel(ActionPageSource *source, QObject *parent = nullptr);
 
@@ -90,6 +95,9 @@ public:
     void applyChange(const ActionChange &change);
     // Asks the source for the action's current row and updates (or inserts) it.
     void refreshAction(const QString &actionId);
+    // Asks for the counts again, soon (after a decision that changes them without a state change,
+    // such as closing a failed refund's review item, issue 18).
+    void refreshCounts() { scheduleCountsRefresh(); }
     // Updates (or inserts, when it matches the query) a row the caller already has, e.g. from a
     // mutation's response. Older versions than the row's are ignored.
     void updateSummary(const ActionSummary &summary);

@@ -9,7 +9,8 @@
 # (docs/screenshot-approve-budget.png), a bulk approval after a partial failure
 # (docs/screenshot-bulk.png) and the charge view of a charge with a refund made outside
 # Countersign and two actions (docs/screenshot-charge-view.png) and saves them. tests/ui/screenshot_notifications.cpp saves
-# docs/screenshot-notifications.png (a notice, the title's and the tray's counts). Then the console runs in demo mode (--demo --scenario N --screenshot) for docs/screenshot-demo-scenario1.png,
+# docs/screenshot-notifications.png (a notice, the title's and the tray's counts); tests/ui/screenshot_settlement.cpp
+# docs/screenshot-settlement-review.png (a refund that failed after it was accepted). Then the console runs in demo mode (--demo --scenario N --screenshot) for docs/screenshot-demo-scenario1.png,
 # docs/screenshot-demo-scenario2.png and docs/screenshot-demo-scenario9.png: scenarios 1, 2 and 9 played to their end, narration visible;
 # and docs/screenshot-demo-traffic.png: the demo console a few seconds after start, the agents' proposals in the queue;
 # docs/screenshot-german.png: the review picture again with LANG=de_DE.UTF-8.
@@ -21,7 +22,7 @@ build_dir=${1:-${COUNTERSIGN_BUILD_DIR:-"$top/build"}}
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S "$top" -B "$build_dir" -G Ninja >/dev/null
 fi
-cmake --build "$build_dir" --target screenshot_scenarios screenshot_notifications screenshot_export countersign countersignd paysim
+cmake --build "$build_dir" --target screenshot_scenarios screenshot_notifications screenshot_export screenshot_settlement countersign countersignd paysim
 
 command -v xvfb-run >/dev/null || { echo "screenshots: xvfb-run is missing (bash scripts/install-deps.sh)" >&2; exit 1; }
 # A fixed light palette and fonts: the pictures do not depend on the desktop they are taken on.
@@ -37,6 +38,9 @@ xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
 # File → Export: the progress dialog over the console, 1,200 refunds (tests/ui/screenshot_export.cpp).
 xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
   "$build_dir/tests/ui/screenshot_export" --out "$top/docs/screenshot-export.png" --window-size 1440x900
+# A refund that failed after it was accepted (issue 18), from the wire format (tests/ui/screenshot_settlement.cpp).
+xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
+  "$build_dir/tests/ui/screenshot_settlement" "$top/docs/screenshot-settlement-review.png"
 for n in 1 2 9; do
   xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
     "$build_dir/app/countersign/countersign" --demo --scenario "$n" --filter all --window-size 1440x900 \

@@ -9,6 +9,7 @@
 #include "ui/agentreasonsview.h"
 #include "ui/chargestoryview.h"
 #include "ui/payloaddiffwidget.h"
+#include "ui/settlementview.h"
 #include "ui/statepalette.h"
 #include "ui/timelinewidget.h"
 
@@ -118,6 +119,27 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     bannerLayout->addWidget(m_reviewText);
     layout->addWidget(m_reviewBanner);
 
+    // Issue 18: a refund the provider accepted and then failed or canceled. The customer was told
+    // it was done; nothing resends it by itself, so the banner carries the two decisions.
+    m_settlementBanner = new QFrame(m_content);
+    m_settlementBanner->setObjectName(QStringLiteral("settlementBanner"));
+    m_settlementBanner->setFrameShape(QFrame::StyledPanel);
+    auto *settlementLayout = new QVBoxLayout(m_settlementBanner);
+    settlementLayout->setContentsMargins(10, 8, 10, 8);
+    settlementLayout->setSpacing(6);
+    m_settlementText = new QLabel(m_settlementBanner);
+    m_settlementText->setObjectName(QStringLiteral("settlementReviewText"));
+    m_settlementText->setWordWrap(true);
+    m_settlementText->setTextFormat(Qt::RichText);
+    m_settlementText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    settlementLayout->addWidget(m_settlementText);
+    auto *settlementButtons = new QHBoxLayout;
+    settlementButtons->setSpacing(6);
+    settlementButtons->addStretch(1);
+    settlementLayout->addLayout(settlementButtons);
+    m_settlementBanner->setVisible(false);
+    layout->addWidget(m_settlementBanner);
+
     m_buttonRow = new QWidget(m_content);
     auto *buttons = new QHBoxLayout(m_buttonRow);
     buttons->setContentsMargins(0, 0, 0, 0);
@@ -147,6 +169,17 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     auto *overviewLayout = new QVBoxLayout(overview);
     overviewLayout->setContentsMargins(8, 10, 8, 10);
     overviewLayout->setSpacing(8);
+    // Issue 18: what the refund did after the provider accepted it, first: for a COMPLETED action
+    // it is the newest news (and the reason a supervisor opened it from "Refund failed").
+    auto *settlementTitle = new QLabel(tr("<b>Settlement</b> \u2014 the refund at the provider after it was accepted"),
+                                       overview);
+    settlementTitle->setObjectName(QStringLiteral("settlementTitle"));
+    m_settlementTitle = settlementTitle;
+    overviewLayout->addWidget(settlementTitle);
+    m_settlementView = new SettlementView(overview);
+    connect(m_settlementView, &SettlementView::actionActivated, this, &ActionDetailPane::relatedActionActivated);
+    overviewLayout->addWidget(m_settlementView);
+    settlementTitle->setVisible(false);
     // The agent's reasons first: what an approver reads before the record's mechanics.
     auto *reasonsTitle = new QLabel(tr("<b>The agent's reasons</b>"), overview);
     reasonsTitle->setObjectName(QStringLiteral("reasonsTitle"));
@@ -333,6 +366,34 @@ void ActionDetailPane::setDecisionActions(const QList<QPair<QAction *, QString>>
     updateReasons();
 }
 
+void ActionDetailPane::setSettlementActions(QAction *followUp, QAction *close)
+{
+    auto *row = static_cast<QHBoxLayout *>(m_settlementBanner->layout()->itemAt(1)->layout());
+    const struct { QAction *action; const char *name; const char *text; } buttons[] = {
+        { followUp, "settlementFollowUpButton", QT_TR_NOOP("Propose follow-up\u2026") },
+        { close, "settlementCloseButton", QT_TR_NOOP("Close without re-sending\u2026") },
+    };
+    for (const auto &b : buttons) {
+        auto *button = new QToolButton(m_settlementBanner);
+        button->setObjectName(QString::fromLatin1(b.name));
+        button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        button->setAutoRaise(false);
+        button->setMinimumHeight(30);
+        // Their own words here (the menu's say less), the action's state, shortcut and tooltip.
+        button->setText(tr(b.text));
+        button->setAccessibleName(tr(b.text));
+        button->setIcon(b.action->icon());
+        const auto sync = [button, action = b.action] {
+            button->setEnabled(action->isEnabled());
+            button->setToolTip(action->toolTip());
+        };
+        connect(b.action, &QAction::changed, button, sync);
+        sync();
+        connect(button, &QToolButton::clicked, b.action, &QAction::trigger);
+        row->addWidget(button);
+    }
+}
+
 void ActionDetailPane::showMessage(const QString &message)
 {
     m_hasDetail = false;
@@ -365,6 +426,8 @@ void ActionDetailPane::setDetail(const ActionDetail &detail)
     m_related->setDetail(detail);
     m_diff->setConflicts(detail.conflicts, detail.record.id);
     m_timeline->setDetail(detail);
+    m_settlementView->setSettlement(detail.settlement);
+    m_settlementTitle->setVisible(detail.settlement.has_value());
     updateHeader();
     updateOverview();
     updateReasons();
@@ -393,6 +456,7 @@ void ActionDetailPane::updateHeader()
         bits << tr("follow-up of %1").arg(r.parentId);
     m_subtitle->setText(bits.join(QStringLiteral("  \u00b7  ")));
 
+    updateSettlementBanner();
     const bool review = r.state == ActionState::RequiresReview || r.state == ActionState::ConfirmationUnknown;
     m_reviewBanner->setVisible(review);
     if (review) {
@@ -414,6 +478,29 @@ void ActionDetailPane::updateHeader()
                                      "lost. The reconciler retries with the same key inside the key window and looks the "
                                      "refund up; a lookup can settle it now."));
     }
+}
+
+void ActionDetailPane::updateSettlementBanner()
+{
+    const std::optional<Settlement> &s = m_detail.settlement;
+    const bool open = s && s->needsReview() && m_detail.record.state == ActionState::Completed;
+    m_settlementBanner->setVisible(open);
+    if (!open)
+        return;
+    const StatePalette::Chip chip = StatePalette::stateChip(ActionState::RequiresReview, palette());
+    m_settlementBanner->setStyleSheet(QStringLiteral("QFrame#settlementBanner { background: %1; border: 1px solid %2; "
+                                                     "border-radius: 6px; } QLabel { color: %3; }")
+                                          .arg(chip.fill.name(), chip.border.name(QColor::HexArgb), chip.text.name()));
+    const QDateTime when = s->settledAt.isValid() ? s->settledAt : s->attentionSince;
+    const QString reason = s->failureReason.isEmpty() ? QString() : tr(" (%1)").arg(s->failureReason.toHtmlEscaped());
+    const QString text = s->status == QLatin1String("canceled")
+        ? tr("<b>Refund canceled after it was accepted.</b> The provider accepted refund <code>%1</code>, then reported it "
+             "canceled on %2%3. <b>The customer has NOT been refunded.</b> Nothing is re-sent by itself: propose it again "
+             "as a follow-up (a new refund with its own approval and key), or close it with a note.")
+        : tr("<b>Refund failed after it was accepted.</b> The provider accepted refund <code>%1</code>, then reported it "
+             "failed on %2%3. <b>The customer has NOT been refunded.</b> Nothing is re-sent by itself: propose it again "
+             "as a follow-up (a new refund with its own approval and key), or close it with a note.");
+    m_settlementText->setText(text.arg(s->refundId.toHtmlEscaped(), display::time(when).toHtmlEscaped(), reason));
 }
 
 void ActionDetailPane::updateOverview()

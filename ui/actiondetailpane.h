@@ -25,10 +25,12 @@ class LookupTableModel;
 class PayloadDiffWidget;
 class ReconciliationTableModel;
 class RelatedActionModel;
+class SettlementView;
 class TimelineWidget;
 
-// Everything about the selected action: a header (amount, target, state), the decision buttons
-// with the reason each unavailable one is unavailable, and tabs — the agent's reasons, the
+// Everything about the selected action: a header (amount, target, state; for a refund that failed
+// after COMPLETED a banner with its two decisions, issue 18), the decision buttons with the reason
+// each unavailable one is unavailable, and tabs — the refund's settlement at the provider (issue 18), — the agent's reasons, the
 // charge's story and budget as last read (ChargeStoryView), the record with the requester's
 // record and the quorum, the evidence
 // (attempt history and provider lookups), approvals, reconciliations, the audit trail, related
@@ -48,6 +50,9 @@ public:
     // The decision actions shown as buttons (approve, reject, look up, reconcile, follow up), in
     // order, each with the key of its entry in Permissions ("approve", "reject", ...).
     void setDecisionActions(const QList<QPair<QAction *, QString>> &actions);
+    // Issue 18: the two ways to decide a refund that failed after COMPLETED, shown as buttons in
+    // the banner that says so: propose it again (the follow-up action) or close it with a note.
+    void setSettlementActions(QAction *followUp, QAction *close);
 
     void setDetail(const ActionDetail &detail);
     void showMessage(const QString &message); // no action: a placeholder text
@@ -63,6 +68,9 @@ public:
     QLabel *permissionReasonsLabel() const { return m_reasons; }
     AgentReasonsView *reasonsView() const { return m_reasonsView; }
     ChargeStoryView *chargeView() const { return m_chargeView; }
+    SettlementView *settlementView() const { return m_settlementView; }
+    // The banner over a refund that failed after COMPLETED while its review item is open.
+    QFrame *settlementBanner() const { return m_settlementBanner; }
     QByteArray splitterState() const;
     void restoreSplitterState(const QByteArray &state);
 
@@ -78,6 +86,7 @@ private:
     QLabel *addField(QFormLayout *form, const QString &objectName, const QString &label, bool monospace = false);
     QTableView *makeTable(const QString &objectName, const QString &accessibleName);
     void updateHeader();
+    void updateSettlementBanner();
     void updateOverview();
     void updateReasons();
     void updateTabTitles();
@@ -93,6 +102,10 @@ private:
     QLabel *m_subtitle;
     QFrame *m_reviewBanner;
     QLabel *m_reviewText;
+    QFrame *m_settlementBanner;
+    QLabel *m_settlementText;
+    QWidget *m_settlementTitle = nullptr;
+    SettlementView *m_settlementView = nullptr;
     QWidget *m_buttonRow;
     QLabel *m_reasons;
     QSplitter *m_splitter;

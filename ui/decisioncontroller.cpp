@@ -8,6 +8,7 @@
 #include "ui/lookupdialog.h"
 #include "ui/reconciledialog.h"
 #include "ui/rejectdialog.h"
+#include "ui/settlementclosedialog.h"
 #include "ui/uilog.h"
 
 #include <QJsonDocument>
@@ -71,6 +72,11 @@ void DecisionController::openFollowUp()
     openDecision(QStringLiteral("follow_up"));
 }
 
+void DecisionController::openCloseSettlement()
+{
+    openDecision(QStringLiteral("close_settlement"));
+}
+
 void DecisionController::openDecision(const QString &kind)
 {
     if (!m_pane->hasDetail())
@@ -97,6 +103,8 @@ void DecisionController::openDecision(const QString &kind)
         showDialog(new LookupDialog(detail, m_dialogParent));
     else if (kind == QLatin1String("reconcile"))
         showDialog(new ReconcileDialog(detail, m_dialogParent));
+    else if (kind == QLatin1String("close_settlement"))
+        showDialog(new SettlementCloseDialog(detail, m_dialogParent));
     else if (kind == QLatin1String("follow_up")) {
         // The remainder counts earlier follow-ups by their own provider evidence: fetch them.
         auto followUps = std::make_shared<QList<ActionDetail>>();
@@ -171,6 +179,9 @@ void DecisionController::submit(DecisionDialog *dialog)
         path = QStringLiteral("/actions/%1/follow-ups").arg(encoded);
         body.insert(QStringLiteral("desired_total_amount"), QJsonValue(d->desiredTotal().value_or(0)));
         body.insert(QStringLiteral("note"), d->note());
+    } else if (auto *d = qobject_cast<SettlementCloseDialog *>(dialog)) {
+        path = QStringLiteral("/actions/%1/settlement/close").arg(encoded);
+        body.insert(QStringLiteral("note"), d->note());
     } else {
         return;
     }
@@ -235,9 +246,11 @@ void DecisionController::applyResult(DecisionDialog *dialog, const ApiResponse &
     const QString kind = dialog->kind();
     if (!response.ok()) {
         const ApiError &error = response.error;
+        // A settlement review item decided meanwhile (409: none open any more) is overtaken too.
+        const bool reviewGone = kind == QLatin1String("close_settlement") && error.httpStatus == 409;
         if (error.httpStatus == 412 || error.code == QLatin1String("illegal_state")
             || error.code == QLatin1String("already_approved") || error.code == QLatin1String("already_sent")
-            || error.code == QLatin1String("in_flight")) {
+            || error.code == QLatin1String("in_flight") || reviewGone) {
             // Someone else acted: reload, show what changed, let the reviewer decide again.
             dialog->setIdle();
             reloadDialogAction(dialog, error.userText());
@@ -285,8 +298,12 @@ void DecisionController::applyResult(DecisionDialog *dialog, const ApiResponse &
                           .arg(approval.value(QLatin1String("idempotency_key")).toString(), replayed);
         else if (kind == QLatin1String("reject"))
             message = tr("Rejected %1%2.").arg(id, replayed);
-        else
+        else if (kind == QLatin1String("close_settlement")) {
+            message = tr("Closed the failed refund of %1 without re-sending%2.").arg(id, replayed);
+            emit queueRowOutdated(id); // its row leaves "Refund failed"
+        } else {
             message = tr("Reconciled %1%2.").arg(id, replayed);
+        }
         emit statusMessage(message, 15000);
         dialog->accept();
     }

@@ -16,7 +16,7 @@ class ApiClient;
 class ApproveDialog;
 
 // The console's decisions on the action shown in the detail pane: approve, reject, look up,
-// reconcile and follow up. Opens the dialog for the shown action (one dialog at a time; a second
+// reconcile, follow up and close a failed refund's review item (issue 18). Opens the dialog for the shown action (one dialog at a time; a second
 // request raises it), restores the reviewer's draft into it and saves it when the dialog closes
 // unapplied, sends the decision through the ApiClient and applies the backend's answer to the
 // dialog.
@@ -60,8 +60,11 @@ public slots:
     void openLookup();
     void openReconcile();
     void openFollowUp();
-    // `kind` is one of "approve", "reject", "lookup", "reconcile", "follow_up" (the Permissions
-    // keys); nothing happens without a shown action, and a refused permission says why.
+    // Issue 18: close a failed refund's review item with a note, without re-sending.
+    void openCloseSettlement();
+    // `kind` is one of "approve", "reject", "lookup", "reconcile", "follow_up", "close_settlement"
+    // (the Permissions keys); nothing happens without a shown action, and a refused permission
+    // says why.
     void openDecision(const QString &kind);
 
 signals:

@@ -28,7 +28,7 @@ class DecisionDialog : public QDialog
 public:
     DecisionDialog(const QString &kind, const ActionDetail &detail, QWidget *parent = nullptr);
 
-    QString kind() const { return m_kind; } // "approve", "reject", "lookup", "reconcile", "follow_up"
+    QString kind() const { return m_kind; } // "approve", …, "follow_up", "close_settlement"
     QString actionId() const { return m_detail.record.id; }
     const ActionDetail &detail() const { return m_detail; }
     // The state_version the reviewer is looking at: sent as If-Match.

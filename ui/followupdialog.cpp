@@ -1,5 +1,6 @@
 #include "ui/followupdialog.h"
 #include "models/displayformat.h"
+#include "models/money.h"
 #include "ui/statepalette.h"
 
 #include <QFormLayout>
@@ -41,6 +42,14 @@ FollowUpDialog::FollowUpDialog(const ActionDetail &detail, const FollowUpPlan &p
     fieldsLayout()->addLayout(form);
 
     setConfirmText(tr("Propose follow-up"));
+    // Issue 18: a refund that failed after COMPLETED counts as 0 committed, so re-proposing it is
+    // a desired total of everything committed plus its own amount: the remainder is its amount.
+    // A restored draft replaces this.
+    if (reProposesFailedRefund() && m_plan.possible) {
+        if (const std::optional<Money> total = Money::fromMinorUnits(m_plan.committed + detail.record.amount,
+                                                                     detail.record.currency))
+            m_desired->setText(total->decimalString());
+    }
     refresh();
     updateConfirm();
     connect(m_desired, &QLineEdit::textChanged, this, [this] { refresh(); updateConfirm(); });
@@ -106,6 +115,11 @@ void FollowUpDialog::restoreDraft(const QVariantMap &draft)
     DecisionDialog::restoreDraft(draft); // the note
 }
 
+bool FollowUpDialog::reProposesFailedRefund() const
+{
+    return m_detail.settlement && m_detail.settlement->needsReview();
+}
+
 void FollowUpDialog::refresh()
 {
     const ActionRecord &r = m_detail.record;
@@ -139,6 +153,15 @@ void FollowUpDialog::refresh()
 
     QString html = tr("<p style=\"font-size:large\"><b>Follow-up to %1 on %2</b></p>")
                        .arg(r.id.toHtmlEscaped(), r.targetId.toHtmlEscaped());
+    if (reProposesFailedRefund()) {
+        const Settlement &s = *m_detail.settlement;
+        html += tr("<p>Refund <code>%1</code> was accepted, then <b>%2</b> at the provider%3: <b>the customer has not "
+                   "been refunded</b>, so it counts as nothing committed. Proposing the full amount again makes a "
+                   "<b>new operation</b> that needs <b>its own approval</b> and gets <b>its own idempotency key</b>; "
+                   "the failed refund itself is never re-sent.</p>")
+                    .arg(s.refundId.toHtmlEscaped(), s.status.toHtmlEscaped(),
+                         s.failureReason.isEmpty() ? QString() : tr(" (%1)").arg(s.failureReason.toHtmlEscaped()));
+    }
     if (m_plan.possible && rest && *rest > 0)
         html += tr("<p>Creates a <b>new PENDING action</b> refunding <b>%1</b> (%2 desired \u2212 %3 committed) on %4, "
                    "linked to this one. It needs its own approval and gets its own idempotency key; "

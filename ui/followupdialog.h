@@ -13,6 +13,8 @@ namespace cs {
 // customer should get; the dialog shows what provider evidence says was committed (per action)
 // and the remainder the new action would refund, and refuses while any outcome is unknown or
 // nothing remains. The new action is PENDING, needs its own approval and gets its own key.
+// For a COMPLETED action whose refund failed afterwards (issue 18, its review item open) it says
+// so and starts with the desired total that re-proposes the whole amount.
 class FollowUpDialog : public DecisionDialog
 {
     Q_OBJECT
@@ -25,6 +27,8 @@ public:
     std::optional<qint64> desiredTotal() const; // minor units
     std::optional<qint64> remainder() const;
     QString note() const;
+    // The action's refund failed or was canceled after COMPLETED and its review item is open.
+    bool reProposesFailedRefund() const;
 
     QVariantMap draft() const override;
     void restoreDraft(const QVariantMap &draft) override;

@@ -200,6 +200,8 @@ void MainWindow::connectDecisions()
     connect(m_decisions, &DecisionController::statusMessage, statusBar(), &QStatusBar::showMessage);
     connect(m_decisions, &DecisionController::decisionApplied, this, &MainWindow::decisionApplied);
     connect(m_decisions, &DecisionController::queueRowOutdated, m_model, &ActionQueueModel::refreshAction);
+    // A decision may change the counts without a state change (a failed refund closed, issue 18).
+    connect(m_decisions, &DecisionController::decisionApplied, m_model, &ActionQueueModel::refreshCounts);
     connect(m_decisions, &DecisionController::detailOutdated, this, [this](const QString &id) {
         if (id == m_currentId)
             loadDetail(id);
@@ -240,6 +242,11 @@ void MainWindow::buildActions()
         { "follow_up", "followUpAction", QT_TR_NOOP("&Follow-up\u2026"), QT_TR_NOOP("Follow-up"), "followup", "Ctrl+Shift+F",
           QT_TR_NOOP("Propose a new action for the remainder the provider evidence shows is still owed"),
           &DecisionController::openFollowUp },
+        // Issue 18: not in the pane's row of buttons but in the banner over a failed refund.
+        { "close_settlement", "closeSettlementAction", QT_TR_NOOP("Close failed refund &without re-sending\u2026"),
+          QT_TR_NOOP("Close failed refund"), "reconcile", "Ctrl+Shift+X",
+          QT_TR_NOOP("Close the review of a refund that failed after it was accepted, with a note: nothing is re-sent"),
+          &DecisionController::openCloseSettlement },
     };
     QList<QPair<QAction *, QString>> paneActions;
     for (const auto &d : decisions) {
@@ -253,9 +260,12 @@ void MainWindow::buildActions()
         connect(action, &QAction::triggered, m_decisions, d.slot);
         addAction(action);
         m_decisionActions.insert(QString::fromLatin1(d.kind), action);
-        paneActions.append({ action, QString::fromLatin1(d.kind) });
+        if (qstrcmp(d.kind, "close_settlement") != 0)
+            paneActions.append({ action, QString::fromLatin1(d.kind) });
     }
     m_pane->setDecisionActions(paneActions);
+    m_pane->setSettlementActions(m_decisionActions.value(QStringLiteral("follow_up")),
+                                 m_decisionActions.value(QStringLiteral("close_settlement")));
 
     m_refreshAction = new QAction(QIcon(QStringLiteral(":/icons/refresh.svg")), tr("&Refresh"), this);
     m_refreshAction->setObjectName(QStringLiteral("refreshAction"));
@@ -320,7 +330,7 @@ void MainWindow::buildMenus()
     quit->setObjectName(QStringLiteral("quitAction"));
 
     QMenu *action = menuBar()->addMenu(tr("&Action"));
-    for (const char *kind : { "approve", "reject", "lookup", "reconcile", "follow_up" })
+    for (const char *kind : { "approve", "reject", "lookup", "reconcile", "follow_up", "close_settlement" })
         action->addAction(m_decisionActions.value(QString::fromLatin1(kind)));
     action->addSeparator();
     action->addActions({ m_bulkApproveAction, m_bulkRejectAction });
@@ -367,7 +377,7 @@ void MainWindow::buildMenus()
         row(m_bulkRejectAction->shortcut().toString(QKeySequence::NativeText), tr("Reject the selected actions"));
         row(m_showChargeAction->shortcut().toString(QKeySequence::NativeText), tr("Show the selected action's charge"));
         row(tr("Ctrl+F"), tr("Search the queue"));
-        row(tr("Ctrl+1 \u2026 Ctrl+5"), tr("Queue, Pending, Unknown, Review, All"));
+        row(tr("Ctrl+1 \u2026 Ctrl+6"), tr("Queue, Pending, Unknown, Review, All, Refund failed"));
         row(tr("\u2191 \u2193"), tr("Move through the queue"));
         row(tr("Ctrl+0"), tr("Go to the queue"));
         row(tr("Ctrl+Tab"), tr("Next detail tab"));

@@ -53,7 +53,7 @@ public:
     void selectAction(const QString &actionId);
     QString currentActionId() const { return m_currentId; }
 
-    // "approve", "reject", "lookup", "reconcile", "follow_up"
+    // "approve", "reject", "lookup", "reconcile", "follow_up", "close_settlement"
     QAction *decisionAction(const QString &kind) const { return m_decisionActions.value(kind); }
     DecisionController *decisions() const { return m_decisions; }
     // Approve / reject the queue's selected actions at once ("approve", "reject").

@@ -68,20 +68,31 @@ void QueueItemDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opt
     // Issue 14: dual control's progress ("1 of 2") in the state's own colours, then a possible
     // duplicate's "dup" marker in the review colours, after the chip (the tooltip says more).
     int left = pill.right() + 4;
+    // Issue 18: then what the refund did after COMPLETED ("settling", "refund failed").
+    const Marker settlement = settlementMarker(index);
     const std::pair<QString, ActionState> markers[] = {{quorumMarker(index), state},
-                                                       {duplicateMarker(index), ActionState::RequiresReview}};
-    for (const auto &[marker, colours] : markers) {
+                                                       {duplicateMarker(index), ActionState::RequiresReview},
+                                                       {settlement.text, settlement.tone}};
+    for (std::size_t i = 0; i < std::size(markers); ++i) {
+        const auto &[marker, colours] = markers[i];
         if (marker.isEmpty())
             continue;
-        const QRect badge(left, pill.top(), fm.horizontalAdvance(marker) + 8, pill.height());
-        if (badge.right() > option.rect.right())
-            break;
+        QRect badge(left, pill.top(), fm.horizontalAdvance(marker) + 8, pill.height());
+        QString shown = marker;
+        if (badge.right() > option.rect.right()) {
+            // A narrow column: the settlement's marker (the last) keeps its start, elided; the
+            // others go, as before. The tooltip says it in full.
+            if (i + 1 != std::size(markers) || option.rect.right() - left < 28)
+                break;
+            badge.setRight(option.rect.right() - 2);
+            shown = fm.elidedText(marker, Qt::ElideRight, badge.width() - 6);
+        }
         const StatePalette::Chip look = StatePalette::stateChip(colours, option.palette);
         painter->setPen(QPen(look.border, 1));
         painter->setBrush(Qt::NoBrush);
         painter->drawRoundedRect(QRectF(badge).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
         painter->setPen(look.text);
-        painter->drawText(badge, Qt::AlignCenter, marker);
+        painter->drawText(badge, Qt::AlignCenter, shown);
         left = badge.right() + 4;
     }
     painter->restore();
@@ -100,13 +111,29 @@ QString QueueItemDelegate::quorumMarker(const QModelIndex &index)
     return index.data(ActionQueueModel::QuorumRole).toString();
 }
 
+QueueItemDelegate::Marker QueueItemDelegate::settlementMarker(const QModelIndex &index)
+{
+    if (ActionState(index.data(ActionQueueModel::StateRole).toInt()) != ActionState::Completed)
+        return {};
+    const QString status = index.data(ActionQueueModel::SettlementStatusRole).toString();
+    if (status.isEmpty() || status == QLatin1String("succeeded"))
+        return {};
+    const bool returned = status == QLatin1String("failed") || status == QLatin1String("canceled");
+    if (!returned)
+        return { tr("settling"), ActionState::ConfirmationUnknown };
+    const QString text = status == QLatin1String("failed") ? tr("refund failed") : tr("refund canceled");
+    // Open: a supervisor must decide (the review colours); decided: the quiet colours of REJECTED.
+    return { text, index.data(ActionQueueModel::SettlementReviewRole).toBool() ? ActionState::RequiresReview
+                                                                            : ActionState::Rejected };
+}
+
 QSize QueueItemDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const
 {
     QSize size = QStyledItemDelegate::sizeHint(option, index);
     size.setHeight(qMax(size.height(), option.fontMetrics.height() + 12));
     if (index.column() == m_stateColumn) {
         int width = size.width() + 24;
-        for (const QString &marker : {quorumMarker(index), duplicateMarker(index)})
+        for (const QString &marker : {quorumMarker(index), duplicateMarker(index), settlementMarker(index).text})
             width += marker.isEmpty() ? 0 : option.fontMetrics.horizontalAdvance(marker) + 12;
         size.setWidth(width);
     }

@@ -34,12 +34,14 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     filterRow->setSpacing(4);
     m_filters = new QButtonGroup(this);
     m_filters->setExclusive(true);
-    const struct { Filter filter; const char *name; const char *shortcut; } filters[] = {
-        { Filter::Queue, QT_TR_NOOP("Queue"), "Ctrl+1" },
-        { Filter::Pending, QT_TR_NOOP("Pending"), "Ctrl+2" },
-        { Filter::Unknown, QT_TR_NOOP("Unknown"), "Ctrl+3" },
-        { Filter::Review, QT_TR_NOOP("Review"), "Ctrl+4" },
-        { Filter::All, QT_TR_NOOP("All"), "Ctrl+5" },
+    const struct { Filter filter; const char *key; const char *name; const char *shortcut; } filters[] = {
+        { Filter::Queue, "Queue", QT_TR_NOOP("Queue"), "Ctrl+1" },
+        { Filter::Pending, "Pending", QT_TR_NOOP("Pending"), "Ctrl+2" },
+        { Filter::Unknown, "Unknown", QT_TR_NOOP("Unknown"), "Ctrl+3" },
+        { Filter::Review, "Review", QT_TR_NOOP("Review"), "Ctrl+4" },
+        { Filter::All, "All", QT_TR_NOOP("All"), "Ctrl+5" },
+        // Issue 18: not a state (they stay COMPLETED) but work for a supervisor, so a filter of its own.
+        { Filter::RefundFailed, "RefundFailed", QT_TR_NOOP("Refund failed"), "Ctrl+6" },
     };
     for (const auto &f : filters) {
         auto *button = new QToolButton(this);
@@ -47,7 +49,7 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
         button->setAutoRaise(false);
         button->setToolButtonStyle(Qt::ToolButtonTextOnly);
         button->setMinimumHeight(28);
-        button->setObjectName(QStringLiteral("filter") + QString::fromLatin1(f.name));
+        button->setObjectName(QStringLiteral("filter") + QString::fromLatin1(f.key));
         button->setProperty("filterLabel", tr(f.name));
         button->setText(tr(f.name));
         button->setAccessibleName(tr("Show %1").arg(tr(f.name)));
@@ -58,7 +60,7 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
         // shortcut with its text's mnemonic, and the counts rewrite the text. It leaves the
         // keyboard in the table, where the arrows move through what the filter shows.
         auto *key = new QAction(this);
-        key->setObjectName(QStringLiteral("filter%1Shortcut").arg(QString::fromLatin1(f.name)));
+        key->setObjectName(QStringLiteral("filter%1Shortcut").arg(QString::fromLatin1(f.key)));
         key->setShortcut(QKeySequence(QString::fromLatin1(f.shortcut)));
         key->setShortcutContext(Qt::WindowShortcut);
         connect(key, &QAction::triggered, this, [this, filter = f.filter] {
@@ -72,6 +74,9 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     m_filterButtons.value(Filter::Unknown)->setToolTip(tr("Confirmation unknown: a request may have reached the provider (Ctrl+3)"));
     m_filterButtons.value(Filter::Review)->setToolTip(tr("Requires review: a supervisor must decide with evidence (Ctrl+4)"));
     m_filterButtons.value(Filter::All)->setToolTip(tr("Every action in every state (Ctrl+5)"));
+    m_filterButtons.value(Filter::RefundFailed)
+        ->setToolTip(tr("Refunds the provider accepted that then failed or were canceled: the customer has not been "
+                        "refunded. They stay COMPLETED; a supervisor decides whether to propose them again (Ctrl+6)"));
     filterRow->addStretch(1);
     layout->addLayout(filterRow);
 
@@ -119,7 +124,7 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     header->setHighlightSections(false);
     header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     // Visual order: what a reviewer scans first; the long identifiers to the right.
-    const int widths[ActionQueueModel::ColumnCount] = { 176, 104, 220, 92, 112, 50, 70, 88, 240 };
+    const int widths[ActionQueueModel::ColumnCount] = { 206, 104, 220, 92, 112, 50, 70, 88, 240 };
     for (int c = 0; c < ActionQueueModel::ColumnCount; ++c)
         m_table->setColumnWidth(c, widths[c]);
     const int order[] = { ActionQueueModel::StateColumn, ActionQueueModel::AmountColumn, ActionQueueModel::OrderColumn,
@@ -210,13 +215,15 @@ QString QueueView::filterName(Filter filter)
         return QStringLiteral("review");
     case Filter::All:
         return QStringLiteral("all");
+    case Filter::RefundFailed:
+        return QStringLiteral("refund_failed");
     }
     return QStringLiteral("queue");
 }
 
 QueueView::Filter QueueView::filterFromName(const QString &name)
 {
-    for (Filter f : { Filter::Queue, Filter::Pending, Filter::Unknown, Filter::Review, Filter::All }) {
+    for (Filter f : { Filter::Queue, Filter::Pending, Filter::Unknown, Filter::Review, Filter::All, Filter::RefundFailed }) {
         if (filterName(f) == name)
             return f;
     }
@@ -240,6 +247,9 @@ ActionQuery QueueView::queryFor(Filter filter, const QString &search)
         query.states = { ActionState::RequiresReview };
         break;
     case Filter::All:
+        break;
+    case Filter::RefundFailed:
+        query.settlementReview = true; // every one is COMPLETED: no state filter needed
         break;
     }
     query.search = search.trimmed();
@@ -392,6 +402,7 @@ void QueueView::updateCounts()
     label(Filter::Unknown, counts.count(ActionState::ConfirmationUnknown));
     label(Filter::Review, counts.count(ActionState::RequiresReview));
     label(Filter::All, counts.total());
+    label(Filter::RefundFailed, counts.settlementReview());
     updateStatus();
 }
 

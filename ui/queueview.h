@@ -19,7 +19,7 @@ namespace cs {
 
 class ActionQueueModel;
 
-// The queue: quick state filters with their counts, a text search (order, charge, action id,
+// The queue: quick state filters with their counts (and "Refund failed", issue 18), a text search (order, charge, action id,
 // agent) and the sortable table of actions. Filters, search and sort order (the amount, age,
 // attempts and last-event headers) go to the backend through the model's query; the table shows
 // what the model has loaded and asks for more as it scrolls.
@@ -31,7 +31,9 @@ class QueueView : public QWidget
     Q_OBJECT
 
 public:
-    enum class Filter { Queue, Pending, Unknown, Review, All };
+    // RefundFailed (issue 18): COMPLETED actions whose refund failed or was canceled afterwards
+    // and whose review item is open (GET /actions?settlement=review).
+    enum class Filter { Queue, Pending, Unknown, Review, All, RefundFailed };
     Q_ENUM(Filter)
 
     explicit QueueView(ActionQueueModel *model, QWidget *parent = nullptr);

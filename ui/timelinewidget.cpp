@@ -2,6 +2,8 @@
 #include "models/attempttablemodel.h"
 #include "models/displayformat.h"
 #include "models/lookuptablemodel.h"
+#include "models/refundstatus.h"
+#include "models/settlementhistorymodel.h"
 #include "ui/statepalette.h"
 
 #include <QHelpEvent>
@@ -157,12 +159,50 @@ void TimelineWidget::setDetail(const ActionDetail &d)
         point(Lane::Lookup, l.at, label, LookupTableModel::describe(l), StatePalette::lookupColor(l.result, pal));
     }
 
+    // Issue 18: the refund after COMPLETED — pending while it settles, then succeeded, failed or
+    // canceled — on the state lane; a decision on a failed one on the decisions lane; the next
+    // scheduled look-up as a marker.
+    bool settling = false;
+    if (const std::optional<Settlement> &s = d.settlement) {
+        for (const SettlementChange &c : s->history) {
+            if ((c.fromStatus.isEmpty() && c.toStatus == QLatin1String("succeeded")) || c.fromStatus == c.toStatus)
+                continue; // completed as succeeded (COMPLETED says it), or confirmed unchanged
+            const bool returned = provesNotCommitted(c.toStatus);
+            const ActionState tone = returned ? ActionState::RequiresReview
+                : (c.toStatus == QLatin1String("succeeded") ? ActionState::Completed : ActionState::ConfirmationUnknown);
+            point(Lane::State, c.at,
+                  c.failureReason.isEmpty() ? tr("refund %1").arg(c.toStatus)
+                                            : tr("refund %1: %2").arg(c.toStatus, c.failureReason),
+                  tr("Refund %1: %2 \u2192 %3 at %4\nlearned from %5 (%6)%7")
+                      .arg(s->refundId, c.fromStatus.isEmpty() ? QStringLiteral("\u2014") : c.fromStatus, c.toStatus,
+                           display::isoTime(c.at), SettlementHistoryModel::sourceName(c.source), c.evidence,
+                           c.failureReason.isEmpty() ? QString() : tr("\nfailure reason: %1").arg(c.failureReason)),
+                  StatePalette::stateChip(tone, pal).text);
+        }
+        if (s->attention == Settlement::Attention::Closed && s->resolvedAt.isValid())
+            point(Lane::Decision, s->resolvedAt, tr("closed without re-sending"),
+                  tr("The failed refund was closed by %1 at %2 without re-sending: %3")
+                      .arg(s->resolvedBy, display::isoTime(s->resolvedAt), s->resolutionNote),
+                  StatePalette::stateChip(ActionState::Rejected, pal).text);
+        else if (s->attention == Settlement::Attention::FollowedUp && s->resolvedAt.isValid())
+            point(Lane::Decision, s->resolvedAt, tr("re-proposed as %1").arg(s->followUpId),
+                  tr("The failed refund was re-proposed by %1 at %2 as follow-up %3, with its own approval and key")
+                      .arg(s->resolvedBy, display::isoTime(s->resolvedAt), s->followUpId),
+                  StatePalette::stateChip(ActionState::Pending, pal).text);
+        settling = !s->isSettled();
+        if (settling && s->nextCheckAt.isValid())
+            point(Lane::Marker, s->nextCheckAt, tr("next check"),
+                  tr("The next scheduled look-up of refund %1 (%2); a webhook event may settle it sooner")
+                      .arg(s->refundId, display::isoTime(s->nextCheckAt)),
+                  StatePalette::stateChip(ActionState::ConfirmationUnknown, pal).text, true);
+    }
+
     if (d.keyWindowEndsAt.isValid())
         point(Lane::Marker, d.keyWindowEndsAt, d.keyWindowEndsAt > now ? tr("key window ends") : tr("key window ended"),
               tr("Same-key retries stop at %1 (the provider's key window minus a safety margin); after it only "
                  "lookups and human reconciliation.").arg(display::isoTime(d.keyWindowEndsAt)),
               StatePalette::stateChip(ActionState::ConfirmationUnknown, pal).text, true);
-    if (!isTerminal(d.record.state))
+    if (!isTerminal(d.record.state) || settling)
         point(Lane::Marker, now, tr("now"), display::isoTime(now), QColor(), true);
 
     m_empty = false;

@@ -59,6 +59,22 @@
         <source>state version: %1 → %2</source>
         <translation>Zustandsversion: %1 → %2</translation>
     </message>
+    <message>
+        <source>refund %1: %2</source>
+        <translation>Erstattung %1: %2</translation>
+    </message>
+    <message>
+        <source>refund %1 %2: %3</source>
+        <translation>Erstattung %1 %2: %3</translation>
+    </message>
+    <message>
+        <source>refund failure closed by %1 without re-sending: %2</source>
+        <translation>fehlgeschlagene Erstattung von %1 ohne erneutes Senden geschlossen: %2</translation>
+    </message>
+    <message>
+        <source>failed refund re-proposed by %1 as follow-up %2</source>
+        <translation>fehlgeschlagene Erstattung von %1 als Folgeaktion %2 neu vorgeschlagen</translation>
+    </message>
 </context>
 <context>
     <name>cs::ActionDetailPane</name>
@@ -278,6 +294,30 @@ heute: %2
         <source>The charge view: its actions in Countersign, the provider&apos;s refunds, its budget (Ctrl+Shift+G)</source>
         <translation>Die Zahlungsansicht: ihre Aktionen in Countersign, die Erstattungen beim Anbieter, ihr Budget (Strg+Umschalt+G)</translation>
     </message>
+    <message>
+        <source>&lt;b&gt;Settlement&lt;/b&gt; — the refund at the provider after it was accepted</source>
+        <translation>&lt;b&gt;Abwicklung&lt;/b&gt; — die Erstattung beim Anbieter, nachdem er sie angenommen hat</translation>
+    </message>
+    <message>
+        <source>Propose follow-up…</source>
+        <translation>Folgeaktion vorschlagen…</translation>
+    </message>
+    <message>
+        <source>Close without re-sending…</source>
+        <translation>Ohne erneutes Senden schließen…</translation>
+    </message>
+    <message>
+        <source> (%1)</source>
+        <translation> (%1)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Refund canceled after it was accepted.&lt;/b&gt; The provider accepted refund &lt;code&gt;%1&lt;/code&gt;, then reported it canceled on %2%3. &lt;b&gt;The customer has NOT been refunded.&lt;/b&gt; Nothing is re-sent by itself: propose it again as a follow-up (a new refund with its own approval and key), or close it with a note.</source>
+        <translation>&lt;b&gt;Erstattung nach der Annahme storniert.&lt;/b&gt; Der Anbieter hat die Erstattung &lt;code&gt;%1&lt;/code&gt; angenommen und sie dann am %2%3 als storniert gemeldet. &lt;b&gt;Der Kunde hat KEIN Geld zurückerhalten.&lt;/b&gt; Nichts wird von selbst erneut gesendet: Schlagen Sie sie als Folgeaktion erneut vor (eine neue Erstattung mit eigener Freigabe und eigenem Schlüssel) oder schließen Sie sie mit einer Notiz.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Refund failed after it was accepted.&lt;/b&gt; The provider accepted refund &lt;code&gt;%1&lt;/code&gt;, then reported it failed on %2%3. &lt;b&gt;The customer has NOT been refunded.&lt;/b&gt; Nothing is re-sent by itself: propose it again as a follow-up (a new refund with its own approval and key), or close it with a note.</source>
+        <translation>&lt;b&gt;Erstattung nach der Annahme fehlgeschlagen.&lt;/b&gt; Der Anbieter hat die Erstattung &lt;code&gt;%1&lt;/code&gt; angenommen und sie dann am %2%3 als fehlgeschlagen gemeldet. &lt;b&gt;Der Kunde hat KEIN Geld zurückerhalten.&lt;/b&gt; Nichts wird von selbst erneut gesendet: Schlagen Sie sie als Folgeaktion erneut vor (eine neue Erstattung mit eigener Freigabe und eigenem Schlüssel) oder schließen Sie sie mit einer Notiz.</translation>
+    </message>
 </context>
 <context>
     <name>cs::ActionExportJob</name>
@@ -382,6 +422,22 @@ heute: %2
     <message>
         <source>Action</source>
         <translation>Aktion</translation>
+    </message>
+    <message>
+        <source>, refund failed after completion</source>
+        <translation>, Erstattung nach dem Abschluss fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Refund %1 after it was accepted: the customer has not been refunded; a supervisor decides</source>
+        <translation>Erstattung nach der Annahme mit Status %1: Der Kunde hat kein Geld zurückerhalten; ein Supervisor entscheidet</translation>
+    </message>
+    <message>
+        <source>Refund %1 after it was accepted (decided)</source>
+        <translation>Erstattung nach der Annahme mit Status %1 (entschieden)</translation>
+    </message>
+    <message>
+        <source>Refund still settling at the provider (%1)</source>
+        <translation>Erstattung wird beim Anbieter noch abgewickelt (%1)</translation>
     </message>
 </context>
 <context>
@@ -1667,6 +1723,10 @@ vorheriger %2</translation>
         <source>the backend&apos;s answer could not be read (%1)</source>
         <translation>die Antwort des Backends konnte nicht gelesen werden (%1)</translation>
     </message>
+    <message>
+        <source>Closed the failed refund of %1 without re-sending%2.</source>
+        <translation>Fehlgeschlagene Erstattung von %1 ohne erneutes Senden geschlossen%2.</translation>
+    </message>
 </context>
 <context>
     <name>cs::DecisionDialog</name>
@@ -2265,6 +2325,14 @@ vorheriger %2</translation>
         <source>&lt;p&gt;A follow-up refunds the difference between the total the customer should get and what the provider confirms was committed. It is a new action with its own approval and key.&lt;/p&gt;</source>
         <translation>&lt;p&gt;Eine Folgeaktion erstattet die Differenz zwischen der Summe, die der Kunde bekommen soll, und dem, was der Anbieter als verbucht bestätigt. Sie ist eine neue Aktion mit eigener Freigabe und eigenem Schlüssel.&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>&lt;p&gt;Refund &lt;code&gt;%1&lt;/code&gt; was accepted, then &lt;b&gt;%2&lt;/b&gt; at the provider%3: &lt;b&gt;the customer has not been refunded&lt;/b&gt;, so it counts as nothing committed. Proposing the full amount again makes a &lt;b&gt;new operation&lt;/b&gt; that needs &lt;b&gt;its own approval&lt;/b&gt; and gets &lt;b&gt;its own idempotency key&lt;/b&gt;; the failed refund itself is never re-sent.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Die Erstattung &lt;code&gt;%1&lt;/code&gt; wurde angenommen und beim Anbieter dann &lt;b&gt;%2&lt;/b&gt;%3: &lt;b&gt;Der Kunde hat kein Geld zurückerhalten&lt;/b&gt;, daher zählt sie als nichts ausgeführt. Den vollen Betrag erneut vorzuschlagen, ergibt einen &lt;b&gt;neuen Vorgang&lt;/b&gt;, der &lt;b&gt;eine eigene Freigabe&lt;/b&gt; braucht und &lt;b&gt;einen eigenen Idempotenzschlüssel&lt;/b&gt; erhält; die fehlgeschlagene Erstattung selbst wird nie erneut gesendet.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source> (%1)</source>
+        <translation> (%1)</translation>
+    </message>
 </context>
 <context>
     <name>cs::FollowUpPlan</name>
@@ -2678,10 +2746,6 @@ vorheriger %2</translation>
         <translation>Die Warteschlange durchsuchen</translation>
     </message>
     <message>
-        <source>Queue, Pending, Unknown, Review, All</source>
-        <translation>Warteschlange, Ausstehend, Unbekannt, Prüfung, Alle</translation>
-    </message>
-    <message>
         <source>Move through the queue</source>
         <translation>Durch die Warteschlange bewegen</translation>
     </message>
@@ -2837,10 +2901,6 @@ vorheriger %2</translation>
         <translation>Strg+F</translation>
     </message>
     <message>
-        <source>Ctrl+1 … Ctrl+5</source>
-        <translation>Strg+1 … Strg+5</translation>
-    </message>
-    <message>
         <source>↑ ↓</source>
         <translation>↑ ↓</translation>
     </message>
@@ -2859,6 +2919,26 @@ vorheriger %2</translation>
     <message>
         <source>F5</source>
         <translation>F5</translation>
+    </message>
+    <message>
+        <source>Close failed refund &amp;without re-sending…</source>
+        <translation>Fehlgeschlagene Erstattung ohne erneutes Senden &amp;schließen…</translation>
+    </message>
+    <message>
+        <source>Close failed refund</source>
+        <translation>Fehlgeschlagene Erstattung schließen</translation>
+    </message>
+    <message>
+        <source>Close the review of a refund that failed after it was accepted, with a note: nothing is re-sent</source>
+        <translation>Die Prüfung einer nach der Annahme fehlgeschlagenen Erstattung mit einer Notiz schließen: Nichts wird erneut gesendet</translation>
+    </message>
+    <message>
+        <source>Ctrl+1 … Ctrl+6</source>
+        <translation>Strg+1 … Strg+6</translation>
+    </message>
+    <message>
+        <source>Queue, Pending, Unknown, Review, All, Refund failed</source>
+        <translation>Warteschlange, Ausstehend, Unbekannt, Prüfung, Alle, Erstattung fehlgeschlagen</translation>
     </message>
 </context>
 <context>
@@ -3080,6 +3160,18 @@ vorheriger %2</translation>
         <source>dup %1</source>
         <translation>Dup. %1</translation>
     </message>
+    <message>
+        <source>settling</source>
+        <translation>in Abwicklung</translation>
+    </message>
+    <message>
+        <source>refund failed</source>
+        <translation>Erstattung fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>refund canceled</source>
+        <translation>Erstattung storniert</translation>
+    </message>
 </context>
 <context>
     <name>cs::QueueView</name>
@@ -3177,6 +3269,14 @@ vorheriger %2</translation>
     <message>
         <source>%1 shown · all loaded</source>
         <translation>%1 angezeigt · alle geladen</translation>
+    </message>
+    <message>
+        <source>Refund failed</source>
+        <translation>Erstattung fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Refunds the provider accepted that then failed or were canceled: the customer has not been refunded. They stay COMPLETED; a supervisor decides whether to propose them again (Ctrl+6)</source>
+        <translation>Erstattungen, die der Anbieter angenommen hat und die dann fehlgeschlagen sind oder storniert wurden: Der Kunde hat kein Geld zurückerhalten. Sie bleiben COMPLETED; ein Supervisor entscheidet, ob sie erneut vorgeschlagen werden (Strg+6)</translation>
     </message>
 </context>
 <context>
@@ -3584,6 +3684,210 @@ vorheriger %2</translation>
     </message>
 </context>
 <context>
+    <name>cs::SettlementCloseDialog</name>
+    <message>
+        <source>Close the failed refund without re-sending</source>
+        <translation>Fehlgeschlagene Erstattung ohne erneutes Senden schließen</translation>
+    </message>
+    <message>
+        <source>&amp;Note (required: why nothing more is refunded through Countersign):</source>
+        <translation>&amp;Notiz (erforderlich: warum über Countersign nichts mehr erstattet wird):</translation>
+    </message>
+    <message>
+        <source>Closing note</source>
+        <translation>Notiz zum Schließen</translation>
+    </message>
+    <message>
+        <source>e.g. refunded by bank transfer, ticket 4411</source>
+        <translation>z. B. per Banküberweisung erstattet, Ticket 4411</translation>
+    </message>
+    <message>
+        <source>Close without re-sending</source>
+        <translation>Ohne erneutes Senden schließen</translation>
+    </message>
+    <message>
+        <source>This refund has no open review item: it was decided already, or it did not fail.</source>
+        <translation>Zu dieser Erstattung ist keine Prüfung offen: Sie wurde schon entschieden, oder sie ist nicht fehlgeschlagen.</translation>
+    </message>
+    <message>
+        <source>Write a note: why the customer is not refunded again through Countersign.</source>
+        <translation>Schreiben Sie eine Notiz: warum der Kunde nicht erneut über Countersign erstattet bekommt.</translation>
+    </message>
+    <message>
+        <source>The note is %1 characters long; at most %2 are recorded.</source>
+        <translation>Die Notiz ist %1 Zeichen lang; höchstens %2 werden gespeichert.</translation>
+    </message>
+    <message>
+        <source>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;Close the failed refund of %1 on %2&lt;/b&gt;&lt;/p&gt;</source>
+        <translation>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;Fehlgeschlagene Erstattung von %1 auf %2 schließen&lt;/b&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The provider accepted refund &lt;code&gt;%1&lt;/code&gt;, then reported it &lt;b&gt;%2&lt;/b&gt; on %3%4. &lt;b&gt;The customer has not been refunded.&lt;/b&gt;&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Der Anbieter hat die Erstattung &lt;code&gt;%1&lt;/code&gt; angenommen und sie dann am %3%4 mit Status &lt;b&gt;%2&lt;/b&gt; gemeldet. &lt;b&gt;Der Kunde hat kein Geld zurückerhalten.&lt;/b&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source> (%1)</source>
+        <translation> (%1)</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Closing records your decision and note; the action stays COMPLETED and &lt;b&gt;nothing is sent&lt;/b&gt; to the provider, now or later. To refund the customer through Countersign instead, cancel and choose &lt;i&gt;Propose follow-up&lt;/i&gt;.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Das Schließen speichert Ihre Entscheidung und Notiz; die Aktion bleibt COMPLETED und &lt;b&gt;nichts wird&lt;/b&gt; an den Anbieter &lt;b&gt;gesendet&lt;/b&gt;, weder jetzt noch später. Um dem Kunden stattdessen über Countersign zu erstatten, brechen Sie ab und wählen &lt;i&gt;Folgeaktion vorschlagen&lt;/i&gt;.&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>cs::SettlementHistoryModel</name>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>Zeit</translation>
+    </message>
+    <message>
+        <source>Refund status</source>
+        <translation>Erstattungsstatus</translation>
+    </message>
+    <message>
+        <source>Failure reason</source>
+        <translation>Fehlergrund</translation>
+    </message>
+    <message>
+        <source>Learned from</source>
+        <translation>Erfahren durch</translation>
+    </message>
+    <message>
+        <source>Evidence</source>
+        <translation>Nachweise</translation>
+    </message>
+    <message>
+        <source>the attempt&apos;s answer</source>
+        <translation>die Antwort auf den Versuch</translation>
+    </message>
+    <message>
+        <source>a look-up</source>
+        <translation>eine Abfrage</translation>
+    </message>
+    <message>
+        <source>a webhook event</source>
+        <translation>ein Webhook-Ereignis</translation>
+    </message>
+    <message>
+        <source>a reconciliation</source>
+        <translation>einen Abgleich</translation>
+    </message>
+    <message>
+        <source>a scheduled check</source>
+        <translation>eine geplante Prüfung</translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+</context>
+<context>
+    <name>cs::SettlementView</name>
+    <message>
+        <source>Refund status</source>
+        <translation>Erstattungsstatus</translation>
+    </message>
+    <message>
+        <source>Refund</source>
+        <translation>Erstattung</translation>
+    </message>
+    <message>
+        <source>Last confirmed</source>
+        <translation>Zuletzt bestätigt</translation>
+    </message>
+    <message>
+        <source>Next check</source>
+        <translation>Nächste Prüfung</translation>
+    </message>
+    <message>
+        <source>Decision</source>
+        <translation>Entscheidung</translation>
+    </message>
+    <message>
+        <source>Refund status:</source>
+        <translation>Erstattungsstatus:</translation>
+    </message>
+    <message>
+        <source>Refund:</source>
+        <translation>Erstattung:</translation>
+    </message>
+    <message>
+        <source>Last confirmed:</source>
+        <translation>Zuletzt bestätigt:</translation>
+    </message>
+    <message>
+        <source>Next check:</source>
+        <translation>Nächste Prüfung:</translation>
+    </message>
+    <message>
+        <source>Decision:</source>
+        <translation>Entscheidung:</translation>
+    </message>
+    <message>
+        <source>Refund status changes</source>
+        <translation>Änderungen des Erstattungsstatus</translation>
+    </message>
+    <message>
+        <source>succeeded — the customer has been refunded</source>
+        <translation>succeeded — der Kunde hat das Geld zurückerhalten</translation>
+    </message>
+    <message>
+        <source>%1 after it was accepted — the customer has NOT been refunded</source>
+        <translation>%1 nach der Annahme — der Kunde hat KEIN Geld zurückerhalten</translation>
+    </message>
+    <message>
+        <source>%1 after it was accepted (%2) — the customer has NOT been refunded</source>
+        <translation>%1 nach der Annahme (%2) — der Kunde hat KEIN Geld zurückerhalten</translation>
+    </message>
+    <message>
+        <source>%1 — still settling at the provider</source>
+        <translation>%1 — wird beim Anbieter noch abgewickelt</translation>
+    </message>
+    <message>
+        <source>%1, from %2</source>
+        <translation>%1, durch %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n scheduled check(s) so far</source>
+        <translation>
+            <numerusform>%n geplante Prüfung bisher</numerusform>
+            <numerusform>%n geplante Prüfungen bisher</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 (%2); a webhook event may settle it sooner · %3</source>
+        <translation>%1 (%2); ein Webhook-Ereignis kann sie früher klären · %3</translation>
+    </message>
+    <message>
+        <source>in %1</source>
+        <translation>in %1</translation>
+    </message>
+    <message>
+        <source>due now</source>
+        <translation>jetzt fällig</translation>
+    </message>
+    <message>
+        <source>none scheduled; waiting for a webhook event · %1</source>
+        <translation>keine geplant; wartet auf ein Webhook-Ereignis · %1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;open&lt;/b&gt; since %1: a supervisor decides — propose it again as a follow-up, or close it with a note</source>
+        <translation>&lt;b&gt;offen&lt;/b&gt; seit %1: Ein Supervisor entscheidet — als Folgeaktion erneut vorschlagen oder mit einer Notiz schließen</translation>
+    </message>
+    <message>
+        <source>re-proposed by %1 on %2 as follow-up &lt;a href=&quot;#%3&quot;&gt;%3&lt;/a&gt; (its own approval and key)</source>
+        <translation>von %1 am %2 als Folgeaktion &lt;a href=&quot;#%3&quot;&gt;%3&lt;/a&gt; neu vorgeschlagen (eigene Freigabe und eigener Schlüssel)</translation>
+    </message>
+    <message>
+        <source>closed by %1 on %2 without re-sending: “%3”</source>
+        <translation>von %1 am %2 ohne erneutes Senden geschlossen: „%3“</translation>
+    </message>
+</context>
+<context>
     <name>cs::TimelineWidget</name>
     <message>
         <source>Timeline of the action</source>
@@ -3735,6 +4039,50 @@ Fingerabdruck %9</translation>
         <source>MMM d, HH:mm:ss</source>
         <comment>date format of a timeline tick</comment>
         <translation>d. MMM, HH:mm:ss</translation>
+    </message>
+    <message>
+        <source>refund %1</source>
+        <translation>Erstattung %1</translation>
+    </message>
+    <message>
+        <source>refund %1: %2</source>
+        <translation>Erstattung %1: %2</translation>
+    </message>
+    <message>
+        <source>Refund %1: %2 → %3 at %4
+learned from %5 (%6)%7</source>
+        <translation>Erstattung %1: %2 → %3 um %4
+erfahren durch %5 (%6)%7</translation>
+    </message>
+    <message>
+        <source>
+failure reason: %1</source>
+        <translation>
+Fehlergrund: %1</translation>
+    </message>
+    <message>
+        <source>closed without re-sending</source>
+        <translation>ohne erneutes Senden geschlossen</translation>
+    </message>
+    <message>
+        <source>The failed refund was closed by %1 at %2 without re-sending: %3</source>
+        <translation>Die fehlgeschlagene Erstattung wurde von %1 um %2 ohne erneutes Senden geschlossen: %3</translation>
+    </message>
+    <message>
+        <source>re-proposed as %1</source>
+        <translation>neu vorgeschlagen als %1</translation>
+    </message>
+    <message>
+        <source>The failed refund was re-proposed by %1 at %2 as follow-up %3, with its own approval and key</source>
+        <translation>Die fehlgeschlagene Erstattung wurde von %1 um %2 als Folgeaktion %3 neu vorgeschlagen, mit eigener Freigabe und eigenem Schlüssel</translation>
+    </message>
+    <message>
+        <source>next check</source>
+        <translation>nächste Prüfung</translation>
+    </message>
+    <message>
+        <source>The next scheduled look-up of refund %1 (%2); a webhook event may settle it sooner</source>
+        <translation>Die nächste geplante Abfrage der Erstattung %1 (%2); ein Webhook-Ereignis kann sie früher klären</translation>
     </message>
 </context>
 <context>

@@ -229,4 +229,14 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>cs::SettlementView</name>
+    <message numerus="yes">
+        <source>%n scheduled check(s) so far</source>
+        <translation>
+            <numerusform>%n scheduled check so far</numerusform>
+            <numerusform>%n scheduled checks so far</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

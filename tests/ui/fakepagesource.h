@@ -54,7 +54,7 @@ public:
     {
         QList<cs::ActionSummary> rows;
         for (const cs::ActionSummary &s : ledger) {
-            if (query.matches(s.record))
+            if (query.matches(s))
                 rows.append(s);
         }
         std::stable_sort(rows.begin(), rows.end(),
@@ -79,8 +79,11 @@ public:
             page.rows = rows.mid(offset, limit);
             if (offset + limit < rows.size())
                 page.nextCursor = QString::number(offset + limit);
-            for (const cs::ActionSummary &s : ledger)
+            for (const cs::ActionSummary &s : ledger) {
                 page.counts.setCount(s.record.state, page.counts.count(s.record.state) + 1);
+                if (s.settlementReview)
+                    page.counts.setSettlementReview(page.counts.settlementReview() + 1);
+            }
             emit pageReady(ticket, page);
         });
         return ticket;

@@ -17,6 +17,7 @@
 #include "models/audittablemodel.h"
 #include "models/chargerefundmodel.h"
 #include "models/lookuptablemodel.h"
+#include "models/settlementhistorymodel.h"
 #include "tests/client/backendprocess.h"
 #include "tests/support/quietoffscreen.h"
 #include "tests/ui/testconsole.h"
@@ -276,9 +277,13 @@ void addModel(const QAbstractItemView *view, const QString &where, QList<Shown> 
     const bool audit = qobject_cast<const AuditTableModel *>(base);
     const bool lookups = qobject_cast<const LookupTableModel *>(base);
     const bool refunds = qobject_cast<const ChargeRefundModel *>(base);
-    const auto isData = [audit, lookups, refunds](int col) {
+    // Issue 18: a settlement's statuses, failure reasons and evidence are the provider's and the ledger's.
+    const bool settlement = qobject_cast<const SettlementHistoryModel *>(base);
+    const auto isData = [audit, lookups, refunds, settlement](int col) {
         return (audit && (col == AuditTableModel::EventColumn || col == AuditTableModel::ReasonColumn))
-            || (lookups && col == LookupTableModel::StatusColumn) || (refunds && col == ChargeRefundModel::StatusColumn);
+            || (lookups && col == LookupTableModel::StatusColumn) || (refunds && col == ChargeRefundModel::StatusColumn)
+            || (settlement && (col == SettlementHistoryModel::ChangeColumn || col == SettlementHistoryModel::FailureReasonColumn
+                               || col == SettlementHistoryModel::EvidenceColumn));
     };
     for (int row = 0; row < qMin(m->rowCount(), 40); ++row)
         for (int col = 0; col < m->columnCount(); ++col)
