@@ -375,6 +375,7 @@ LedgerResult<ActionRecord> EvidenceStore::closeSettlement(const QString &actionI
             return e;
         }
         ActionRow after = row;
+        after.recordChanged = true;
         e = commitChange(db, now, row, after,
                          {supervisor, QStringLiteral("settlement_closed"), note, QStringLiteral("settlement"),
                           QJsonObject{{QStringLiteral("refund_id"), settlement->refundId},
@@ -412,6 +413,7 @@ LedgerResult<bool> EvidenceStore::markSettlementFollowedUp(const QString &action
             return e;
         }
         ActionRow after = row;
+        after.recordChanged = true;
         e = commitChange(db, now, row, after,
                          {decidedBy, QStringLiteral("settlement_followed_up"),
                           QStringLiteral("the failed refund %1 is re-proposed as %2, a new operation with its own"

@@ -141,7 +141,8 @@ LedgerError saveAction(QSqlDatabase &db, const ActionRow &before, ActionRow &aft
 {
     // (Writers are serialized by BEGIN IMMEDIATE and each one loads the row inside its own
     // transaction, so a lease write still cannot lose an update.)
-    const bool leaseOnly = after.record == before.record && after.reviewRequested == before.reviewRequested;
+    const bool leaseOnly = !after.recordChanged && after.record == before.record
+        && after.reviewRequested == before.reviewRequested;
     after.record.stateVersion = before.record.stateVersion + (leaseOnly ? 0 : 1);
     if (!leaseOnly)
         after.record.updatedAt = now;

@@ -56,6 +56,9 @@ struct ActionRow
     QString leaseOwner;
     std::optional<qint64> leaseExpiresAtMs;
     QString proposedPayload; // compact JSON of the original proposal
+    // Set by a change that the action's own columns do not show (its settlement, issue 18): the
+    // record the API shows changed all the same, so saveAction moves state_version (the ETag).
+    bool recordChanged = false;
 
     bool hasLiveLease(qint64 nowMs) const
     {

@@ -243,6 +243,7 @@ LedgerError observeIn(QSqlDatabase &db, const QDateTime &now, ActionRow &row, co
     if (!appendChange(db, now, row.record.id, from, report, &change, &e))
         return e;
     ActionRow after = row;
+    after.recordChanged = true;
     e = commitChange(db, now, row, after,
                      {report.actor, QStringLiteral("settlement"), describe(s, from), QStringLiteral("settlement_change"),
                       change.toJson()});

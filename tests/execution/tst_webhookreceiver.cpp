@@ -8,9 +8,6 @@
 #include "tests/support/testledger.h"
 
 #include <QJsonDocument>
-#include <QPointer>
-#include <QTcpServer>
-#include <QTcpSocket>
 #include <QTest>
 
 #include <memory>
@@ -47,91 +44,6 @@ QByteArray signNow(const QByteArray &body, qint64 offsetSeconds = 0)
 {
     return paysim::WebhookSignature::header(Secret, QDateTime::currentSecsSinceEpoch() + offsetSeconds, body);
 }
-
-// A one-route HTTP server standing in for the API's webhook route: hands each POST to the receiver.
-class WebhookEndpoint : public QObject
-{
-public:
-    explicit WebhookEndpoint(WebhookReceiver &receiver) : m_receiver(receiver)
-    {
-        QObject::connect(&m_server, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
-                QObject::connect(socket, &QTcpSocket::readyRead, this, [this, socket] { serve(socket); });
-                QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
-            }
-        });
-    }
-    bool listen() { return m_server.listen(QHostAddress::LocalHost, 0); }
-    QUrl url() const
-    {
-        return QUrl(QStringLiteral("http://127.0.0.1:%1/webhooks/stripe").arg(m_server.serverPort()));
-    }
-    QList<WebhookReceiver::Result> results;
-    int held() const { return int(m_held.size()); }
-    // While holding, deliveries wait unanswered (paysim keeps the connection open), so a test
-    // decides when they reach the receiver.
-    void hold() { m_holding = true; }
-    void release()
-    {
-        m_holding = false;
-        const auto held = std::exchange(m_held, {});
-        for (const Held &h : held)
-            answer(h.socket, h.signature, h.body);
-    }
-
-private:
-    struct Held
-    {
-        QPointer<QTcpSocket> socket;
-        QByteArray signature;
-        QByteArray body;
-    };
-
-    void answer(const QPointer<QTcpSocket> &socket, const QByteArray &signature, const QByteArray &body)
-    {
-        const WebhookReceiver::Result result = m_receiver.handle(signature, body);
-        results << result;
-        if (!socket)
-            return;
-        socket->write("HTTP/1.1 " + QByteArray::number(result.httpStatus) + " X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-        socket->disconnectFromHost();
-    }
-
-    void serve(QTcpSocket *socket)
-    {
-        QByteArray &buffer = m_buffers[socket];
-        buffer += socket->readAll();
-        const qsizetype end = buffer.indexOf("\r\n\r\n");
-        if (end < 0)
-            return;
-        QByteArray signature;
-        qsizetype length = 0;
-        for (const QByteArray &line : buffer.left(end).split('\n')) {
-            const qsizetype colon = line.indexOf(':');
-            if (colon < 0)
-                continue;
-            const QByteArray name = line.left(colon).trimmed().toLower();
-            if (name == "stripe-signature")
-                signature = line.mid(colon + 1).trimmed();
-            else if (name == "content-length")
-                length = line.mid(colon + 1).trimmed().toLongLong();
-        }
-        if (buffer.size() < end + 4 + length)
-            return;
-        const QByteArray body = buffer.mid(end + 4, length);
-        m_buffers.remove(socket);
-        if (m_holding)
-            m_held.append({QPointer<QTcpSocket>(socket), signature, body});
-        else
-            answer(socket, signature, body);
-    }
-
-    WebhookReceiver &m_receiver;
-    QTcpServer m_server;
-    QHash<QTcpSocket *, QByteArray> m_buffers;
-    QList<Held> m_held;
-    bool m_holding = false;
-};
 
 } // namespace
 
