@@ -95,9 +95,6 @@ public:
     void applyChange(const ActionChange &change);
     // Asks the source for the action's current row and updates (or inserts) it.
     void refreshAction(const QString &actionId);
-    // Asks for the counts again, soon (after a decision that changes them without a state change,
-    // such as closing a failed refund's review item, issue 18).
-    void refreshCounts() { scheduleCountsRefresh(); }
     // Updates (or inserts, when it matches the query) a row the caller already has, e.g. from a
     // mutation's response. Older versions than the row's are ignored.
     void updateSummary(const ActionSummary &summary);

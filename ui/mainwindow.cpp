@@ -200,8 +200,6 @@ void MainWindow::connectDecisions()
     connect(m_decisions, &DecisionController::statusMessage, statusBar(), &QStatusBar::showMessage);
     connect(m_decisions, &DecisionController::decisionApplied, this, &MainWindow::decisionApplied);
     connect(m_decisions, &DecisionController::queueRowOutdated, m_model, &ActionQueueModel::refreshAction);
-    // A decision may change the counts without a state change (a failed refund closed, issue 18).
-    connect(m_decisions, &DecisionController::decisionApplied, m_model, &ActionQueueModel::refreshCounts);
     connect(m_decisions, &DecisionController::detailOutdated, this, [this](const QString &id) {
         if (id == m_currentId)
             loadDetail(id);
