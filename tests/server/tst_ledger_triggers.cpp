@@ -86,8 +86,13 @@ void TestLedgerTriggers::init()
     QVERIFY(m_store->evidence().reconcile(sent.id, QStringLiteral("sue"), Reconciliation::Outcome::Committed, 1, QString(),
                                l->record.stateVersion).ok());
     QVERIFY(m_store->proposals().propose(sampleInput(QStringLiteral("sent"), 4500), agent()).ok()); // a conflict row
+    // Issue 18: its refund failed afterwards: the settlement's review item is open.
+    ProviderLookup failed = lookup;
+    failed.status = QStringLiteral("failed");
+    QVERIFY(m_store->evidence().recordLookup(failed, std::nullopt, QString()).ok());
     m_sent = m_store->reader().action(sent.id).value();
     QCOMPARE(toWire(m_sent.state), QStringLiteral("COMPLETED"));
+    QVERIFY(m_store->reader().settlement(sent.id).value()->needsReview());
 
     m_pending = approve(QStringLiteral("pending"));
     const ActionRecord open = approve(QStringLiteral("open"));
@@ -136,7 +141,8 @@ QString TestLedgerTriggers::dump()
     QString out;
     for (const QString &table : {QStringLiteral("actions"), QStringLiteral("approvals"), QStringLiteral("attempts"),
                                  QStringLiteral("lookups"), QStringLiteral("reconciliations"),
-                                 QStringLiteral("conflicts"), QStringLiteral("audit")}) {
+                                 QStringLiteral("conflicts"), QStringLiteral("audit"), QStringLiteral("settlements"),
+                                 QStringLiteral("settlement_changes")}) {
         QSqlQuery q(raw());
         if (!q.exec(QStringLiteral("SELECT * FROM %1 ORDER BY 1, 2").arg(table)))
             return QStringLiteral("dump failed: ") + q.lastError().text();
@@ -253,6 +259,21 @@ void TestLedgerTriggers::forbiddenStatementFails_data()
         << insert.arg(QStringLiteral(":open, 2, :key, :fp, 'exec-2', 1, 'succeeded'"));
     QTest::newRow("INSERT attempt with an empty key")
         << insert.arg(QStringLiteral(":sent, 2, '', :fp, 'exec-2', 1, 'open'"));
+
+    // Issue 18: a settlement exists only for a COMPLETED action; failed is final; a review item is
+    // never reopened or removed; the history is append-only.
+    QTest::newRow("INSERT settlement of an action not COMPLETED")
+        << QStringLiteral("INSERT INTO settlements (action_id, refund_id, status, failure_reason, started_at, confirmed_at,"
+                          " confirmed_by, checks, attention, resolved_by, resolution_note, follow_up_id)"
+                          " VALUES (:pending, 're_x', 'succeeded', '', 1, 1, 'lookup', 0, 'none', '', '', '')");
+    QTest::newRow("UPDATE a failed settlement to succeeded")
+        << QStringLiteral("UPDATE settlements SET status = 'succeeded' WHERE action_id = :sent");
+    QTest::newRow("UPDATE an open review item back to none")
+        << QStringLiteral("UPDATE settlements SET attention = 'none', attention_since = NULL WHERE action_id = :sent");
+    QTest::newRow("DELETE a settlement") << QStringLiteral("DELETE FROM settlements WHERE action_id = :sent");
+    QTest::newRow("UPDATE a settlement change")
+        << QStringLiteral("UPDATE settlement_changes SET to_status = 'succeeded' WHERE action_id = :sent");
+    QTest::newRow("DELETE a settlement change") << QStringLiteral("DELETE FROM settlement_changes WHERE action_id = :sent");
 }
 
 void TestLedgerTriggers::forbiddenStatementFails()
@@ -283,6 +304,9 @@ void TestLedgerTriggers::allowedStatementSucceeds_data()
     QTest::newRow("finish an open attempt once")
         << QStringLiteral("UPDATE attempts SET outcome = 'unknown', finished_at = 5, error_excerpt = 'timeout'"
                           " WHERE action_id = :open AND seq = 1");
+    QTest::newRow("decide an open settlement review item")
+        << QStringLiteral("UPDATE settlements SET attention = 'closed', resolved_by = 'sue', resolved_at = 9,"
+                          " resolution_note = 'paid by transfer' WHERE action_id = :sent");
     QTest::newRow("INSERT same-key attempt")
         << QStringLiteral("INSERT INTO attempts (action_id, seq, idempotency_key, request_fingerprint, executor,"
                           " started_at, outcome, http_status, error_code, provider_request_id, provider_object_id,"
