@@ -28,7 +28,7 @@ struct ActionSnapshot {
     bool isOneOf(const QList<ActionState> &states) const { return state && states.contains(*state); }
 };
 
-// What the nine scenarios share: a scripted agent, approver and supervisor talking to the
+// What the scenarios share: a scripted agent, approver and supervisor talking to the
 // backend's API, and paysim's admin API for faults and ground truth, each call a coroutine
 // (demo/async.h) that narrates what it did. A scenario derives from it, keeps its own typed
 // state as members and lists its steps with step(). Calls that fail record why (fail()) and
@@ -156,9 +156,11 @@ protected:
     Exercise *m_exercise = nullptr;
     QString m_scenarioTitle;
 
-private:
+    // One decision of the trainee into the score sheet (in an exercise), narrated as right or not.
     void judged(const QString &task, const QString &id, bool right, const QString &decided, const QString &expected,
                 const QString &explanation);
+
+private:
     Async<HttpReply> reject(QString id, QString who);
 };
 

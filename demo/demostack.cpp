@@ -1,5 +1,7 @@
 #include "demo/demostack.h"
 
+#include "demo/webhookrelay.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -21,6 +23,7 @@ namespace cs::demo {
 namespace {
 
 const QString ProviderKey = QStringLiteral("sk_test_countersign_demo");
+const QString WebhookSecret = QStringLiteral("whsec_countersign_demo");
 
 // Short timeouts and backoffs so that every scenario ends in seconds (docs/EXECUTION.md).
 const char DefaultExecutionConfig[] = R"({
@@ -88,6 +91,7 @@ struct DemoStack::Private {
     std::unique_ptr<QProcess> paysim;
     std::unique_ptr<QProcess> backend;
     std::unique_ptr<QProcess> secondBackend;
+    std::unique_ptr<WebhookRelay> relay;
     QUrl paysimUrl;
     QUrl backendUrl;
     QUrl secondBackendUrl;
@@ -107,6 +111,7 @@ struct DemoStack::Private {
                               QStringLiteral("--provider"), QStringLiteral("paysim"), QStringLiteral("--provider-url"),
                               paysimUrl.toString(), QStringLiteral("--provider-key-file"), path(QStringLiteral("provider.key")),
                               QStringLiteral("--execution-config"), path(QStringLiteral("execution.json")),
+                              QStringLiteral("--webhook-secret-file"), path(QStringLiteral("webhook.key")),
                               // MCP's wait_for_decision looks at the ledger every 200 ms (scenario 9).
                               QStringLiteral("--mcp-poll-ms"), QStringLiteral("200")};
         if (!executor)
@@ -188,16 +193,23 @@ bool DemoStack::start()
         return false;
     }
     QFile key(d->path(QStringLiteral("provider.key")));
+    QFile webhookKey(d->path(QStringLiteral("webhook.key")));
     QFile config(d->path(QStringLiteral("execution.json")));
-    if (!key.open(QIODevice::WriteOnly) || !config.open(QIODevice::WriteOnly)) {
+    if (!key.open(QIODevice::WriteOnly) || !webhookKey.open(QIODevice::WriteOnly) || !config.open(QIODevice::WriteOnly)) {
         d->error = QStringLiteral("cannot write into ") + d->dir->path();
         return false;
     }
     key.write(ProviderKey.toUtf8() + '\n');
     key.close();
+    webhookKey.write(WebhookSecret.toUtf8() + '\n');
+    webhookKey.close();
     config.write(d->options.executionConfigJson.isEmpty() ? QByteArray(DefaultExecutionConfig)
                                                           : d->options.executionConfigJson.toUtf8());
     config.close();
+
+    d->relay = std::make_unique<WebhookRelay>();
+    if (!d->relay->listen(&d->error))
+        return false;
 
     d->paysim = std::make_unique<QProcess>();
     dieWithParent(d->paysim.get());
@@ -205,7 +217,8 @@ bool DemoStack::start()
     d->paysim->setStandardErrorFile(d->path(QStringLiteral("paysim.log")));
     d->paysim->start(d->paysimPath, {QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--seed"),
                                      QString::number(d->options.seed), QStringLiteral("--seed-charges"),
-                                     QString::number(d->options.seedCharges)});
+                                     QString::number(d->options.seedCharges), QStringLiteral("--webhook-url"),
+                                     d->relay->url().toString(), QStringLiteral("--webhook-secret"), WebhookSecret});
     if (!d->paysim->waitForStarted(10000)) {
         d->error = QStringLiteral("paysim did not start (%1): %2").arg(d->paysimPath, d->paysim->errorString());
         return false;
@@ -229,6 +242,7 @@ bool DemoStack::start()
     d->backend = d->startServe(QStringLiteral("127.0.0.1:0"), true, QStringLiteral("countersignd.log"), &d->backendUrl);
     if (!d->backend)
         return false;
+    d->relay->setTarget(d->backendUrl);
     qCInfo(lcDemo) << "demo stack up: backend" << d->backendUrl << "paysim" << d->paysimUrl << "in" << d->dir->path();
     return true;
 }
@@ -241,6 +255,7 @@ void DemoStack::stop()
     d->secondBackend.reset();
     d->backend.reset();
     d->paysim.reset();
+    d->relay.reset();
 }
 
 QString DemoStack::errorString() const { return d->error; }
@@ -296,6 +311,8 @@ bool DemoStack::restartBackend()
     if (!d->backend)
         return false;
     d->backendUrl = url;
+    if (d->relay)
+        d->relay->setTarget(url);
     emit backendRestarted(url);
     return true;
 }
@@ -328,5 +345,7 @@ void DemoStack::stopSecondBackend()
 }
 
 QUrl DemoStack::secondBackendUrl() const { return d->secondBackendUrl; }
+
+WebhookRelay *DemoStack::webhooks() const { return d->relay.get(); }
 
 } // namespace cs::demo

@@ -10,8 +10,12 @@
 
 namespace cs::demo {
 
+class WebhookRelay;
+
 // The demo's embedded default: paysim and countersignd as real child processes on loopback, on
-// a SQLite ledger in a temporary folder, with one user per role and seeded charges.
+// a SQLite ledger in a temporary folder, with one user per role and seeded charges. paysim's
+// webhooks reach countersignd through a WebhookRelay (demo/webhookrelay.h), forwarding only while
+// a scenario turns it on.
 // start() blocks until both print their URLs (or fails with errorString()); the destructor and
 // stop() terminate them (SIGTERM, then SIGKILL after a grace). Not thread-safe: GUI/main thread.
 class DemoStack : public QObject
@@ -54,6 +58,10 @@ public:
     bool startSecondBackend();
     void stopSecondBackend();
     QUrl secondBackendUrl() const;
+
+    // paysim's webhooks, relayed to the backend (also after a restart) while forwarding is on;
+    // off after start(). Null before start() and after stop().
+    WebhookRelay *webhooks() const;
 
 signals:
     void backendRestarted(const QUrl &url);

@@ -13,9 +13,9 @@ namespace cs::demo {
 
 class DemoStack;
 
-// One of the nine training scenarios (issue "Demo and training mode").
+// One of the ten training scenarios (issue "Demo and training mode").
 struct ScenarioInfo {
-    int id = 0;          // 1..7
+    int id = 0;          // 1..10
     QString key;         // "retry-refunded-twice", "same-key-changed-amount", "key-reused",
                          // "two-workers", "crash-mid-flight", "outage-rate-limit", "key-window-expired"
     QString title;       // "The retry that refunded twice"

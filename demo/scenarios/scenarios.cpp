@@ -30,6 +30,11 @@ QList<ScenarioInfo> scenarioCatalogue()
         {9, QStringLiteral("mcp-lost-answer"), QStringLiteral("An agent on MCP retries after a lost answer"),
          QStringLiteral("An LLM agent on MCP loses propose_refund's answer; as the server's instructions say, it calls again "
                         "with the same client_reference and gets the same action, then waits for the decision: one refund.")},
+        {10, QStringLiteral("refund-failed-thursday"), QStringLiteral("The refund that failed on Thursday"),
+         QStringLiteral("A $120 refund is approved on Monday and accepted pending: COMPLETED, the money not yet there. On "
+                        "Thursday it fails (card lost or stolen) and refund.failed arrives: the supervisor's Refund failed "
+                        "queue shows it, nothing is resent; the follow-up for the whole amount gets its own approval and "
+                        "key and succeeds. One refund per action at the provider.")},
     };
 }
 
@@ -45,6 +50,7 @@ std::unique_ptr<Scenario> makeScenario(int id, DemoStack *stack)
     case 7: return makeKeyWindowScenario(stack);
     case 8: return makeTwoAgentsScenario(stack);
     case 9: return makeMcpRetryScenario(stack);
+    case 10: return makeRefundFailedScenario(stack);
     default: return nullptr;
     }
 }

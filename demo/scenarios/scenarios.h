@@ -9,7 +9,7 @@ namespace cs::demo {
 class DemoStack;
 class Scenario;
 
-// The nine training scenarios, one file each in this folder (docs/DEMO.md).
+// The ten training scenarios, one file each in this folder (docs/DEMO.md).
 QList<ScenarioInfo> scenarioCatalogue();
 // The scenario with that id, playing against stack (which must be running); null if unknown.
 std::unique_ptr<Scenario> makeScenario(int id, DemoStack *stack);
@@ -23,5 +23,6 @@ std::unique_ptr<Scenario> makeOutageScenario(DemoStack *stack);           // 6
 std::unique_ptr<Scenario> makeKeyWindowScenario(DemoStack *stack);        // 7
 std::unique_ptr<Scenario> makeTwoAgentsScenario(DemoStack *stack);        // 8
 std::unique_ptr<Scenario> makeMcpRetryScenario(DemoStack *stack);         // 9
+std::unique_ptr<Scenario> makeRefundFailedScenario(DemoStack *stack);     // 10
 
 } // namespace cs::demo

@@ -268,17 +268,17 @@ private slots:
         QVERIFY(!runner.isRunning());
     }
 
-    void catalogueHasNineScenarios()
+    void catalogueHasTenScenarios()
     {
         const QList<ScenarioInfo> catalogue = ScenarioRunner::catalogue();
-        QCOMPARE(catalogue.size(), 9);
+        QCOMPARE(catalogue.size(), 10);
         for (int i = 0; i < catalogue.size(); ++i) {
             QCOMPARE(catalogue.at(i).id, i + 1);
             QVERIFY(!catalogue.at(i).key.isEmpty());
             QVERIFY(!catalogue.at(i).title.isEmpty());
         }
         QCOMPARE(catalogue.first().key, QStringLiteral("retry-refunded-twice"));
-        QCOMPARE(catalogue.last().key, QStringLiteral("mcp-lost-answer"));
+        QCOMPARE(catalogue.last().key, QStringLiteral("refund-failed-thursday"));
     }
 };
 

@@ -59,7 +59,7 @@ private slots:
         auto *scenarios = window.findChild<QMenu *>(QStringLiteral("scenariosMenu"));
         QVERIFY(scenarios);
         QVERIFY(window.menuBar()->actions().contains(scenarios->menuAction()));
-        QCOMPARE(scenarios->findChildren<QAction *>(QRegularExpression(QStringLiteral("^playScenario\\d$"))).size(),
+        QCOMPARE(scenarios->findChildren<QAction *>(QRegularExpression(QStringLiteral("^playScenario\\d+$"))).size(),
                  demo::ScenarioRunner::catalogue().size());
         QVERIFY(window.findChild<QMenu *>(QStringLiteral("demoMenu")));
         QVERIFY(controller.narration()->isVisible());
