@@ -19,7 +19,8 @@ enum class RefundStatus {
 
 // What a status proves about the refund it belongs to.
 enum class RefundEvidence {
-    Committed,    // succeeded, pending: the money moves (pending settles without us)
+    Committed,    // succeeded, pending: the provider holds the refund (a pending one is followed until
+                  // it settles, and may still fail: models/settlement.h)
     NotCommitted, // failed, canceled: the refund exists and will never move money
     Unsettled,    // requires_action: the refund exists but may still go either way; a human follows it
     Unrecognised, // a status this code does not know: proves nothing, either way

@@ -23,7 +23,8 @@ metrics::Counter reconcilerRounds(QStringLiteral("countersign_reconciler_rounds_
                                   {QStringLiteral("result")});
 [[maybe_unused]] const bool reconcilerRoundsDeclared = [] {
     using Step = Reconciler::Step;
-    for (const Step step : {Step::Busy, Step::Completed, Step::Rejected, Step::Review, Step::StillUnknown, Step::Failed})
+    for (const Step step : {Step::Busy, Step::Completed, Step::Rejected, Step::Review, Step::StillUnknown, Step::Settlement,
+                            Step::Failed})
         reconcilerRounds.declare({toString(step)});
     return true;
 }();
@@ -151,8 +152,10 @@ Reconciler::StepResult Reconciler::followNextSettlement(const QString &workerId)
                                 << scheduled.toString();
     if (!recorded.ok()) {
         qCWarning(lcReconciler) << check.record.id << "settlement check not recorded:" << recorded.error().toString();
+        reconcilerRounds.inc({toString(Step::Failed)});
         return {Step::Failed, check.record.id, recorded.error().message()};
     }
+    reconcilerRounds.inc({toString(Step::Settlement)});
     if (recorded->record.stateVersion != check.record.stateVersion)
         notify(recorded->record);
     qCInfo(lcReconciler) << check.record.id << "settlement check" << checks << "of" << check.refundId << "->"

@@ -18,8 +18,11 @@ namespace cs {
 // the Stripe-Signature (HMAC-SHA256 of "<t>.<body>" keyed with the endpoint secret, compared in
 // constant time, t within the tolerance of now — replays outside it are refused), ignores
 // duplicate event ids (remembered in the ledger, in the same transaction as what the event
-// changed), and turns a refund event that names an action (metadata.countersign_action_id) into
-// a stored lookup (method Webhook). For a CONFIRMATION_UNKNOWN action conclusive evidence is
+// changed), and turns a refund event (refund.created / updated / failed, charge.refund.updated)
+// into a stored lookup (method Webhook) of the action it matches: by metadata.countersign_action_id,
+// else by the idempotency key Countersign minted (request.idempotency_key), else by the refund a
+// settlement follows. For a COMPLETED action the lookup moves its settlement (docs/SETTLEMENT.md);
+// an event that matches nothing is kept with its charge (EvidenceStore::unmatchedRefundEvents). For a CONFIRMATION_UNKNOWN action conclusive evidence is
 // applied at once — the same rules as the reconciler's lookups; while an attempt is in flight it
 // is only stored and the reconciler is asked to look again now.
 //

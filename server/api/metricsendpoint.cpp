@@ -139,6 +139,26 @@ QByteArray MetricsEndpoint::scrape(int pendingRequests)
         out.gauge(QStringLiteral("countersign_reconciler_backlog"),
                   QStringLiteral("CONFIRMATION_UNKNOWN actions whose next reconciliation round is due"), double(*backlog));
 
+    // Settlement after COMPLETED (docs/SETTLEMENT.md): refunds that failed after the provider
+    // accepted them wait for a supervisor; unsettled ones are followed.
+    if (const auto settlement = m_reader->settlementGauges(now); settlement.ok()) {
+        out.gauge(QStringLiteral("countersign_settlement_reviews_open"),
+                  QStringLiteral("COMPLETED actions whose refund failed or was canceled afterwards, review item open"),
+                  double(settlement->reviewOpen));
+        out.gauge(QStringLiteral("countersign_settlement_review_oldest_age_seconds"),
+                  QStringLiteral("Seconds since the oldest open settlement review item opened (0: none)"),
+                  settlement->oldestReviewSince.isValid()
+                      ? std::max<qint64>(0, settlement->oldestReviewSince.msecsTo(now)) / 1000.0
+                      : 0.0);
+        out.gauge(QStringLiteral("countersign_settlements_unsettled"),
+                  QStringLiteral("COMPLETED actions whose refund has not settled yet (pending, requires_action)"),
+                  double(settlement->unsettled));
+        out.gauge(QStringLiteral("countersign_settlement_checks_due"),
+                  QStringLiteral("Unsettled refunds whose scheduled look-up is due"), double(settlement->checksDue));
+    } else {
+        qCWarning(lcApi) << "metrics: cannot read settlements:" << settlement.error().toString();
+    }
+
     readAuditTail();
     QList<Sample> transitions;
     for (auto it = m_transitions.cbegin(); it != m_transitions.cend(); ++it)

@@ -419,6 +419,34 @@ LedgerResult<qint64> ActionReader::settlementReviewCount(const QString &requeste
     return q.next() ? q.value(0).toLongLong() : 0;
 }
 
+LedgerResult<ActionReader::SettlementGauges> ActionReader::settlementGauges(const QDateTime &now) const
+{
+    SettlementGauges out;
+    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
+        LedgerError e;
+        sql::Statement review(db);
+        if (!sql::run(review, QStringLiteral("SELECT COUNT(*), MIN(attention_since) FROM settlements WHERE attention = 'open'"),
+                      {}, &e))
+            return e;
+        if (review.next()) {
+            out.reviewOpen = review.value(0).toLongLong();
+            out.oldestReviewSince = review.value(1).isNull() ? QDateTime() : fromMs(review.value(1).toLongLong());
+        }
+        sql::Statement unsettled(db);
+        if (!sql::run(unsettled,
+                      QStringLiteral("SELECT COUNT(*), COALESCE(SUM(CASE WHEN next_check_at <= ? THEN 1 ELSE 0 END), 0)"
+                                     " FROM settlements WHERE next_check_at IS NOT NULL"),
+                      {sql::toMs(now)}, &e))
+            return e;
+        if (unsettled.next()) {
+            out.unsettled = unsettled.value(0).toLongLong();
+            out.checksDue = unsettled.value(1).toLongLong();
+        }
+        return e;
+    });
+    return resultOf(error, out);
+}
+
 LedgerResult<QString> ActionReader::actionForProviderRefs(const QString &idempotencyKey, const QString &refundId) const
 {
     QString out;

@@ -137,6 +137,17 @@ public:
     // Issue 18: actions whose refund failed after COMPLETED with the review item open (the partial
     // index settlements_review); requestedBy empty: every action.
     LedgerResult<qint64> settlementReviewCount(const QString &requestedBy) const;
+    // For monitoring (/metrics): settlements by state of their review item and whether they are
+    // settled, at `now`: open review items, refunds not settled yet, and of those the ones whose
+    // scheduled look-up is due (the partial indexes; COMPLETED actions settled long ago are not read).
+    struct SettlementGauges
+    {
+        qint64 reviewOpen = 0;
+        qint64 unsettled = 0;
+        qint64 checksDue = 0;
+        QDateTime oldestReviewSince; // null when none is open
+    };
+    LedgerResult<SettlementGauges> settlementGauges(const QDateTime &now) const;
     // Issue 18: the action's settlement with its history; nullopt when it has none (not
     // COMPLETED, or completed before the ledger followed settlements and not looked up since).
     LedgerResult<std::optional<Settlement>> settlement(const QString &actionId) const;

@@ -174,6 +174,8 @@ private slots:
              {"countersign_actions gauge", "countersign_transitions_total counter", "countersign_attempts_total counter",
               "countersign_provider_request_seconds histogram", "countersign_provider_requests_total counter",
               "countersign_reconciler_rounds_total counter", "countersign_reconciler_backlog gauge",
+              "countersign_settlement_reviews_open gauge", "countersign_settlement_review_oldest_age_seconds gauge",
+              "countersign_settlements_unsettled gauge", "countersign_settlement_checks_due gauge",
               "countersign_oldest_action_age_seconds gauge", "countersign_ledger_commit_seconds histogram",
               "countersign_sse_clients gauge", "countersign_http_requests_total counter",
               "countersign_http_request_duration_seconds histogram", "countersign_http_requests_in_flight gauge",
@@ -239,6 +241,8 @@ private slots:
         QCOMPARE(delta(after, "countersign_http_requests_total{method=\"GET\",route=\"/metrics\",status=\"200\"}"), 2.0);
         QVERIFY(delta(after, "countersign_ledger_commit_seconds_count{result=\"committed\"}") >= 5); // 2 proposals, approval, claim, finish, rejection
         QCOMPARE(sample(after, "countersign_reconciler_backlog"), 0.0);
+        QCOMPARE(sample(after, "countersign_settlement_reviews_open"), 0.0); // paysim answered succeeded
+        QCOMPARE(sample(after, "countersign_settlements_unsettled"), 0.0);
         QCOMPARE(sample(after, "countersign_oldest_action_age_seconds{state=\"CONFIRMATION_UNKNOWN\"}"), 0.0);
         QCOMPARE(sample(after, "countersign_build_info{version=\"" COUNTERSIGN_VERSION "\"}"), 1.0);
         QVERIFY(sample(after, "process_resident_memory_bytes") > 1e6);

@@ -219,6 +219,10 @@ void TestSettlementExecution::pendingRefundSettlesByWebhook()
     QCOMPARE(s.attention, Settlement::Attention::None);
     QCOMPARE(s.history.size(), 1);
     QCOMPARE(m_ledger->reader().settlementReviewCount(QString()).value(), qint64(0));
+    auto gauges = m_ledger->reader().settlementGauges(m_ledger->currentTime()).value(); // what /metrics shows
+    QCOMPARE(gauges.unsettled, qint64(1));
+    QCOMPARE(gauges.checksDue, qint64(0)); // the first check is a minute away
+    QCOMPARE(m_ledger->reader().settlementGauges(m_ledger->currentTime().addSecs(61))->checksDue, qint64(1));
 
     advanceSimClock(3 * 24 * 3600 * 1000LL + 1000);
     QTRY_COMPARE_WITH_TIMEOUT(settlementOf(action.id).status, to, 5000);
@@ -233,6 +237,10 @@ void TestSettlementExecution::pendingRefundSettlesByWebhook()
     QCOMPARE(s.needsReview(), review);
     QCOMPARE(s.attentionSince.isValid(), review);
     QCOMPARE(m_ledger->reader().settlementReviewCount(QString()).value(), qint64(review ? 1 : 0));
+    gauges = m_ledger->reader().settlementGauges(m_ledger->currentTime()).value();
+    QCOMPARE(gauges.unsettled, qint64(0));
+    QCOMPARE(gauges.reviewOpen, qint64(review ? 1 : 0));
+    QCOMPARE(gauges.oldestReviewSince.isValid(), review);
 
     // The six states stay six: still COMPLETED, its record changed (the ETag moved, an audit row says why).
     const ActionRecord after = m_ledger->reader().action(action.id).value();
