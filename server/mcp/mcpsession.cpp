@@ -63,7 +63,9 @@ QString McpSession::instructions()
         "refund failed: call propose_refund again with exactly the same arguments (it returns the same action) or "
         "ask get_action / list_my_actions. Never propose the same refund again under a new client_reference, and "
         "never change the amount under a used one: a changed payload is refused and sent to a human for review. "
-        "After proposing, call wait_for_decision with the action_id; COMPLETED carries the provider's refund_id, "
+        "After proposing, call wait_for_decision with the action_id; COMPLETED carries the provider's refund_id "
+        "and refund_status (pending means on its way, not arrived; failed or canceled means the customer was not "
+        "refunded and a human decides what follows — never propose it again yourself), "
         "REJECTED says why, CONFIRMATION_UNKNOWN and REQUIRES_REVIEW mean Countersign and a human are finding out: "
         "wait, do not retry. Amounts are integers in minor units (4000 = 40.00 USD).");
 }

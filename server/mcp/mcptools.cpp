@@ -90,9 +90,13 @@ QJsonObject actionProperties()
         {QStringLiteral("created_at"), str(QStringLiteral("UTC timestamp."))},
         {QStringLiteral("updated_at"), str(QStringLiteral("UTC timestamp."))},
         {QStringLiteral("final"), QJsonObject{{QStringLiteral("type"), QStringLiteral("boolean")},
-                                             {QStringLiteral("description"), QStringLiteral("COMPLETED or REJECTED: nothing will change any more.")}}},
+                                             {QStringLiteral("description"), QStringLiteral("COMPLETED or REJECTED: the state will not change any more (a COMPLETED refund's refund_status still may, until it settles).")}}},
         {QStringLiteral("waiting_for"), str(QStringLiteral("What the action waits for now, in one sentence (or why nothing)."))},
         {QStringLiteral("refund_id"), str(QStringLiteral("The provider's refund (re_…) once COMPLETED; \"\" before."))},
+        {QStringLiteral("refund_status"),
+         str(QStringLiteral("Once COMPLETED, the refund's status at the provider as Countersign last learned it: pending (on its "
+                            "way: not arrived yet), succeeded, failed or canceled (accepted, then failed: the customer was NOT "
+                            "refunded; a human decides what follows), requires_action; \"\" before COMPLETED or when not known."))},
         {QStringLiteral("review_reason"), str(QStringLiteral("Why it is under human review; \"\" otherwise."))},
         {QStringLiteral("approvals"), QJsonObject{{QStringLiteral("type"), QStringLiteral("array")}, {QStringLiteral("items"), approval},
                                                  {QStringLiteral("description"), QStringLiteral("Human decisions so far, oldest first.")}}},
@@ -305,8 +309,31 @@ QString waitingFor(const QJsonObject &a, const QString &refundId)
     if (state == u"REQUIRES_REVIEW")
         return QStringLiteral("A human supervisor is reviewing it (%1). Do not propose it again: ask get_action later.")
             .arg(a.value(QStringLiteral("review_reason")).toString());
-    if (state == u"COMPLETED")
+    if (state == u"COMPLETED") {
+        // What became of the refund after the provider accepted it (docs/SETTLEMENT.md).
+        const QJsonObject settlement = a.value(QStringLiteral("settlement")).toObject();
+        const QString status = settlement.value(QStringLiteral("status")).toString();
+        const QString attention = settlement.value(QStringLiteral("attention")).toString();
+        if (status == u"pending" || status == u"requires_action")
+            return QStringLiteral("The provider accepted refund %1; it is still %2 at the provider and Countersign follows it "
+                                  "until it settles. Tell the customer it is on its way, not that it has arrived; ask "
+                                  "get_action later.").arg(refundId, status);
+        if (status == u"failed" || status == u"canceled") {
+            const QString reason = settlement.value(QStringLiteral("failure_reason")).toString();
+            const QString what = QStringLiteral("The provider accepted refund %1, then it %2%3: the customer has NOT been "
+                                                "refunded.").arg(refundId, status,
+                                                                 reason.isEmpty() ? QString() : QString(u" (" + reason + u")"));
+            if (attention == u"followed_up")
+                return QStringLiteral("%1 A supervisor re-proposed it as a new operation, %2, with its own approval: follow "
+                                      "that action.").arg(what, settlement.value(QStringLiteral("follow_up_id")).toString());
+            if (attention == u"closed")
+                return QStringLiteral("%1 A supervisor closed it without re-sending: %2.")
+                    .arg(what, settlement.value(QStringLiteral("resolution_note")).toString());
+            return QStringLiteral("%1 A human supervisor decides what happens next. Do not propose it again yourself: ask "
+                                  "get_action later.").arg(what);
+        }
         return QStringLiteral("Nothing: the refund %1 was made at the provider.").arg(refundId);
+    }
     if (state == u"REJECTED") {
         for (qsizetype i = approvals.size() - 1; i >= 0; --i) {
             const QJsonObject ap = approvals.at(i).toObject();
@@ -549,8 +576,9 @@ QJsonObject McpTools::actionView(const QJsonObject &a)
     const QJsonArray attempts = a.value(QStringLiteral("attempts")).toArray();
     const QJsonObject last = attempts.isEmpty() ? QJsonObject() : attempts.last().toObject();
 
-    QString refundId;
-    if (state == u"COMPLETED") {
+    const QJsonObject settlement = a.value(QStringLiteral("settlement")).toObject();
+    QString refundId = settlement.value(QStringLiteral("refund_id")).toString();
+    if (state == u"COMPLETED" && refundId.isEmpty()) {
         for (const QJsonValue &v : attempts) {
             const QJsonObject at = v.toObject();
             if (at.value(QStringLiteral("outcome")).toString() == u"succeeded")
@@ -581,6 +609,7 @@ QJsonObject McpTools::actionView(const QJsonObject &a)
         {QStringLiteral("final"), state == u"COMPLETED" || state == u"REJECTED"},
         {QStringLiteral("waiting_for"), waitingFor(a, refundId)},
         {QStringLiteral("refund_id"), refundId},
+        {QStringLiteral("refund_status"), state == u"COMPLETED" ? settlement.value(QStringLiteral("status")).toString() : QString()},
         {QStringLiteral("review_reason"), a.value(QStringLiteral("review_reason")).toString()},
         {QStringLiteral("approvals"), approvals},
         {QStringLiteral("approvals_required"), qMax<qint64>(1, a.value(QStringLiteral("approvals_required")).toInteger(1))},

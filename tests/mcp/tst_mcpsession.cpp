@@ -286,6 +286,52 @@ private slots:
         QCOMPARE(m_backend.calls.first().path, QStringLiteral("/actions/act_aaaaaaaaaaaaaaaaaaaaaaaa"));
     }
 
+    // Issue 18: COMPLETED is not "arrived" while the refund is pending, nor "done" once it failed
+    // afterwards; the agent is told which, and never to propose it again.
+    void completedSaysWhatBecameOfTheRefund_data()
+    {
+        QTest::addColumn<QJsonObject>("settlement");
+        QTest::addColumn<QString>("status");
+        QTest::addColumn<QString>("says");
+        const auto settlement = [](const char *status, const char *attention) {
+            return QJsonObject{{QStringLiteral("refund_id"), QStringLiteral("re_1")},
+                               {QStringLiteral("status"), QLatin1String(status)},
+                               {QStringLiteral("failure_reason"), QStringLiteral("lost_or_stolen_card")},
+                               {QStringLiteral("attention"), QLatin1String(attention)},
+                               {QStringLiteral("follow_up_id"), QStringLiteral("act_bbbbbbbbbbbbbbbbbbbbbbbb")},
+                               {QStringLiteral("resolution_note"), QStringLiteral("paid by bank transfer")}};
+        };
+        QTest::newRow("pending") << settlement("pending", "none") << "pending" << "on its way, not that it has arrived";
+        QTest::newRow("succeeded") << settlement("succeeded", "none") << "succeeded" << "was made at the provider";
+        QTest::newRow("failed, open") << settlement("failed", "open") << "failed"
+                                      << "failed (lost_or_stolen_card): the customer has NOT been refunded. A human supervisor decides";
+        QTest::newRow("failed, followed up") << settlement("failed", "followed_up") << "failed"
+                                             << "re-proposed it as a new operation, act_bbbbbbbbbbbbbbbbbbbbbbbb";
+        QTest::newRow("canceled, closed") << settlement("canceled", "closed") << "canceled" << "closed it without re-sending: paid by bank transfer";
+        QTest::newRow("completed before settlements were followed") << QJsonObject() << "" << "was made at the provider";
+    }
+
+    void completedSaysWhatBecameOfTheRefund()
+    {
+        QFETCH(QJsonObject, settlement);
+        QFETCH(QString, status);
+        QFETCH(QString, says);
+        initialize();
+        m_backend.answer = [settlement](const FakeBackend::Call &) {
+            QJsonObject detail = action(QStringLiteral("COMPLETED"));
+            detail.insert(QStringLiteral("settlement"), settlement.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(settlement));
+            return McpBackend::Reply{200, detail, {}, -1};
+        };
+        const QJsonObject answer = send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_action","arguments":{"action_id":"act_aaaaaaaaaaaaaaaaaaaaaaaa"}}})");
+        const QJsonObject structured = answer.value(QStringLiteral("result")).toObject().value(QStringLiteral("structuredContent")).toObject();
+        QCOMPARE(structured.value(QStringLiteral("refund_status")).toString(), status);
+        QCOMPARE(structured.value(QStringLiteral("refund_id")).toString(), QStringLiteral("re_1"));
+        const QString waiting = structured.value(QStringLiteral("waiting_for")).toString();
+        QVERIFY2(waiting.contains(says), qPrintable(waiting));
+        if (status == u"failed" && settlement.value(QStringLiteral("attention")).toString() == u"open")
+            QVERIFY2(waiting.contains(QStringLiteral("Do not propose it again")), qPrintable(waiting));
+    }
+
     void mismatchSaysWhatWasStoredAndSent()
     {
         initialize();
