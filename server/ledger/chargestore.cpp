@@ -8,6 +8,8 @@
 
 #include <QSet>
 
+#include <algorithm>
+
 namespace cs {
 
 using namespace sql;
@@ -166,7 +168,8 @@ LedgerError ChargeStore::budgetIn(QSqlDatabase &db, TargetType targetType, const
                                " a.approval_version, a.idempotency_key,"
                                " (SELECT t.provider_object_id FROM attempts t WHERE t.action_id = a.id"
                                "   AND t.outcome = 'succeeded' ORDER BY t.seq DESC LIMIT 1),"
-                               " (SELECT s.status FROM settlements s WHERE s.action_id = a.id)"
+                               " (SELECT s.status FROM settlements s WHERE s.action_id = a.id),"
+                               " (SELECT s.refund_id FROM settlements s WHERE s.action_id = a.id)"
                                " FROM actions a WHERE a.target_id IN (?, ?) AND a.state <> 'REJECTED' AND a.id <> ?"
                                " ORDER BY a.created_at, a.id"),
              {key, intent, text(excludingActionId)}, &e)) {
@@ -193,6 +196,14 @@ LedgerError ChargeStore::budgetIn(QSqlDatabase &db, TargetType targetType, const
             // came back to the charge, and a follow-up may ask for it again).
             held = !seenActions.contains(r.actionId) && (refundId.isEmpty() || !seenRefunds.contains(refundId))
                 && !provesNotCommitted(q.value(9).toString());
+            // A read taken before the refund failed still counts it in amount_refunded; the
+            // settlement is the newer word, so what that read counted is given back here too.
+            if (provesNotCommitted(q.value(9).toString())) {
+                for (const ChargeSnapshot::Refund &listed : s.refunds) {
+                    if (listed.id == q.value(10).toString() && listed.counts())
+                        out->refundedAtProvider = std::max<qint64>(0, out->refundedAtProvider - listed.amount);
+                }
+            }
             break;
         case ActionState::Pending:
             held = stage == ChargeBudget::Stage::Proposal || (stage == ChargeBudget::Stage::Approval && r.approved);
