@@ -365,6 +365,8 @@ private:
 
     Async<bool> judge()
     {
+        // The console ends on the refund that failed: its settlement, history and follow-up.
+        focus(m.action);
         const CheckResult parentChecked = co_await check(m.action, ActionState::Completed, 1);
         const CheckResult followChecked = co_await check(m.followUp, ActionState::Completed, 1);
         const QJsonArray parentTruth = co_await refundsForAction(m.action);
