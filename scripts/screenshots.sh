@@ -11,7 +11,8 @@
 # Countersign and two actions (docs/screenshot-charge-view.png) and saves them. tests/ui/screenshot_notifications.cpp saves
 # docs/screenshot-notifications.png (a notice, the title's and the tray's counts); tests/ui/screenshot_settlement.cpp
 # docs/screenshot-settlement-review.png (a refund that failed after it was accepted). Then the console runs in demo mode (--demo --scenario N --screenshot) for docs/screenshot-demo-scenario1.png,
-# docs/screenshot-demo-scenario2.png and docs/screenshot-demo-scenario9.png: scenarios 1, 2 and 9 played to their end, narration visible;
+# docs/screenshot-demo-scenario2.png, docs/screenshot-demo-scenario9.png and docs/screenshot-demo-scenario10.png: scenarios 1, 2, 9
+# and 10 played to their end, narration visible (10 ends on the refund that failed: its settlement and follow-up);
 # and docs/screenshot-demo-traffic.png: the demo console a few seconds after start, the agents' proposals in the queue;
 # docs/screenshot-german.png: the review picture again with LANG=de_DE.UTF-8.
 # Usage: scripts/screenshots.sh [build dir]   (default: $COUNTERSIGN_BUILD_DIR or ./build)
@@ -41,7 +42,7 @@ xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
 # A refund that failed after it was accepted (issue 18), from the wire format (tests/ui/screenshot_settlement.cpp).
 xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
   "$build_dir/tests/ui/screenshot_settlement" "$top/docs/screenshot-settlement-review.png"
-for n in 1 2 9; do
+for n in 1 2 9 10; do
   xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
     "$build_dir/app/countersign/countersign" --demo --scenario "$n" --filter all --window-size 1440x900 \
     --screenshot "$top/docs/screenshot-demo-scenario$n.png"
