@@ -1,6 +1,7 @@
 #include "ui/attentioncontroller.h"
 #include "client/apiclient.h"
 #include "client/eventstreamclient.h"
+#include "models/actiondetail.h"
 #include "models/actionqueuemodel.h"
 #include "ui/consolesettings.h"
 #include "ui/mainwindow.h"
@@ -26,6 +27,8 @@ QueueView::Filter filterFor(AttentionNotifier::Kind kind)
         return QueueView::Filter::Review;
     case AttentionNotifier::Kind::Unknown:
         return QueueView::Filter::Unknown;
+    case AttentionNotifier::Kind::Settlement:
+        return QueueView::Filter::RefundFailed;
     case AttentionNotifier::Kind::Approval:
         break;
     }
@@ -134,6 +137,7 @@ AttentionController::AttentionController(MainWindow *window, ApiClient *client, 
     connect(events, &EventStreamClient::resyncRequired, &m_notifier, &AttentionNotifier::noteResync);
     connect(&m_notifier, &AttentionNotifier::countsChanged, this, &AttentionController::updateShownCounts);
     connect(&m_notifier, &AttentionNotifier::noticeReady, this, &AttentionController::showNotice);
+    connect(&m_notifier, &AttentionNotifier::settlementToCheck, this, &AttentionController::checkSettlement);
 
     updateShownCounts();
 }
@@ -187,6 +191,28 @@ void AttentionController::showNotice(const AttentionNotifier::Notice &notice)
     emit noticeShown(notice, onDesktop);
 }
 
+void AttentionController::checkSettlement(const QString &actionId)
+{
+    // Asynchronous like every read; a failed read only loses the notice: the count still comes
+    // with the list counts, and the queue's filter lists the item.
+    ApiCall *call = m_client->action(actionId);
+    connect(call, &ApiCall::finished, this, [this, actionId](ApiCall *c) {
+        const ApiResponse &response = c->response();
+        if (!response.ok()) {
+            qCDebug(lcUi) << "attention: could not read" << actionId << "for its settlement:" << response.error.userText();
+            return;
+        }
+        QString error;
+        const std::optional<ActionDetail> detail = ActionDetail::fromJson(response.object(), &error);
+        if (!detail) {
+            qCWarning(lcUi) << "attention: the backend's answer for" << actionId << "could not be read:" << error;
+            return;
+        }
+        if (detail->settlement)
+            m_notifier.noteSettlement(detail->record, *detail->settlement);
+    });
+}
+
 void AttentionController::raiseWindow()
 {
     if (!m_window)
@@ -209,8 +235,9 @@ void AttentionController::openLastNotice()
     if (!kind)
         return openWaiting();
     const QueueView::Filter wanted = filterFor(*kind);
-    const bool shown = queue->filter() == wanted || queue->filter() == QueueView::Filter::Queue
-        || queue->filter() == QueueView::Filter::All;
+    // The queue's own filter holds the three waiting states, not COMPLETED actions.
+    const bool shown = queue->filter() == wanted || queue->filter() == QueueView::Filter::All
+        || (queue->filter() == QueueView::Filter::Queue && *kind != AttentionNotifier::Kind::Settlement);
     if (id.isEmpty()) {
         if (queue->filter() != wanted)
             queue->apply(wanted, QString());
@@ -239,7 +266,7 @@ void AttentionController::openWaiting()
     std::optional<AttentionNotifier::Kind> only;
     int kinds = 0;
     for (const auto kind : { AttentionNotifier::Kind::Review, AttentionNotifier::Kind::Unknown,
-                             AttentionNotifier::Kind::Approval }) {
+                             AttentionNotifier::Kind::Settlement, AttentionNotifier::Kind::Approval }) {
         if (counts.of(kind) > 0) {
             only = kind;
             ++kinds;

@@ -22,7 +22,8 @@ class TrayIndicator;
 
 // Notifications in the console (issue 17): wires an AttentionNotifier to what the main window
 // already receives — who is signed in (identityKnown), the queue's counts and pages, the event
-// stream — and shows what it decides: the count in the window title, in the status bar (a button
+// stream, and the action whose settlement changed (read to know whether its refund failed) — and
+// shows what it decides: the count in the window title, in the status bar (a button
 // that opens what waits, Ctrl+Shift+N) and on the tray icon; a notice as a desktop notification
 // through the tray and, for NoticeShownMs, in a status-bar field of its own. Clicking a notice (or the tray's) opens its action, or
 // the filter of what it reports, and raises the window. The Settings menu's entries (notices on or
@@ -68,6 +69,8 @@ signals:
 
 private:
     void updateShownCounts();
+    // Reads the action whose settlement changed and hands its settlement to the notifier.
+    void checkSettlement(const QString &actionId);
     void showNotice(const AttentionNotifier::Notice &notice);
     void raiseWindow();
     void setInterval(int seconds);

@@ -73,9 +73,9 @@ QList<AttentionNotifier::Kind> AttentionNotifier::kindsFor(const QString &role)
     if (role == QLatin1String("approver"))
         return { Kind::Approval };
     if (role == QLatin1String("supervisor"))
-        return { Kind::Review, Kind::Unknown };
+        return { Kind::Review, Kind::Unknown, Kind::Settlement };
     if (role == QLatin1String("admin"))
-        return { Kind::Review, Kind::Unknown, Kind::Approval };
+        return { Kind::Review, Kind::Unknown, Kind::Settlement, Kind::Approval };
     return {};
 }
 
@@ -86,10 +86,17 @@ ActionState AttentionNotifier::stateOf(Kind kind)
         return ActionState::RequiresReview;
     case Kind::Unknown:
         return ActionState::ConfirmationUnknown;
+    case Kind::Settlement:
+        return ActionState::Completed;
     case Kind::Approval:
         break;
     }
     return ActionState::Pending;
+}
+
+qint64 AttentionNotifier::countOf(Kind kind, const StateCounts &counts)
+{
+    return kind == Kind::Settlement ? counts.settlementReview() : counts.count(stateOf(kind));
 }
 
 QString AttentionNotifier::countsText(const Counts &counts)
@@ -99,6 +106,8 @@ QString AttentionNotifier::countsText(const Counts &counts)
         parts << tr("%n to review", nullptr, int(n));
     if (const qint64 n = counts.of(Kind::Unknown))
         parts << tr("%n unconfirmed", nullptr, int(n));
+    if (const qint64 n = counts.of(Kind::Settlement))
+        parts << tr("%n refund(s) failed", nullptr, int(n));
     if (const qint64 n = counts.of(Kind::Approval))
         parts << tr("%n to approve", nullptr, int(n));
     return joined(parts);
@@ -117,6 +126,7 @@ void AttentionNotifier::setRole(const QString &role)
 {
     if (role == m_role)
         return;
+    // m_settlementSeen stays: an item seen open is not news for the next user either (as m_seen).
     m_role = role;
     m_kinds = kindsFor(role);
     // What waited was news for the previous user.
@@ -130,7 +140,7 @@ void AttentionNotifier::setCounts(const StateCounts &stateCounts)
     m_stateCounts = stateCounts;
     Counts counts;
     for (const Kind kind : std::as_const(m_kinds))
-        counts.n[at(kind)] = stateCounts.count(stateOf(kind));
+        counts.n[at(kind)] = countOf(kind, stateCounts);
 
     if (m_resyncBaseline) {
         // Events were skipped: what rose beyond the events that did arrive came unseen.
@@ -180,6 +190,12 @@ bool AttentionNotifier::noteChange(const ActionChange &change)
     }
     // Remembered whether or not this role attends to it: after a role switch it is not news.
     remember(change.actionId, change.state, entering);
+    // A settlement change says nothing of its status: the action is read before deciding.
+    if (change.state == ActionState::Completed && change.event == QLatin1String("settlement")
+        && attends(Kind::Settlement) && !m_settlementSeen.contains(change.actionId)) {
+        emit settlementToCheck(change.actionId);
+        return false;
+    }
     const bool news = entering && attends(*kind);
     if (!news)
         return false;
@@ -189,7 +205,30 @@ bool AttentionNotifier::noteChange(const ActionChange &change)
     if (m_enabled) {
         if (waiting() == 0)
             m_firstWaitingAt = m_clock();
-        m_waiting.append({ *kind, change.actionId });
+        m_waiting.append({ *kind, change.actionId, std::nullopt });
+        schedule();
+    }
+    return true;
+}
+
+bool AttentionNotifier::noteSettlement(const ActionRecord &record, const Settlement &settlement)
+{
+    if (record.state != ActionState::Completed || !settlement.needsReview() || m_settlementSeen.contains(record.id))
+        return false;
+    if (m_settlementSeen.size() >= MaxRemembered)
+        m_settlementSeen.clear(); // a bound, as for m_seen: at worst one item is reported twice
+    // Remembered whether or not this role attends to it: after a role switch it is not news.
+    m_settlementSeen.insert(record.id);
+    if (!attends(Kind::Settlement))
+        return false;
+    qCDebug(lcUi) << "attention:" << record.id << "refund" << settlement.refundId << settlement.status
+                  << "after COMPLETED: review item open";
+    if (m_resyncBaseline)
+        ++m_newSinceResync[at(Kind::Settlement)];
+    if (m_enabled) {
+        if (waiting() == 0)
+            m_firstWaitingAt = m_clock();
+        m_waiting.append({ Kind::Settlement, record.id, noticeForSettlement(record, settlement) });
         schedule();
     }
     return true;
@@ -197,8 +236,11 @@ bool AttentionNotifier::noteChange(const ActionChange &change)
 
 void AttentionNotifier::noteKnown(const QList<ActionSummary> &rows)
 {
-    for (const ActionSummary &row : rows)
+    for (const ActionSummary &row : rows) {
         remember(row.id(), row.record.state, true);
+        if (row.settlementReview)
+            m_settlementSeen.insert(row.id());
+    }
 }
 
 void AttentionNotifier::noteResync()
@@ -265,8 +307,9 @@ void AttentionNotifier::poll()
     Notice notice;
     if (m_waiting.size() == 1 && waiting() == 1) {
         const Waiting &only = m_waiting.constFirst();
-        notice = noticeFor(only.kind, only.actionId,
-                           m_rowLookup ? m_rowLookup(only.actionId) : std::optional<ActionSummary>());
+        notice = only.notice ? *only.notice
+                             : noticeFor(only.kind, only.actionId,
+                                         m_rowLookup ? m_rowLookup(only.actionId) : std::optional<ActionSummary>());
     } else {
         std::array<int, KindCount> perKind = m_unseen;
         for (const Waiting &w : std::as_const(m_waiting))
@@ -305,7 +348,32 @@ AttentionNotifier::Notice AttentionNotifier::noticeFor(Kind kind, const QString 
                                      row->record.requestedBy)
                           : tr("%1 awaits approval").arg(actionId);
         break;
+    case Kind::Settlement:
+        notice.title = tr("Refund failed");
+        notice.text = tr("The refund of %1 failed after it was accepted: the customer has not been refunded").arg(actionId);
+        break;
     }
+    return notice;
+}
+
+AttentionNotifier::Notice AttentionNotifier::noticeForSettlement(const ActionRecord &record, const Settlement &settlement)
+{
+    Notice notice;
+    notice.actionId = record.id;
+    notice.kind = Kind::Settlement;
+    notice.title = tr("Refund failed");
+    // The provider's word in brackets: its failure_reason, or "canceled" when it gave none.
+    const QString why = settlement.failureReason.isEmpty() ? settlement.status : settlement.failureReason;
+    const QString order = record.businessReference.trimmed();
+    if (settlement.refundId.isEmpty())
+        notice.text = tr("The refund of %1 failed after it was accepted (%2): the customer has not been refunded")
+                          .arg(record.id, why);
+    else if (order.isEmpty())
+        notice.text = tr("Refund %1 of %2 failed after it was accepted (%3): the customer has not been refunded")
+                          .arg(settlement.refundId, record.id, why);
+    else
+        notice.text = tr("Refund %1 for order %2 failed after it was accepted (%3): the customer has not been refunded")
+                          .arg(settlement.refundId, order, why);
     return notice;
 }
 
@@ -315,7 +383,7 @@ AttentionNotifier::Notice AttentionNotifier::noticeForMany(const std::array<int,
     notice.title = tr("Countersign: new work");
     QStringList parts;
     int kinds = 0;
-    for (const Kind kind : { Kind::Review, Kind::Unknown, Kind::Approval }) {
+    for (const Kind kind : { Kind::Review, Kind::Unknown, Kind::Settlement, Kind::Approval }) {
         const int n = perKind[at(kind)];
         if (n <= 0)
             continue;
@@ -330,6 +398,9 @@ AttentionNotifier::Notice AttentionNotifier::noticeForMany(const std::array<int,
             break;
         case Kind::Approval:
             parts << tr("%n new to approve", nullptr, n);
+            break;
+        case Kind::Settlement:
+            parts << tr("%n new failed refund(s)", nullptr, n);
             break;
         }
     }

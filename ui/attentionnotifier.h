@@ -3,9 +3,11 @@
 #include "models/actionchange.h"
 #include "models/actionstate.h"
 #include "models/actionsummary.h"
+#include "models/settlement.h"
 
 #include <QHash>
 #include <QList>
+#include <QSet>
 #include <QObject>
 #include <QString>
 #include <QTimer>
@@ -19,10 +21,19 @@ namespace cs {
 // What asks for the signed-in user's attention, and when to say so (issue 17, "Notifications").
 //
 // An approver is asked to approve new PENDING actions; a supervisor to look at actions that
-// entered CONFIRMATION_UNKNOWN or REQUIRES_REVIEW; an admin both; agents and auditors nothing.
+// entered CONFIRMATION_UNKNOWN or REQUIRES_REVIEW, and at COMPLETED actions whose refund failed or
+// was canceled afterwards (issue 18: a settlement review item, docs/SETTLEMENT.md); an admin all
+// of it; agents and auditors nothing.
 // The counts come from the backend's list counts (setCounts: GET /actions `counts`, every action
-// the user may see whatever the queue's filter), so they are right after a reconnect; the event
-// stream only says what changed (noteChange) and gives a notice its text.
+// the user may see whatever the queue's filter; `settlement_review` for the review items), so they
+// are right after a reconnect; the event stream only says what changed (noteChange) and gives a
+// notice its text.
+//
+// A settlement review item is not a state: the stream only says that a COMPLETED action's
+// settlement changed (event "settlement"), not to what. noteChange then asks for the action
+// (settlementToCheck); the caller reads it and hands its settlement to noteSettlement, which
+// decides whether a review item opened. Each action's item opens at most once (the ledger never
+// reopens one), so it is reported at most once.
 //
 // A notice is due a short settle time after the first change it reports (so that the queue has
 // read the action's row for its text) and never sooner than the interval after the previous one;
@@ -38,16 +49,17 @@ class AttentionNotifier : public QObject
     Q_OBJECT
 
 public:
-    enum class Kind { Review, Unknown, Approval };
+    // Settlement: a refund that failed or was canceled after COMPLETED, its review item open.
+    enum class Kind { Review, Unknown, Approval, Settlement };
     Q_ENUM(Kind)
-    static constexpr int KindCount = 3;
+    static constexpr int KindCount = 4;
 
     // How many actions of each kind wait for the signed-in user (0 for kinds the role does not do).
     struct Counts
     {
         std::array<qint64, KindCount> n{};
         qint64 of(Kind kind) const { return n[std::size_t(kind)]; }
-        qint64 total() const { return n[0] + n[1] + n[2]; }
+        qint64 total() const { return n[0] + n[1] + n[2] + n[3]; }
         friend bool operator==(const Counts &, const Counts &) = default;
     };
 
@@ -69,9 +81,12 @@ public:
 
     // The kinds a role attends to ("approver", "supervisor", "admin"; others none).
     static QList<Kind> kindsFor(const QString &role);
-    // The state an action is in while it waits as `kind`.
+    // The state an action is in while it waits as `kind` (COMPLETED for Settlement).
     static ActionState stateOf(Kind kind);
-    // "3 to review · 1 unconfirmed · 2 to approve" (the parts that are not zero); "" when nothing waits.
+    // How many actions wait as `kind` by the backend's counts.
+    static qint64 countOf(Kind kind, const StateCounts &counts);
+    // "3 to review · 1 unconfirmed · 1 refund failed · 2 to approve" (the parts that are not zero);
+    // "" when nothing waits.
     static QString countsText(const Counts &counts);
     // "Countersign — 3 to review · 2 to approve — http://127.0.0.1:8470", without the middle
     // part when nothing waits and without the backend when it is empty.
@@ -86,8 +101,12 @@ public:
     // One `action.changed` event: whether it is an action entering a state the role attends to
     // (it then waits in the next notice); returns that decision.
     bool noteChange(const ActionChange &change);
+    // The settlement of a COMPLETED action, read after settlementToCheck (`record` for the
+    // notice's text): whether a review item opened that the role attends to (it then waits in the
+    // next notice); returns that decision.
+    bool noteSettlement(const ActionRecord &record, const Settlement &settlement);
     // Rows the queue has read (a page): their states are known, so a later event on one of them
-    // that does not change its state is not news.
+    // that does not change its state is not news; a row whose review item is open is not news either.
     void noteKnown(const QList<ActionSummary> &rows);
     // The event stream skipped events (`resync`): the next counts say how many arrived unseen.
     void noteResync();
@@ -114,18 +133,24 @@ public:
 
     // The text of a notice about one action (its row, if known, for the reason or the amount).
     static Notice noticeFor(Kind kind, const QString &actionId, const std::optional<ActionSummary> &row);
+    // The text of a notice about a refund that failed after COMPLETED.
+    static Notice noticeForSettlement(const ActionRecord &record, const Settlement &settlement);
     // The text of a notice about several: how many of each kind.
     static Notice noticeForMany(const std::array<int, KindCount> &perKind);
 
 signals:
     void countsChanged(const cs::AttentionNotifier::Counts &counts);
     void noticeReady(const cs::AttentionNotifier::Notice &notice);
+    // A COMPLETED action's settlement changed and the role attends to review items: read the
+    // action and pass its settlement to noteSettlement.
+    void settlementToCheck(const QString &actionId);
 
 private:
     struct Waiting
     {
         Kind kind;
         QString actionId;
+        std::optional<Notice> notice; // its text when known already (a settlement's)
     };
     bool attends(Kind kind) const { return m_kinds.contains(kind); }
     void schedule();
@@ -150,6 +175,9 @@ private:
         unsigned kinds = 0;
     };
     QHash<QString, Seen> m_seen;
+    // Actions whose settlement review item was seen open (a page showed it, or it was reported):
+    // kept apart from m_seen, which forgets COMPLETED actions.
+    QSet<QString> m_settlementSeen;
 
     QList<Waiting> m_waiting;
     std::array<int, KindCount> m_unseen{}; // counted after a resync, without an action id

@@ -890,6 +890,40 @@ heute: %2
             <numerusform>%n neu freizugeben</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n refund(s) failed</source>
+        <translation>
+            <numerusform>%n Erstattung fehlgeschlagen</numerusform>
+            <numerusform>%n Erstattungen fehlgeschlagen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Refund failed</source>
+        <translation>Erstattung fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>The refund of %1 failed after it was accepted: the customer has not been refunded</source>
+        <translation>Die Erstattung von %1 ist nach der Annahme fehlgeschlagen: Der Kunde hat kein Geld zurückerhalten</translation>
+    </message>
+    <message>
+        <source>The refund of %1 failed after it was accepted (%2): the customer has not been refunded</source>
+        <translation>Die Erstattung von %1 ist nach der Annahme fehlgeschlagen (%2): Der Kunde hat kein Geld zurückerhalten</translation>
+    </message>
+    <message>
+        <source>Refund %1 of %2 failed after it was accepted (%3): the customer has not been refunded</source>
+        <translation>Erstattung %1 von %2 ist nach der Annahme fehlgeschlagen (%3): Der Kunde hat kein Geld zurückerhalten</translation>
+    </message>
+    <message>
+        <source>Refund %1 for order %2 failed after it was accepted (%3): the customer has not been refunded</source>
+        <translation>Erstattung %1 für Bestellung %2 ist nach der Annahme fehlgeschlagen (%3): Der Kunde hat kein Geld zurückerhalten</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new failed refund(s)</source>
+        <translation>
+            <numerusform>%n neue fehlgeschlagene Erstattung</numerusform>
+            <numerusform>%n neue fehlgeschlagene Erstattungen</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>cs::AuditTableModel</name>

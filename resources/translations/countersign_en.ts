@@ -82,6 +82,20 @@
             <numerusform>%n new to approve</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n refund(s) failed</source>
+        <translation>
+            <numerusform>%n refund failed</numerusform>
+            <numerusform>%n refunds failed</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new failed refund(s)</source>
+        <translation>
+            <numerusform>%n new failed refund</numerusform>
+            <numerusform>%n new failed refunds</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>cs::BulkDecisionDialog</name>

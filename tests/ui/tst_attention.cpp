@@ -2,7 +2,9 @@
 // and the throttling of its notices (an injected clock), the window title, and the main window's
 // wiring (AttentionController): the title and status-bar count, the Settings menu's switch and
 // interval remembered, a notice without a system tray (offscreen: no tray, no warning), and what
-// clicking a notice opens.
+// clicking a notice opens. Issue 18: a refund that fails after COMPLETED (a settlement review
+// item) waits for supervisors and admins — its count, its notice (the action read after the
+// stream's "settlement" event, from a fake backend) and its filter.
 
 #include "client/apiclient.h"
 #include "client/eventstreamclient.h"
@@ -10,12 +12,15 @@
 #include "ui/attentioncontroller.h"
 #include "ui/attentionnotifier.h"
 #include "ui/consolesettings.h"
+#include "ui/consoletranslations.h"
 #include "ui/mainwindow.h"
 #include "ui/queueview.h"
 #include "ui/trayindicator.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenu>
 #include <QLabel>
 #include <QMenuBar>
@@ -23,6 +28,8 @@
 #include <QRegularExpression>
 #include <QStatusBar>
 #include <QSystemTrayIcon>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -34,6 +41,7 @@ using Kind = AttentionNotifier::Kind;
 
 Q_DECLARE_METATYPE(cs::ActionState)
 Q_DECLARE_METATYPE(std::optional<cs::ActionState>)
+Q_DECLARE_METATYPE(cs::Settlement)
 
 namespace {
 
@@ -64,15 +72,113 @@ ActionSummary row(const QString &id, ActionState state, const QString &reviewRea
     return s;
 }
 
-StateCounts stateCounts(qint64 pending, qint64 unknown, qint64 review)
+StateCounts stateCounts(qint64 pending, qint64 unknown, qint64 review, qint64 settlementReview = 0)
 {
     StateCounts counts;
+    counts.setSettlementReview(settlementReview);
     counts.setCount(ActionState::Pending, pending);
     counts.setCount(ActionState::ConfirmationUnknown, unknown);
     counts.setCount(ActionState::RequiresReview, review);
     counts.setCount(ActionState::Completed, 7);
     return counts;
 }
+
+ActionRecord completed(const QString &id, const QString &order)
+{
+    ActionRecord r;
+    r.id = id;
+    r.state = ActionState::Completed;
+    r.amount = 4000;
+    r.currency = QStringLiteral("usd");
+    r.businessReference = order;
+    return r;
+}
+
+// A COMPLETED action's settlement: "failed"/"canceled" with its review item `attention`, or a
+// status still settling ("pending") or settled well ("succeeded").
+Settlement settlement(const QString &status, Settlement::Attention attention = Settlement::Attention::None,
+                      const QString &reason = QString())
+{
+    Settlement s;
+    s.refundId = QStringLiteral("re_thursday");
+    s.status = status;
+    s.failureReason = reason;
+    s.attention = attention;
+    return s;
+}
+
+// What GET /actions/{id} answers for a COMPLETED refund whose refund failed afterwards.
+QByteArray failedRefundDetail(const QString &id)
+{
+    const QJsonObject settlement{
+        { QStringLiteral("action_id"), id },
+        { QStringLiteral("refund_id"), QStringLiteral("re_thursday") },
+        { QStringLiteral("status"), QStringLiteral("failed") },
+        { QStringLiteral("failure_reason"), QStringLiteral("lost_or_stolen_card") },
+        { QStringLiteral("started_at"), QStringLiteral("2026-12-01T09:00:05.000Z") },
+        { QStringLiteral("confirmed_at"), QStringLiteral("2026-12-03T14:12:00.000Z") },
+        { QStringLiteral("confirmed_by"), QStringLiteral("webhook") },
+        { QStringLiteral("settled_at"), QStringLiteral("2026-12-03T14:12:00.000Z") },
+        { QStringLiteral("checks"), 1 },
+        { QStringLiteral("attention"), QStringLiteral("open") },
+        { QStringLiteral("attention_since"), QStringLiteral("2026-12-03T14:12:00.000Z") },
+    };
+    const QJsonObject detail{
+        { QStringLiteral("id"), id },
+        { QStringLiteral("kind"), QStringLiteral("refund") },
+        { QStringLiteral("state"), QStringLiteral("COMPLETED") },
+        { QStringLiteral("state_version"), 7 },
+        { QStringLiteral("target"), QJsonObject{ { QStringLiteral("charge"), QStringLiteral("ch_thursday") } } },
+        { QStringLiteral("amount"), 4000 },
+        { QStringLiteral("currency"), QStringLiteral("usd") },
+        { QStringLiteral("business_reference"), QStringLiteral("order-4711") },
+        { QStringLiteral("provider"), QStringLiteral("paysim") },
+        { QStringLiteral("idempotency_key"), QStringLiteral("csk_thursday_v1") },
+        { QStringLiteral("request_fingerprint"), QString(64, QLatin1Char('a')) },
+        { QStringLiteral("approval_version"), 1 },
+        { QStringLiteral("requested_by"), QStringLiteral("refund-bot") },
+        { QStringLiteral("created_at"), QStringLiteral("2026-12-01T08:59:00.000Z") },
+        { QStringLiteral("updated_at"), QStringLiteral("2026-12-03T14:12:00.000Z") },
+        { QStringLiteral("settlement"), settlement },
+    };
+    return QJsonDocument(detail).toJson(QJsonDocument::Compact);
+}
+
+// A backend that answers GET /api/v1/actions/{id} with failedRefundDetail and anything else 404,
+// counting the reads of actions.
+struct FakeBackend
+{
+    QTcpServer server;
+    int actionReads = 0;
+    FakeBackend()
+    {
+        server.listen(QHostAddress::LocalHost);
+        QObject::connect(&server, &QTcpServer::newConnection, &server, [this] {
+            while (QTcpSocket *socket = server.nextPendingConnection()) {
+                QObject::connect(socket, &QTcpSocket::readyRead, socket, [this, socket] {
+                    const QByteArray request = socket->peek(socket->bytesAvailable());
+                    if (!request.contains("\r\n\r\n"))
+                        return; // the headers are not complete yet
+                    socket->readAll();
+                    const QByteArray path = request.split(' ').value(1);
+                    const qsizetype at = path.indexOf("/actions/act_");
+                    QByteArray status = "404 Not Found";
+                    QByteArray body = R"({"type":"about:blank","title":"not found","status":404})";
+                    if (at >= 0) {
+                        ++actionReads;
+                        status = "200 OK";
+                        body = failedRefundDetail(QString::fromLatin1(path.mid(at + 9)));
+                    }
+                    socket->write("HTTP/1.1 " + status + "\r\nContent-Type: application/json\r\nETag: \"7\"\r\n"
+                                  "Content-Length: " + QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+                    socket->disconnectFromHost();
+                });
+                QObject::connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+    }
+    QUrl url() const { return QUrl(QStringLiteral("http://127.0.0.1:%1").arg(server.serverPort())); }
+};
 
 // A clock the test moves.
 struct FakeClock
@@ -115,6 +221,15 @@ private slots:
     void withoutTrayNoticesGoToTheStatusBar();
     void clickingANoticeOpensItsFilter();
 
+    void settlementDecisions_data();
+    void settlementDecisions();
+    void settlementNoticeText_data();
+    void settlementNoticeText();
+    void aFailedRefundIsReportedOnce();
+    void failedRefundsCollapseWithTheRest();
+    void aResyncReportsFailedRefundsUnseen();
+    void aFailedRefundReachesTheWindow();
+
 private:
     struct Console
     {
@@ -140,6 +255,8 @@ void TestAttention::initTestCase()
 {
     qRegisterMetaType<AttentionNotifier::Notice>();
     qRegisterMetaType<AttentionNotifier::Counts>();
+    // English's plural forms ("1 refund failed", "2 refunds failed"), as the console loads them.
+    QVERIFY(installConsoleTranslations(QLocale(QLocale::English, QLocale::UnitedStates)).console);
 }
 
 // role × (what the console knew of the action) × event → news for this user or not.
@@ -361,12 +478,13 @@ void TestAttention::countsFollowTheRole_data()
     QTest::addColumn<qint64>("review");
     QTest::addColumn<qint64>("unknown");
     QTest::addColumn<qint64>("approval");
-    // Counts: 5 PENDING, 2 CONFIRMATION_UNKNOWN, 3 REQUIRES_REVIEW.
-    QTest::newRow("approver") << "approver" << qint64(0) << qint64(0) << qint64(5);
-    QTest::newRow("supervisor") << "supervisor" << qint64(3) << qint64(2) << qint64(0);
-    QTest::newRow("admin") << "admin" << qint64(3) << qint64(2) << qint64(5);
-    QTest::newRow("agent") << "agent" << qint64(0) << qint64(0) << qint64(0);
-    QTest::newRow("auditor") << "auditor" << qint64(0) << qint64(0) << qint64(0);
+    QTest::addColumn<qint64>("settlement");
+    // Counts: 5 PENDING, 2 CONFIRMATION_UNKNOWN, 3 REQUIRES_REVIEW, 4 refunds failed after COMPLETED.
+    QTest::newRow("approver") << "approver" << qint64(0) << qint64(0) << qint64(5) << qint64(0);
+    QTest::newRow("supervisor") << "supervisor" << qint64(3) << qint64(2) << qint64(0) << qint64(4);
+    QTest::newRow("admin") << "admin" << qint64(3) << qint64(2) << qint64(5) << qint64(4);
+    QTest::newRow("agent") << "agent" << qint64(0) << qint64(0) << qint64(0) << qint64(0);
+    QTest::newRow("auditor") << "auditor" << qint64(0) << qint64(0) << qint64(0) << qint64(0);
 }
 
 void TestAttention::countsFollowTheRole()
@@ -375,16 +493,19 @@ void TestAttention::countsFollowTheRole()
     QFETCH(qint64, review);
     QFETCH(qint64, unknown);
     QFETCH(qint64, approval);
+    QFETCH(qint64, settlement);
     AttentionNotifier notifier;
     QSignalSpy changed(&notifier, &AttentionNotifier::countsChanged);
     QVERIFY(changed.isValid());
-    notifier.setCounts(stateCounts(5, 2, 3)); // before the role is known: nothing is theirs yet
+    notifier.setCounts(stateCounts(5, 2, 3, 4)); // before the role is known: nothing is theirs yet
     QCOMPARE(notifier.counts().total(), 0);
     notifier.setRole(role);
     QCOMPARE(notifier.counts().of(Kind::Review), review);
     QCOMPARE(notifier.counts().of(Kind::Unknown), unknown);
     QCOMPARE(notifier.counts().of(Kind::Approval), approval);
-    QCOMPARE(changed.size(), review + unknown + approval > 0 ? 1 : 0);
+    QCOMPARE(notifier.counts().of(Kind::Settlement), settlement);
+    QCOMPARE(notifier.counts().total(), review + unknown + approval + settlement);
+    QCOMPARE(changed.size(), review + unknown + approval + settlement > 0 ? 1 : 0);
 }
 
 void TestAttention::windowTitle_data()
@@ -392,16 +513,22 @@ void TestAttention::windowTitle_data()
     QTest::addColumn<qint64>("review");
     QTest::addColumn<qint64>("unknown");
     QTest::addColumn<qint64>("approval");
+    QTest::addColumn<qint64>("settlement");
     QTest::addColumn<QString>("backend");
     QTest::addColumn<QString>("title");
     const QString b = QStringLiteral("http://127.0.0.1:8470");
-    QTest::newRow("nothing waits") << qint64(0) << qint64(0) << qint64(0) << b << "Countersign \u2014 http://127.0.0.1:8470";
-    QTest::newRow("review and approval") << qint64(3) << qint64(0) << qint64(2) << b
+    const qint64 o = 0;
+    QTest::newRow("nothing waits") << o << o << o << o << b << "Countersign \u2014 http://127.0.0.1:8470";
+    QTest::newRow("review and approval") << qint64(3) << o << qint64(2) << o << b
                                          << "Countersign \u2014 3 to review \u00b7 2 to approve \u2014 http://127.0.0.1:8470";
-    QTest::newRow("all three") << qint64(1) << qint64(4) << qint64(1) << b
+    QTest::newRow("all three") << qint64(1) << qint64(4) << qint64(1) << o << b
                                << "Countersign \u2014 1 to review \u00b7 4 unconfirmed \u00b7 1 to approve \u2014 http://127.0.0.1:8470";
-    QTest::newRow("approval only, no backend") << qint64(0) << qint64(0) << qint64(7) << QString() << "Countersign \u2014 7 to approve";
-    QTest::newRow("nothing, no backend") << qint64(0) << qint64(0) << qint64(0) << QString() << "Countersign";
+    QTest::newRow("all four") << qint64(1) << qint64(4) << qint64(1) << qint64(2) << b
+                              << "Countersign \u2014 1 to review \u00b7 4 unconfirmed \u00b7 2 refunds failed \u00b7 1 to approve \u2014 http://127.0.0.1:8470";
+    QTest::newRow("one refund failed") << o << o << o << qint64(1) << b
+                                       << "Countersign \u2014 1 refund failed \u2014 http://127.0.0.1:8470";
+    QTest::newRow("approval only, no backend") << o << o << qint64(7) << o << QString() << "Countersign \u2014 7 to approve";
+    QTest::newRow("nothing, no backend") << o << o << o << o << QString() << "Countersign";
 }
 
 void TestAttention::windowTitle()
@@ -409,10 +536,11 @@ void TestAttention::windowTitle()
     QFETCH(qint64, review);
     QFETCH(qint64, unknown);
     QFETCH(qint64, approval);
+    QFETCH(qint64, settlement);
     QFETCH(QString, backend);
     QFETCH(QString, title);
     AttentionNotifier::Counts counts;
-    counts.n = { review, unknown, approval };
+    counts.n = { review, unknown, approval, settlement };
     QCOMPARE(AttentionNotifier::windowTitle(counts, backend), title);
 }
 
@@ -585,6 +713,253 @@ void TestAttention::clickingANoticeOpensItsFilter()
     emit console.window->queueModel()->countsChanged(stateCounts(2, 0, 1));
     console.window->findChild<QAction *>(QStringLiteral("showWaitingAction"))->trigger();
     QCOMPARE(queue->filter(), QueueView::Filter::Queue);
+}
+
+// ---- issue 18: a refund that failed after COMPLETED ------------------------------------------
+
+// role × what the action's settlement turned out to be → whether the stream's "settlement" event
+// makes the console read the action, and whether its settlement is news for this user.
+void TestAttention::settlementDecisions_data()
+{
+    QTest::addColumn<QString>("role");
+    QTest::addColumn<Settlement>("read");
+    QTest::addColumn<bool>("asks");
+    QTest::addColumn<bool>("news");
+    using A = Settlement::Attention;
+    const Settlement failed = settlement(QStringLiteral("failed"), A::Open, QStringLiteral("lost_or_stolen_card"));
+    QTest::newRow("supervisor: failed after COMPLETED") << "supervisor" << failed << true << true;
+    QTest::newRow("supervisor: canceled after COMPLETED")
+        << "supervisor" << settlement(QStringLiteral("canceled"), A::Open) << true << true;
+    QTest::newRow("admin: failed after COMPLETED") << "admin" << failed << true << true;
+    QTest::newRow("supervisor: pending -> succeeded is no work") << "supervisor" << settlement(QStringLiteral("succeeded")) << true << false;
+    QTest::newRow("supervisor: still pending") << "supervisor" << settlement(QStringLiteral("pending")) << true << false;
+    QTest::newRow("supervisor: decided already (closed)")
+        << "supervisor" << settlement(QStringLiteral("failed"), A::Closed, QStringLiteral("declined")) << true << false;
+    QTest::newRow("supervisor: decided already (followed up)")
+        << "supervisor" << settlement(QStringLiteral("failed"), A::FollowedUp, QStringLiteral("declined")) << true << false;
+    QTest::newRow("approver: not theirs") << "approver" << failed << false << false;
+    QTest::newRow("agent: not theirs") << "agent" << failed << false << false;
+    QTest::newRow("auditor: not theirs") << "auditor" << failed << false << false;
+}
+
+void TestAttention::settlementDecisions()
+{
+    QFETCH(QString, role);
+    QFETCH(Settlement, read);
+    QFETCH(bool, asks);
+    QFETCH(bool, news);
+
+    AttentionNotifier notifier;
+    FakeClock clock;
+    notifier.setClock(clock.function());
+    notifier.setRole(role);
+    QSignalSpy toCheck(&notifier, &AttentionNotifier::settlementToCheck);
+    QSignalSpy notices(&notifier, &AttentionNotifier::noticeReady);
+    QVERIFY(toCheck.isValid() && notices.isValid());
+
+    // The event itself is never news: its settlement must be read first.
+    QVERIFY(!notifier.noteChange(change(Id, ActionState::Completed, QStringLiteral("settlement"), 9)));
+    QCOMPARE(toCheck.size(), asks ? 1 : 0);
+    if (asks)
+        QCOMPARE(toCheck.at(0).at(0).toString(), Id);
+    // Other events on a COMPLETED action ask for nothing.
+    QVERIFY(!notifier.noteChange(change(Id, ActionState::Completed, QStringLiteral("settlement_closed"), 10)));
+    QVERIFY(!notifier.noteChange(change(Id, ActionState::Completed, QStringLiteral("lookup_recorded"), 10)));
+    QCOMPARE(toCheck.size(), asks ? 1 : 0);
+
+    QCOMPARE(notifier.noteSettlement(completed(Id, QStringLiteral("order-4711")), read), news);
+    QCOMPARE(notifier.waiting(), news ? 1 : 0);
+    clock.now += AttentionNotifier::SettleMs;
+    notifier.poll();
+    QCOMPARE(notices.size(), news ? 1 : 0);
+    if (news)
+        QCOMPARE(notices.at(0).at(0).value<AttentionNotifier::Notice>().kind, std::optional(Kind::Settlement));
+}
+
+void TestAttention::settlementNoticeText_data()
+{
+    QTest::addColumn<QString>("order");
+    QTest::addColumn<Settlement>("read");
+    QTest::addColumn<QString>("text");
+    using A = Settlement::Attention;
+    QTest::newRow("with order and reason")
+        << "order-4711" << settlement(QStringLiteral("failed"), A::Open, QStringLiteral("lost_or_stolen_card"))
+        << "Refund re_thursday for order order-4711 failed after it was accepted (lost_or_stolen_card): the customer has "
+           "not been refunded";
+    QTest::newRow("without order") << "" << settlement(QStringLiteral("failed"), A::Open, QStringLiteral("declined"))
+                                   << QStringLiteral("Refund re_thursday of ") + Id
+                                          + QStringLiteral(" failed after it was accepted (declined): the customer has not been refunded");
+    QTest::newRow("canceled, no reason") << "order-4711" << settlement(QStringLiteral("canceled"), A::Open)
+                                         << "Refund re_thursday for order order-4711 failed after it was accepted (canceled): "
+                                            "the customer has not been refunded";
+    Settlement noRefund = settlement(QStringLiteral("failed"), A::Open, QStringLiteral("declined"));
+    noRefund.refundId.clear();
+    QTest::newRow("no refund id") << "order-4711" << noRefund
+                                  << QStringLiteral("The refund of ") + Id
+                                         + QStringLiteral(" failed after it was accepted (declined): the customer has not been refunded");
+}
+
+void TestAttention::settlementNoticeText()
+{
+    QFETCH(QString, order);
+    QFETCH(Settlement, read);
+    QFETCH(QString, text);
+    AttentionNotifier notifier;
+    FakeClock clock;
+    notifier.setClock(clock.function());
+    notifier.setRole(QStringLiteral("supervisor"));
+    QSignalSpy notices(&notifier, &AttentionNotifier::noticeReady);
+    QVERIFY(notices.isValid());
+    QVERIFY(notifier.noteSettlement(completed(Id, order), read));
+    notifier.poll();
+    QCOMPARE(notices.size(), 0); // the settle time, as for the others
+    clock.now += AttentionNotifier::SettleMs;
+    notifier.poll();
+    QCOMPARE(notices.size(), 1);
+    const auto notice = notices.at(0).at(0).value<AttentionNotifier::Notice>();
+    QCOMPARE(notice.title, QStringLiteral("Refund failed"));
+    QCOMPARE(notice.text, text);
+    QCOMPARE(notice.actionId, Id);
+    QCOMPARE(notice.kind, std::optional(Kind::Settlement));
+}
+
+void TestAttention::aFailedRefundIsReportedOnce()
+{
+    AttentionNotifier notifier;
+    FakeClock clock;
+    notifier.setClock(clock.function());
+    notifier.setRole(QStringLiteral("supervisor"));
+    QSignalSpy toCheck(&notifier, &AttentionNotifier::settlementToCheck);
+    QVERIFY(toCheck.isValid());
+    const Settlement failed = settlement(QStringLiteral("failed"), Settlement::Attention::Open, QStringLiteral("declined"));
+    QVERIFY(notifier.noteSettlement(completed(Id, QString()), failed));
+    // The same item read again (a second "settlement" event of the same transaction): not news,
+    // and its events are not even read any more.
+    QVERIFY(!notifier.noteSettlement(completed(Id, QString()), failed));
+    QVERIFY(!notifier.noteChange(change(Id, ActionState::Completed, QStringLiteral("settlement"), 9)));
+    QCOMPARE(toCheck.size(), 0);
+    QCOMPARE(notifier.waiting(), 1);
+
+    // A row the queue read with its item open (the "Refund failed" filter) is known: not news.
+    ActionSummary shown = row(QStringLiteral("act_shown"), ActionState::Completed);
+    shown.settlementReview = true;
+    notifier.noteKnown({ shown });
+    QVERIFY(!notifier.noteChange(change(QStringLiteral("act_shown"), ActionState::Completed, QStringLiteral("settlement"), 9)));
+    QVERIFY(!notifier.noteSettlement(completed(QStringLiteral("act_shown"), QString()), failed));
+    QCOMPARE(toCheck.size(), 0);
+    QCOMPARE(notifier.waiting(), 1);
+
+    // Seen under another role, it is not news after the switch either.
+    notifier.setRole(QStringLiteral("approver"));
+    QVERIFY(!notifier.noteSettlement(completed(QStringLiteral("act_other"), QString()), failed));
+    notifier.setRole(QStringLiteral("admin"));
+    QVERIFY(!notifier.noteSettlement(completed(QStringLiteral("act_other"), QString()), failed));
+    QCOMPARE(notifier.waiting(), 0);
+}
+
+void TestAttention::failedRefundsCollapseWithTheRest()
+{
+    AttentionNotifier notifier;
+    FakeClock clock;
+    notifier.setClock(clock.function());
+    notifier.setRole(QStringLiteral("supervisor"));
+    QVERIFY(notifier.setIntervalSeconds(30));
+    QSignalSpy notices(&notifier, &AttentionNotifier::noticeReady);
+    QVERIFY(notices.isValid());
+    const Settlement failed = settlement(QStringLiteral("failed"), Settlement::Attention::Open, QStringLiteral("declined"));
+
+    QVERIFY(notifier.noteSettlement(completed(QStringLiteral("act_a"), QString()), failed));
+    QVERIFY(notifier.noteSettlement(completed(QStringLiteral("act_b"), QString()), failed));
+    clock.now += AttentionNotifier::SettleMs;
+    notifier.poll();
+    QCOMPARE(notices.size(), 1);
+    auto notice = notices.at(0).at(0).value<AttentionNotifier::Notice>();
+    QCOMPARE(notice.text, QStringLiteral("2 new failed refunds"));
+    QCOMPARE(notice.kind, std::optional(Kind::Settlement));
+    QVERIFY(notice.actionId.isEmpty());
+
+    // Throttled like the others: within the interval it waits, then comes with a review.
+    clock.now += 1000;
+    QVERIFY(notifier.noteSettlement(completed(QStringLiteral("act_c"), QString()), failed));
+    QVERIFY(notifier.noteChange(change(QStringLiteral("act_d"), ActionState::RequiresReview, QStringLiteral("state_changed"))));
+    clock.now += 5000;
+    notifier.poll();
+    QCOMPARE(notices.size(), 1);
+    clock.now += 30000 - 6000;
+    notifier.poll();
+    QCOMPARE(notices.size(), 2);
+    notice = notices.at(1).at(0).value<AttentionNotifier::Notice>();
+    QCOMPARE(notice.text, QStringLiteral("1 new to review \u00b7 1 new failed refund"));
+    QVERIFY(!notice.kind);
+}
+
+void TestAttention::aResyncReportsFailedRefundsUnseen()
+{
+    AttentionNotifier notifier;
+    FakeClock clock;
+    notifier.setClock(clock.function());
+    notifier.setRole(QStringLiteral("supervisor"));
+    notifier.setCounts(stateCounts(0, 0, 0, 1));
+    QSignalSpy notices(&notifier, &AttentionNotifier::noticeReady);
+    QVERIFY(notices.isValid());
+    notifier.noteResync();
+    notifier.setCounts(stateCounts(0, 0, 0, 3)); // two opened while the stream was away
+    QCOMPARE(notifier.waiting(), 2);
+    clock.now += AttentionNotifier::SettleMs;
+    notifier.poll();
+    QCOMPARE(notices.size(), 1);
+    QCOMPARE(notices.at(0).at(0).value<AttentionNotifier::Notice>().text, QStringLiteral("2 new failed refunds"));
+}
+
+// The main window: the count in the title, the status bar and the tray; the stream's "settlement"
+// event read from the backend and shown as a notice; clicking it and Ctrl+Shift+N open the
+// "Refund failed" filter.
+void TestAttention::aFailedRefundReachesTheWindow()
+{
+    FakeBackend backend;
+    QVERIFY(backend.server.isListening());
+    Console console;
+    console.client.setBaseUrl(backend.url());
+    console.client.setToken(QStringLiteral("t"));
+    console.signIn(QStringLiteral("supervisor"));
+    QSignalSpy shown(console.attention(), &AttentionController::noticeShown);
+    QVERIFY(shown.isValid());
+
+    emit console.window->queueModel()->countsChanged(stateCounts(3, 0, 0, 1));
+    QCOMPARE(console.window->windowTitle(), QStringLiteral("Countersign \u2014 1 refund failed \u2014 ") + backend.url().toDisplayString());
+    QToolButton *button = console.attention()->statusButton();
+    QVERIFY(!button->isHidden());
+    QCOMPARE(button->text(), QStringLiteral("1 refund failed"));
+    QCOMPARE(console.attention()->tray()->count(), 1);
+    QCOMPARE(console.attention()->tray()->toolTip(), QStringLiteral("Countersign: 1 refund failed"));
+
+    const QString id = QStringLiteral("act_thursday0000000000000001");
+    emit console.events.actionChanged(change(id, ActionState::Completed, QStringLiteral("settlement"), 9));
+    QTRY_COMPARE(console.attention()->notifier()->waiting(), 1); // once the action was read
+    QVERIFY(backend.actionReads >= 1); // the queue may read the row as well
+    console.clock.now += AttentionNotifier::SettleMs;
+    console.attention()->notifier()->poll();
+    QCOMPARE(shown.size(), 1);
+    QCOMPARE(console.attention()->noticeLabel()->toolTip(),
+             QStringLiteral("Refund re_thursday for order order-4711 failed after it was accepted (lost_or_stolen_card): "
+                            "the customer has not been refunded"));
+
+    QueueView *queue = console.window->queueView();
+    QCOMPARE(queue->filter(), QueueView::Filter::Queue);
+    console.attention()->openLastNotice();
+    QCOMPARE(queue->filter(), QueueView::Filter::RefundFailed);
+    queue->apply(QueueView::Filter::Queue, QString());
+    console.window->findChild<QAction *>(QStringLiteral("showWaitingAction"))->trigger();
+    QCOMPARE(queue->filter(), QueueView::Filter::RefundFailed); // the only kind waiting
+
+    // An approver's console does not even read the action.
+    console.signIn(QStringLiteral("approver"));
+    QSignalSpy toCheck(console.attention()->notifier(), &AttentionNotifier::settlementToCheck);
+    QVERIFY(toCheck.isValid());
+    emit console.events.actionChanged(change(QStringLiteral("act_thursday0000000000000002"), ActionState::Completed,
+                                             QStringLiteral("settlement"), 9));
+    QCOMPARE(toCheck.size(), 0);
+    QCOMPARE(console.window->windowTitle(), QStringLiteral("Countersign \u2014 3 to approve \u2014 ") + backend.url().toDisplayString());
 }
 
 QTEST_MAIN(TestAttention)

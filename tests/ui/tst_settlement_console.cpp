@@ -9,6 +9,7 @@
 #include "tests/client/backendprocess.h"
 #include "tests/support/quietoffscreen.h"
 #include "ui/actiondetailpane.h"
+#include "ui/attentioncontroller.h"
 #include "ui/settlementclosedialog.h"
 #include "ui/settlementview.h"
 
@@ -95,6 +96,13 @@ private slots:
         QCOMPARE(settlementOf(id).value(QLatin1String("attention")).toString(), QStringLiteral("open"));
 
         QTRY_COMPARE_WITH_TIMEOUT(filter->text(), QStringLiteral("Refund failed  1"), 15000);
+        // It waits for the supervisor like the states do: counted in the title, and a notice.
+        AttentionNotifier *attention = window->attention()->notifier();
+        QTRY_COMPARE_WITH_TIMEOUT(attention->counts().of(AttentionNotifier::Kind::Settlement), 1, 10000);
+        QVERIFY2(window->windowTitle().contains(AttentionNotifier::countsText(attention->counts())), qPrintable(window->windowTitle()));
+        QTRY_COMPARE_WITH_TIMEOUT(window->attention()->lastNotice().actionId, id, 10000);
+        const QString notice = window->attention()->lastNotice().text;
+        QVERIFY2(notice.contains(QLatin1String("for order order-thursday failed after it was accepted (declined)")), qPrintable(notice));
 
         // Ctrl+6: only that action; its detail says what happened.
         window->findChild<QAction *>(QStringLiteral("filterRefundFailedShortcut"))->trigger();
