@@ -298,8 +298,10 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     auto *timelineLayout = new QVBoxLayout(timelineBox);
     timelineLayout->setContentsMargins(0, 4, 0, 0);
     timelineLayout->setSpacing(2);
-    auto *timelineTitle = new QLabel(tr("<b>Timeline</b> \u2014 attempts, lookups, state changes and the end of the key window"), timelineBox);
-    timelineLayout->addWidget(timelineTitle);
+    m_timelineTitle = new QLabel(timelineBox);
+    m_timelineTitle->setObjectName(QStringLiteral("timelineTitle"));
+    updateTimelineTitle();
+    timelineLayout->addWidget(m_timelineTitle);
     m_timeline = new TimelineWidget(timelineBox);
     timelineLayout->addWidget(m_timeline);
     m_splitter->addWidget(timelineBox);
@@ -426,6 +428,7 @@ void ActionDetailPane::setDetail(const ActionDetail &detail)
     m_related->setDetail(detail);
     m_diff->setConflicts(detail.conflicts, detail.record.id);
     m_timeline->setDetail(detail);
+    updateTimelineTitle();
     m_settlementView->setSettlement(detail.settlement);
     m_settlementTitle->setVisible(detail.settlement.has_value());
     updateHeader();
@@ -570,6 +573,15 @@ void ActionDetailPane::updateReasons()
                                        : QStringLiteral("<span style=\"color:%1\">%2</span>")
                                              .arg(muted.name(QColor::HexArgb), lines.join(QStringLiteral(" &nbsp;\u00b7&nbsp; "))));
     m_reasons->setVisible(!lines.isEmpty());
+}
+
+void ActionDetailPane::updateTimelineTitle()
+{
+    // The settlement's marks (issue 18) are on the timeline only when the action has one.
+    m_timelineTitle->setText(m_hasDetail && m_detail.settlement
+                                 ? tr("<b>Timeline</b> \u2014 attempts, lookups, state changes, the end of the key window "
+                                      "and the refund's settlement")
+                                 : tr("<b>Timeline</b> \u2014 attempts, lookups, state changes and the end of the key window"));
 }
 
 void ActionDetailPane::updateTabTitles()

@@ -90,6 +90,7 @@ private:
     void updateOverview();
     void updateReasons();
     void updateTabTitles();
+    void updateTimelineTitle();
 
     ActionDetail m_detail;
     bool m_hasDetail = false;
@@ -121,6 +122,7 @@ private:
     RelatedActionModel *m_related;
     QTableView *m_relatedView;
     TimelineWidget *m_timeline;
+    QLabel *m_timelineTitle = nullptr;
     PayloadDiffWidget *m_diff;
     QWidget *m_diffPage;
 };

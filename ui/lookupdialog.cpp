@@ -1,5 +1,6 @@
 #include "ui/lookupdialog.h"
 #include "models/displayformat.h"
+#include "models/lookuppurpose.h"
 #include "models/lookuptablemodel.h"
 #include "ui/statepalette.h"
 
@@ -29,12 +30,16 @@ void LookupDialog::refresh()
     else
         how = tr("list the refunds of <code>%1</code> and match <code>metadata[countersign_action_id] = %2</code>")
                   .arg(r.targetId.toHtmlEscaped(), r.id.toHtmlEscaped());
-    setDescription(tr("<p style=\"font-size:large\"><b>Ask %1 what happened to this refund</b></p>"
+    QString html = tr("<p style=\"font-size:large\"><b>Ask %1 what happened to this refund</b></p>"
                       "<p>The backend will %2 and record the answer as <b>lookup #%3</b> (asked by you), whatever it is. "
                       "A lookup only reads: it cannot refund anything. In CONFIRMATION_UNKNOWN a conclusive answer "
                       "settles the state; a REQUIRES_REVIEW action stays for a reconciliation.</p>")
                        .arg((r.provider.isEmpty() ? tr("the provider") : r.provider).toHtmlEscaped(), how)
-                       .arg(m_detail.lookups.size() + 1));
+                       .arg(m_detail.lookups.size() + 1);
+    // A COMPLETED action: what the answer does to its refund's settlement (issue 18).
+    if (const QString purpose = LookupPurpose::help(m_detail); !purpose.isEmpty())
+        html += QStringLiteral("<p>%1</p>").arg(purpose.toHtmlEscaped());
+    setDescription(html);
 }
 
 void LookupDialog::showResult(const ProviderLookup &lookup, const ActionRecord &after)

@@ -4,6 +4,7 @@
 #include "client/eventstreamclient.h"
 #include "client/tokenstore.h"
 #include "models/actionqueuemodel.h"
+#include "models/lookuppurpose.h"
 #include "ui/actiondetailpane.h"
 #include "ui/attentioncontroller.h"
 #include "ui/bulkdecisioncontroller.h"
@@ -559,8 +560,10 @@ void MainWindow::updateDecisionActions()
         }
         const PermissionEntry *entry = m_pane->detail().permissions.entry(permissionKey(it.key()));
         const bool allowed = entry && entry->allowed;
+        // Issue 18: on a COMPLETED action Look up asks about its refund's settlement; say so.
+        const QString purpose = it.key() == QLatin1String("lookup") ? LookupPurpose::help(m_pane->detail()) : QString();
         action->setEnabled(allowed);
-        action->setToolTip(allowed ? QStringLiteral("%1 (%2)").arg(help, shortcut)
+        action->setToolTip(allowed ? QStringLiteral("%1 (%2)").arg(purpose.isEmpty() ? help : purpose, shortcut)
                                    : tr("%1 is not available: %2").arg(action->iconText(), entry ? entry->reason : QString()));
     }
 }

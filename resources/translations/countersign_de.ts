@@ -318,6 +318,10 @@ heute: %2
         <source>&lt;b&gt;Refund failed after it was accepted.&lt;/b&gt; The provider accepted refund &lt;code&gt;%1&lt;/code&gt;, then reported it failed on %2%3. &lt;b&gt;The customer has NOT been refunded.&lt;/b&gt; Nothing is re-sent by itself: propose it again as a follow-up (a new refund with its own approval and key), or close it with a note.</source>
         <translation>&lt;b&gt;Erstattung nach der Annahme fehlgeschlagen.&lt;/b&gt; Der Anbieter hat die Erstattung &lt;code&gt;%1&lt;/code&gt; angenommen und sie dann am %2%3 als fehlgeschlagen gemeldet. &lt;b&gt;Der Kunde hat KEIN Geld zurückerhalten.&lt;/b&gt; Nichts wird von selbst erneut gesendet: Schlagen Sie sie als Folgeaktion erneut vor (eine neue Erstattung mit eigener Freigabe und eigenem Schlüssel) oder schließen Sie sie mit einer Notiz.</translation>
     </message>
+    <message>
+        <source>&lt;b&gt;Timeline&lt;/b&gt; — attempts, lookups, state changes, the end of the key window and the refund&apos;s settlement</source>
+        <translation>&lt;b&gt;Zeitleiste&lt;/b&gt; — Versuche, Abfragen, Zustandswechsel, das Ende des Schlüsselfensters und die Abwicklung der Erstattung</translation>
+    </message>
 </context>
 <context>
     <name>cs::ActionExportJob</name>
@@ -2564,6 +2568,33 @@ vorheriger %2</translation>
     <message>
         <source>&lt;p&gt;The action stays %1.&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Aktion bleibt im Zustand %1.&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>cs::LookupPurpose</name>
+    <message>
+        <source>the refund</source>
+        <translation>die Erstattung</translation>
+    </message>
+    <message>
+        <source>not known</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>Ask the provider again about refund %1 (%2 after it was accepted): the answer is kept as evidence; the review item stays open until a supervisor decides</source>
+        <translation>Den Anbieter erneut nach Erstattung %1 fragen (nach der Annahme %2): Die Antwort wird als Beleg aufbewahrt; die Prüfung bleibt offen, bis ein Supervisor entscheidet</translation>
+    </message>
+    <message>
+        <source>Ask the provider now whether refund %1 has settled (%2 so far): the answer moves its settlement, as a webhook or a scheduled check would</source>
+        <translation>Den Anbieter jetzt fragen, ob Erstattung %1 abgewickelt ist (bisher %2): Die Antwort schreibt ihre Abwicklung fort, wie es ein Webhook oder eine geplante Prüfung täte</translation>
+    </message>
+    <message>
+        <source>Ask the provider whether refund %1 still stands: it succeeded, and a succeeded refund can still fail later</source>
+        <translation>Den Anbieter fragen, ob Erstattung %1 noch Bestand hat: Sie war erfolgreich, und eine erfolgreiche Erstattung kann später noch fehlschlagen</translation>
+    </message>
+    <message>
+        <source>Ask the provider about refund %1 again: its status, %2, is final; the answer is only kept as evidence</source>
+        <translation>Den Anbieter erneut nach Erstattung %1 fragen: Ihr Status %2 ist endgültig; die Antwort wird nur als Beleg aufbewahrt</translation>
     </message>
 </context>
 <context>

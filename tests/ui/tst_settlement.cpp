@@ -11,12 +11,14 @@
 #include "models/actionqueuemodel.h"
 #include "models/displayformat.h"
 #include "models/followupplan.h"
+#include "models/lookuppurpose.h"
 #include "models/settlementhistorymodel.h"
 #include "tests/ui/fakepagesource.h"
 #include "ui/actiondetailpane.h"
 #include "ui/decisioncontroller.h"
 #include "ui/draftstore.h"
 #include "ui/followupdialog.h"
+#include "ui/lookupdialog.h"
 #include "ui/queueitemdelegate.h"
 #include "ui/queueview.h"
 #include "ui/settlementclosedialog.h"
@@ -123,7 +125,7 @@ QJsonObject detailJson(const QString &attention)
         { QStringLiteral("permissions"),
           QJsonObject{ { QStringLiteral("approve"), permission(false, "not PENDING") },
                        { QStringLiteral("reject"), permission(false, "not PENDING") },
-                       { QStringLiteral("lookup"), permission(false, "not in an unknown state") },
+                       { QStringLiteral("lookup"), permission(true, "") }, // the backend allows it in every state
                        { QStringLiteral("reconcile"), permission(false, "not REQUIRES_REVIEW") },
                        { QStringLiteral("follow_up"), permission(true, "") },
                        { QStringLiteral("close_settlement"), permission(open, open ? "" : "no open review item") } } },
@@ -421,6 +423,9 @@ private slots:
         QVERIFY2(text(view, "settlementNextCheck").contains(QLatin1String("2 scheduled check")),
                  qPrintable(text(view, "settlementNextCheck")));
         QVERIFY(!view->findChild<QLabel *>(QStringLiteral("settlementDecision"))->isVisible());
+        // The timeline's heading names what it shows: the settlement too.
+        QVERIFY2(text(&pane, "timelineTitle").endsWith(QLatin1String("the end of the key window and the refund's settlement")),
+                 qPrintable(text(&pane, "timelineTitle")));
 
         // An action without a settlement shows no section at all.
         ActionDetail plain = detail(QStringLiteral("pending"));
@@ -428,6 +433,60 @@ private slots:
         pane.setDetail(plain);
         QVERIFY(!view->isVisible());
         QVERIFY(!pane.settlementBanner()->isVisible());
+        QVERIFY2(text(&pane, "timelineTitle").endsWith(QLatin1String("state changes and the end of the key window")),
+                 qPrintable(text(&pane, "timelineTitle")));
+    }
+
+    // Look up on a COMPLETED action asks about its refund's settlement: its help says what the
+    // answer does there, by the settlement; other actions keep the generic help.
+    void lookUpSaysWhatItDoes_data()
+    {
+        QTest::addColumn<ActionDetail>("shown");
+        QTest::addColumn<QString>("help");
+        QTest::newRow("still settling") << detail(QStringLiteral("pending"))
+                                        << "Ask the provider now whether refund re_thursday has settled (pending so far): "
+                                           "the answer moves its settlement, as a webhook or a scheduled check would";
+        ActionDetail requiresAction = detail(QStringLiteral("pending"));
+        requiresAction.settlement->status = QStringLiteral("requires_action");
+        QTest::newRow("requires_action") << requiresAction
+                                         << "Ask the provider now whether refund re_thursday has settled (requires_action so "
+                                            "far): the answer moves its settlement, as a webhook or a scheduled check would";
+        ActionDetail noStatus = detail(QStringLiteral("pending"));
+        noStatus.settlement->status.clear();
+        QTest::newRow("no status yet") << noStatus
+                                       << "Ask the provider now whether refund re_thursday has settled (not known so far): "
+                                          "the answer moves its settlement, as a webhook or a scheduled check would";
+        QTest::newRow("review item open") << detail(QStringLiteral("open"))
+                                          << "Ask the provider again about refund re_thursday (failed after it was accepted): "
+                                             "the answer is kept as evidence; the review item stays open until a supervisor decides";
+        ActionDetail succeeded = detail(QStringLiteral("pending"));
+        succeeded.settlement->status = QStringLiteral("succeeded");
+        QTest::newRow("succeeded") << succeeded
+                                   << "Ask the provider whether refund re_thursday still stands: it succeeded, and a succeeded "
+                                      "refund can still fail later";
+        QTest::newRow("failed, decided") << detail(QStringLiteral("closed"))
+                                         << "Ask the provider about refund re_thursday again: its status, failed, is final; "
+                                            "the answer is only kept as evidence";
+        ActionDetail noSettlement = detail(QStringLiteral("pending"));
+        noSettlement.settlement.reset();
+        QTest::newRow("COMPLETED before settlements were followed") << noSettlement << QString();
+        ActionDetail review = detail(QStringLiteral("pending"));
+        review.record.state = ActionState::RequiresReview;
+        QTest::newRow("not COMPLETED") << review << QString();
+    }
+
+    void lookUpSaysWhatItDoes()
+    {
+        QFETCH(ActionDetail, shown);
+        QFETCH(QString, help);
+        QCOMPARE(LookupPurpose::help(shown), help);
+        // The dialog says it too, under what every look-up does.
+        LookupDialog dialog(shown);
+        const auto labels = dialog.findChildren<QLabel *>();
+        const bool said = std::any_of(labels.cbegin(), labels.cend(), [&](const QLabel *label) {
+            return label->text().contains(QLatin1String("<p>Ask the provider"));
+        });
+        QCOMPARE(said, !help.isEmpty());
     }
 
     void timelineShowsTheSettlement()

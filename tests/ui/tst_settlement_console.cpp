@@ -115,6 +115,10 @@ private slots:
         QTRY_VERIFY(banner->isVisible());
         const QString said = child<QLabel>(banner, "settlementReviewText")->text();
         QVERIFY2(said.contains(QLatin1String("(declined)")) && said.contains(QLatin1String("NOT been refunded")), qPrintable(said));
+        // The backend allows a look-up of a COMPLETED action; the console says what it does there.
+        QAction *lookUp = window->decisionAction(QStringLiteral("lookup"));
+        QVERIFY(lookUp->isEnabled());
+        QVERIFY2(lookUp->toolTip().startsWith(QLatin1String("Ask the provider again about refund re_")), qPrintable(lookUp->toolTip()));
 
         // Close without re-sending, with a note, from the banner.
         auto *closeButton = child<QToolButton>(banner, "settlementCloseButton");
