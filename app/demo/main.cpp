@@ -130,7 +130,7 @@ int main(int argc, char *argv[])
                                                     "countersignd child processes."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption scenario(QStringLiteral("scenario"), QStringLiteral("Scenario number 1..7, its key, or all."),
+    const QCommandLineOption scenario(QStringLiteral("scenario"), QStringLiteral("A scenario's number (see --list), its key, or all."),
                                       QStringLiteral("N|all"));
     const QCommandLineOption stepDelay(QStringLiteral("step-delay-ms"), QStringLiteral("Pause between steps (default 0)."),
                                        QStringLiteral("ms"), QStringLiteral("0"));
@@ -235,7 +235,7 @@ int main(int argc, char *argv[])
             ids.append(info.id);
     }
     if (ids.isEmpty()) {
-        QTextStream(stderr) << "countersign-demo: --scenario expects 1..7, a scenario key or all (see --list)" << Qt::endl;
+        QTextStream(stderr) << "countersign-demo: --scenario expects a scenario number, a scenario key or all (see --list)" << Qt::endl;
         return 2;
     }
     bool ok = false;

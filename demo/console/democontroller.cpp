@@ -281,7 +281,15 @@ void DemoController::buildMenus()
     auto *scenarios = new QMenu(tr("Sce&narios"), m_window);
     scenarios->setObjectName(QStringLiteral("scenariosMenu"));
     for (const demo::ScenarioInfo &info : demo::ScenarioRunner::catalogue()) {
-        QMenu *sub = scenarios->addMenu(tr("&%1 %2").arg(info.id).arg(info.title));
+        // One mnemonic each: 1 to 9 on their digit, 10 and up on their last one ("1&0").
+        QString number = QString::number(info.id);
+        QMenu *sub = nullptr;
+        if (info.id < 10) {
+            sub = scenarios->addMenu(tr("&%1 %2").arg(info.id).arg(info.title));
+        } else {
+            number.insert(number.size() - 1, u'&');
+            sub = scenarios->addMenu(tr("%1 %2", "a scenario's number (with its mnemonic &) and title").arg(number, info.title));
+        }
         sub->setToolTipsVisible(true);
         sub->menuAction()->setToolTip(info.summary);
         const int id = info.id;

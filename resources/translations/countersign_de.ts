@@ -1885,6 +1885,11 @@ vorheriger %2</translation>
         <source>The scenario stops where a person must decide and waits for you to do it in the console; then it checks your decision against the provider&apos;s ground truth.</source>
         <translation>Das Szenario hält an, wo ein Mensch entscheiden muss, und wartet, bis Sie es in der Konsole tun; dann prüft es Ihre Entscheidung am tatsächlichen Stand beim Anbieter.</translation>
     </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>a scenario&apos;s number (with its mnemonic &amp;) and title</comment>
+        <translation>%1 %2</translation>
+    </message>
 </context>
 <context>
     <name>cs::ExecutionController</name>

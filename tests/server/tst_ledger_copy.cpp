@@ -352,6 +352,8 @@ void TestLedgerCopy::copyKeepsEveryRow()
         {QStringLiteral("lookups"), QStringLiteral("action_id, seq")},
         {QStringLiteral("reconciliations"), QStringLiteral("action_id, seq")},
         {QStringLiteral("conflicts"), QStringLiteral("action_id, seq")},
+        {QStringLiteral("settlements"), QStringLiteral("action_id")},
+        {QStringLiteral("settlement_changes"), QStringLiteral("action_id, seq")},
         {QStringLiteral("audit"), QStringLiteral("seq")},
         {QStringLiteral("reconcile_schedule"), QStringLiteral("action_id")},
         {QStringLiteral("webhook_events"), QStringLiteral("event_id")},
