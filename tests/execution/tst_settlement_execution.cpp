@@ -27,19 +27,6 @@ namespace {
 
 const QByteArray Secret = QByteArrayLiteral("whsec_settlement_test");
 
-QJsonObject settlesRule(const QString &to, qint64 afterSeconds, const QString &failureReason = QString())
-{
-    QJsonObject rule{{QStringLiteral("method"), QStringLiteral("POST")},
-                     {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
-                     {QStringLiteral("fault"), QStringLiteral("refund_settles")},
-                     {QStringLiteral("times"), 0},
-                     {QStringLiteral("after_seconds"), afterSeconds},
-                     {QStringLiteral("to"), to}};
-    if (!failureReason.isEmpty())
-        rule.insert(QStringLiteral("failure_reason"), failureReason);
-    return rule;
-}
-
 // A refund event as Stripe sends it. `actionId` and `key` empty: no metadata / no request key.
 QByteArray refundEvent(const QString &eventId, const QString &type, const QString &refundId, const QString &chargeId,
                        const QString &status, const QString &actionId, const QString &key = QString(),
@@ -206,7 +193,7 @@ void TestSettlementExecution::pendingRefundSettlesByWebhook()
     QFETCH(QString, failureReason);
     QFETCH(bool, review);
     startSim(true);
-    QVERIFY(m_sim->addFault(settlesRule(to, 3 * 24 * 3600, failureReason)));
+    QVERIFY(m_sim->addFault(refundSettlesRule(3 * 24 * 3600, to, failureReason)));
     const ActionRecord action = completed(4000, QStringLiteral("thursday"), slowAnswerConfig());
     QCOMPARE(action.state, ActionState::Completed);
 
@@ -273,7 +260,7 @@ void TestSettlementExecution::pendingRefundSettlesByWebhook()
 void TestSettlementExecution::failureAfterCompletedIsDecidedOnce()
 {
     startSim(true);
-    QVERIFY(m_sim->addFault(settlesRule(QStringLiteral("failed"), 60)));
+    QVERIFY(m_sim->addFault(refundSettlesRule(60, QStringLiteral("failed"))));
     const ActionRecord action = completed(4000, QStringLiteral("decided-once"), slowAnswerConfig());
     QCOMPARE(action.state, ActionState::Completed);
     advanceSimClock(61'000);
@@ -355,7 +342,7 @@ void TestSettlementExecution::eventBeforeThePostsOwnAnswer()
 void TestSettlementExecution::duplicatedAndReorderedEvents()
 {
     startSim(false);
-    QVERIFY(m_sim->addFault(settlesRule(QStringLiteral("succeeded"), 3600)));
+    QVERIFY(m_sim->addFault(refundSettlesRule(3600, QStringLiteral("succeeded"))));
     const ActionRecord action = completed(4000, QStringLiteral("reordered"), slowAnswerConfig());
     QCOMPARE(action.state, ActionState::Completed);
     const QString refundId = settlementOf(action.id).refundId;
@@ -397,7 +384,7 @@ void TestSettlementExecution::duplicatedAndReorderedEvents()
 void TestSettlementExecution::eventsMatchedByKeyOrRefundWithoutMetadata()
 {
     startSim(false);
-    QVERIFY(m_sim->addFault(settlesRule(QStringLiteral("succeeded"), 3600)));
+    QVERIFY(m_sim->addFault(refundSettlesRule(3600, QStringLiteral("succeeded"))));
     const ActionRecord action = completed(4000, QStringLiteral("no-metadata"), slowAnswerConfig());
     QCOMPARE(action.state, ActionState::Completed);
     const QString refundId = settlementOf(action.id).refundId;
@@ -422,7 +409,7 @@ void TestSettlementExecution::eventsMatchedByKeyOrRefundWithoutMetadata()
 void TestSettlementExecution::scheduledLookupsFollowWithoutWebhooks()
 {
     startSim(false);
-    QVERIFY(m_sim->addFault(settlesRule(QStringLiteral("failed"), 2 * 3600, QStringLiteral("declined"))));
+    QVERIFY(m_sim->addFault(refundSettlesRule(2 * 3600, QStringLiteral("failed"), QStringLiteral("declined"))));
     const ExecutionConfig config = slowAnswerConfig();
     const ActionRecord action = completed(4000, QStringLiteral("scheduled"), config);
     QCOMPARE(action.state, ActionState::Completed);

@@ -141,6 +141,19 @@ SimReply SimClient::adminDelete(const QString &path)
     return collect(m_network.deleteResource(request(path)));
 }
 
+QJsonObject refundSettlesRule(qint64 afterSeconds, const QString &to, const QString &failureReason)
+{
+    QJsonObject rule{{QStringLiteral("fault"), QStringLiteral("refund_settles")},
+                     {QStringLiteral("method"), QStringLiteral("POST")},
+                     {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
+                     {QStringLiteral("times"), 0},
+                     {QStringLiteral("after_seconds"), afterSeconds},
+                     {QStringLiteral("to"), to}};
+    if (!failureReason.isEmpty())
+        rule.insert(QStringLiteral("failure_reason"), failureReason);
+    return rule;
+}
+
 QString SimClient::seedCharge(qint64 amount, const QString &currency)
 {
     const SimReply r = adminPost(QStringLiteral("/_sim/charges"),

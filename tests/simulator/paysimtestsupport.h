@@ -65,6 +65,10 @@ private:
     QNetworkAccessManager m_network;
 };
 
+// A `refund_settles` rule (docs/PAYSIM.md) for every POST /v1/refunds: each refund is answered
+// `pending` and becomes `to` after `afterSeconds` on the simulator clock.
+QJsonObject refundSettlesRule(qint64 afterSeconds, const QString &to, const QString &failureReason = {});
+
 // A raw TCP client (POSIX socket, non-blocking, polled while the Qt event loop runs) that can
 // tell an answer from a connection closed without one (FIN) and from a reset (RST).
 class RawConnection

@@ -23,19 +23,6 @@ using namespace cs::paysim;
 
 namespace {
 
-QJsonObject settles(qint64 afterSeconds, const QString &to, const QString &failureReason = {})
-{
-    QJsonObject rule{{QStringLiteral("fault"), QStringLiteral("refund_settles")},
-                     {QStringLiteral("method"), QStringLiteral("POST")},
-                     {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
-                     {QStringLiteral("times"), 0},
-                     {QStringLiteral("after_seconds"), afterSeconds},
-                     {QStringLiteral("to"), to}};
-    if (!failureReason.isEmpty())
-        rule.insert(QStringLiteral("failure_reason"), failureReason);
-    return rule;
-}
-
 // The events about one refund, oldest first, as GET /v1/events lists them.
 QList<QJsonObject> eventsAbout(SimClient &client, const QString &refund)
 {
@@ -150,7 +137,7 @@ void TestPaysimSettlement::pendingThenSettledByClock()
     QFETCH(QString, failureReason);
     QFETCH(QString, shownReason);
     QFETCH(qint64, refundedAfter);
-    m_client->addFault(settles(60, to, failureReason));
+    m_client->addFault(refundSettlesRule(60, to, failureReason));
     const QString charge = m_client->seedCharge(5000);
     SimReply created;
     const QString refund = createRefund(charge, 2500, {}, &created);
@@ -206,7 +193,7 @@ void TestPaysimSettlement::failedWithEventsAndSignedWebhooks()
     config.webhookSecret = secret;
     start(config);
 
-    m_client->addFault(settles(30, QStringLiteral("failed"), QStringLiteral("insufficient_funds")));
+    m_client->addFault(refundSettlesRule(30, QStringLiteral("failed"), QStringLiteral("insufficient_funds")));
     const QString charge = m_client->seedCharge(4000);
     const QString refund = createRefund(charge, 4000);
     QCOMPARE(statusOf(refund), QStringLiteral("pending"));
@@ -254,7 +241,7 @@ void TestPaysimSettlement::failedWithEventsAndSignedWebhooks()
 // Without any clock call: the timer settles it when the time comes.
 void TestPaysimSettlement::settlesOnRealTimer()
 {
-    m_client->addFault(settles(1, QStringLiteral("succeeded")));
+    m_client->addFault(refundSettlesRule(1, QStringLiteral("succeeded")));
     const QString refund = createRefund(m_client->seedCharge(1000), 1000);
     QCOMPARE(statusOf(refund), QStringLiteral("pending"));
     QTRY_COMPARE_WITH_TIMEOUT(m_server->store().refund(refund)->status, QStringLiteral("succeeded"), 3000);
@@ -264,7 +251,7 @@ void TestPaysimSettlement::settlesOnRealTimer()
 // A clock_advance fault on a lookup moves the clock first, so the lookup already sees the settlement.
 void TestPaysimSettlement::clockAdvanceFaultSettlesBeforeTheRequest()
 {
-    m_client->addFault(settles(600, QStringLiteral("canceled")));
+    m_client->addFault(refundSettlesRule(600, QStringLiteral("canceled")));
     const QString refund = createRefund(m_client->seedCharge(1000), 400);
     m_client->addFault(QJsonObject{{QStringLiteral("fault"), QStringLiteral("clock_advance")},
                                    {QStringLiteral("method"), QStringLiteral("GET")},
@@ -276,7 +263,7 @@ void TestPaysimSettlement::clockAdvanceFaultSettlesBeforeTheRequest()
 // Stripe replays the saved answer: the refund as it was created, pending, even once it settled.
 void TestPaysimSettlement::replayAnswersThePendingBody()
 {
-    m_client->addFault(settles(60, QStringLiteral("succeeded")));
+    m_client->addFault(refundSettlesRule(60, QStringLiteral("succeeded")));
     const QString charge = m_client->seedCharge(3000);
     SimReply first;
     const QString refund = createRefund(charge, 1000, QStringLiteral("settle-key"), &first);
@@ -299,7 +286,7 @@ void TestPaysimSettlement::coexistsWithAFault()
     m_client->addFault(QJsonObject{{QStringLiteral("fault"), QStringLiteral("drop_response_after_commit")},
                                    {QStringLiteral("method"), QStringLiteral("POST")},
                                    {QStringLiteral("path"), QStringLiteral("/v1/refunds")}});
-    m_client->addFault(settles(60, QStringLiteral("failed")));
+    m_client->addFault(refundSettlesRule(60, QStringLiteral("failed")));
     const RawConnection::Result lost = RawConnection::once(
         m_server->port(), RawConnection::post(QStringLiteral("/v1/refunds"), "charge=" + charge.toLatin1() + "&amount=700",
                                               QStringLiteral("lost-key")));
@@ -318,7 +305,7 @@ void TestPaysimSettlement::coexistsWithAFault()
 void TestPaysimSettlement::shareReproducibleWithSeed()
 {
     auto run = [this] {
-        QJsonObject rule = settles(60, QStringLiteral("succeeded"));
+        QJsonObject rule = refundSettlesRule(60, QStringLiteral("succeeded"));
         rule.insert(QStringLiteral("probability"), 0.5);
         m_client->addFault(rule);
         const QString charge = m_client->seedCharge(100000);
@@ -353,7 +340,7 @@ void TestPaysimSettlement::restartWithDbSettles()
     config.seed = 7;
     config.dbPath = dir.filePath(QStringLiteral("paysim.db"));
     start(config);
-    m_client->addFault(settles(3600, QStringLiteral("failed"), QStringLiteral("lost_or_stolen_card")));
+    m_client->addFault(refundSettlesRule(3600, QStringLiteral("failed"), QStringLiteral("lost_or_stolen_card")));
     const QString charge = m_client->seedCharge(2000);
     const QString early = createRefund(charge, 500);
     const QString late = createRefund(charge, 700);
@@ -371,7 +358,7 @@ void TestPaysimSettlement::restartWithDbSettles()
     // A refund due while paysim is down: move the stored clock two hours on, as if it were.
     const QString down = createRefund(charge, 300);
     QCOMPARE(statusOf(down), QStringLiteral("succeeded")); // fault rules are not kept across restarts
-    m_client->addFault(settles(3600, QStringLiteral("succeeded")));
+    m_client->addFault(refundSettlesRule(3600, QStringLiteral("succeeded")));
     const QString pending = createRefund(charge, 200);
     QCOMPARE(statusOf(pending), QStringLiteral("pending"));
     const qint64 offset = m_server->clock().offsetMs();
@@ -414,7 +401,7 @@ void TestPaysimSettlement::adminStatusSharesTheTransition()
                  .status,
              400);
 
-    m_client->addFault(settles(60, QStringLiteral("failed")));
+    m_client->addFault(refundSettlesRule(60, QStringLiteral("failed")));
     const QString scheduled = createRefund(charge, 500);
     QCOMPARE(m_client->adminPost(QStringLiteral("/_sim/refunds/") + scheduled,
                                  QJsonObject{{QStringLiteral("status"), QStringLiteral("succeeded")}})

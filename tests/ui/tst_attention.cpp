@@ -16,6 +16,7 @@
 #include "ui/mainwindow.h"
 #include "ui/queueview.h"
 #include "ui/trayindicator.h"
+#include "tests/ui/settlementtestdata.h"
 
 #include <QAction>
 #include <QApplication>
@@ -123,24 +124,7 @@ QByteArray failedRefundDetail(const QString &id)
         { QStringLiteral("attention"), QStringLiteral("open") },
         { QStringLiteral("attention_since"), QStringLiteral("2026-12-03T14:12:00.000Z") },
     };
-    const QJsonObject detail{
-        { QStringLiteral("id"), id },
-        { QStringLiteral("kind"), QStringLiteral("refund") },
-        { QStringLiteral("state"), QStringLiteral("COMPLETED") },
-        { QStringLiteral("state_version"), 7 },
-        { QStringLiteral("target"), QJsonObject{ { QStringLiteral("charge"), QStringLiteral("ch_thursday") } } },
-        { QStringLiteral("amount"), 4000 },
-        { QStringLiteral("currency"), QStringLiteral("usd") },
-        { QStringLiteral("business_reference"), QStringLiteral("order-4711") },
-        { QStringLiteral("provider"), QStringLiteral("paysim") },
-        { QStringLiteral("idempotency_key"), QStringLiteral("csk_thursday_v1") },
-        { QStringLiteral("request_fingerprint"), QString(64, QLatin1Char('a')) },
-        { QStringLiteral("approval_version"), 1 },
-        { QStringLiteral("requested_by"), QStringLiteral("refund-bot") },
-        { QStringLiteral("created_at"), QStringLiteral("2026-12-01T08:59:00.000Z") },
-        { QStringLiteral("updated_at"), QStringLiteral("2026-12-03T14:12:00.000Z") },
-        { QStringLiteral("settlement"), settlement },
-    };
+    const QJsonObject detail = cs::test::completedRefundDetail(id, settlement, QStringLiteral("2026-12-03T14:12:00.000Z"));
     return QJsonDocument(detail).toJson(QJsonDocument::Compact);
 }
 

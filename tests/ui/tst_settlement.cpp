@@ -14,6 +14,7 @@
 #include "models/lookuppurpose.h"
 #include "models/settlementhistorymodel.h"
 #include "tests/ui/fakepagesource.h"
+#include "tests/ui/settlementtestdata.h"
 #include "ui/actiondetailpane.h"
 #include "ui/decisioncontroller.h"
 #include "ui/draftstore.h"
@@ -102,24 +103,8 @@ QJsonObject detailJson(const QString &attention)
     const auto permission = [](bool allowed, const char *reason) {
         return QJsonObject{ { QStringLiteral("allowed"), allowed }, { QStringLiteral("reason"), QString::fromLatin1(reason) } };
     };
-    return QJsonObject{
-        { QStringLiteral("id"), ActionId },
-        { QStringLiteral("kind"), QStringLiteral("refund") },
-        { QStringLiteral("state"), QStringLiteral("COMPLETED") },
-        { QStringLiteral("state_version"), 7 },
-        { QStringLiteral("target"), QJsonObject{ { QStringLiteral("charge"), QStringLiteral("ch_thursday") } } },
-        { QStringLiteral("amount"), 4000 },
-        { QStringLiteral("currency"), QStringLiteral("usd") },
-        { QStringLiteral("reason"), QStringLiteral("requested_by_customer") },
-        { QStringLiteral("business_reference"), QStringLiteral("order-4711") },
-        { QStringLiteral("provider"), QStringLiteral("paysim") },
-        { QStringLiteral("idempotency_key"), QStringLiteral("csk_thursday_v1") },
-        { QStringLiteral("request_fingerprint"), QString(64, QLatin1Char('a')) },
-        { QStringLiteral("approval_version"), 1 },
-        { QStringLiteral("requested_by"), QStringLiteral("refund-bot") },
-        { QStringLiteral("created_at"), QStringLiteral("2026-12-01T08:59:00.000Z") },
-        { QStringLiteral("updated_at"), QStringLiteral("2026-12-01T09:00:05.000Z") },
-        { QStringLiteral("settlement"), settlement },
+    QJsonObject detail = cs::test::completedRefundDetail(ActionId, settlement, QStringLiteral("2026-12-01T09:00:05.000Z"));
+    const QJsonObject more{
         { QStringLiteral("related"), QJsonObject{ { QStringLiteral("parent"), QJsonValue::Null },
                                                   { QStringLiteral("follow_ups"), QJsonArray() } } },
         { QStringLiteral("permissions"),
@@ -130,6 +115,9 @@ QJsonObject detailJson(const QString &attention)
                        { QStringLiteral("follow_up"), permission(true, "") },
                        { QStringLiteral("close_settlement"), permission(open, open ? "" : "no open review item") } } },
     };
+    for (auto it = more.constBegin(); it != more.constEnd(); ++it)
+        detail.insert(it.key(), it.value());
+    return detail;
 }
 
 ActionDetail detail(const QString &attention)
