@@ -22,8 +22,10 @@ namespace {
 constexpr int LeftGutter = 96;
 constexpr int RightMargin = 130; // room for the last labels
 constexpr int TopMargin = 22; // a band for the markers' labels
-constexpr int LaneHeight = 48;
-constexpr int AxisHeight = 40;
+constexpr int LaneHeight = 48;    // room for two label rows
+constexpr int MinLaneHeight = 36; // one label row: the height when squeezed
+constexpr int AxisHeight = 30;    // the axis 6 below the lanes, its tick and gap labels under it
+constexpr double LabelRowHeight = 13;
 constexpr qint64 MergeMs = 300;           // times closer than this share a stop
 constexpr qint64 BrokenGapMs = 10 * 60 * 1000; // gaps above 10 min are drawn broken
 
@@ -38,18 +40,19 @@ TimelineWidget::TimelineWidget(QWidget *parent)
     setObjectName(QStringLiteral("timeline"));
     setAccessibleName(tr("Timeline of the action"));
     setMouseTracking(true);
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    // Squeezable down to one label row per lane: a pane too short for everything still shows the axis.
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
     setAutoFillBackground(false);
 }
 
 QSize TimelineWidget::sizeHint() const
 {
-    return QSize(900, TopMargin + 4 * LaneHeight + AxisHeight + 6);
+    return QSize(900, TopMargin + 4 * LaneHeight + AxisHeight);
 }
 
 QSize TimelineWidget::minimumSizeHint() const
 {
-    return QSize(420, sizeHint().height());
+    return QSize(420, TopMargin + 4 * MinLaneHeight + AxisHeight);
 }
 
 void TimelineWidget::clear()
@@ -71,7 +74,14 @@ void TimelineWidget::setDetail(const ActionDetail &d)
     // A point in time on a lane (everything but an attempt's bar).
     const auto point = [this](Lane lane, const QDateTime &at, const QString &label, const QString &tooltip,
                               const QColor &color, bool dashed = false) {
-        m_marks.append(Mark{ lane, at, at, label, tooltip, color, dashed });
+        Mark m;
+        m.lane = lane;
+        m.start = m.end = at;
+        m.label = label;
+        m.tooltip = tooltip;
+        m.color = color;
+        m.dashed = dashed;
+        m_marks.append(m);
     };
 
     // States: every audited state change (the first is the proposal).
@@ -153,10 +163,14 @@ void TimelineWidget::setDetail(const ActionDetail &d)
     }
 
     for (const ProviderLookup &l : d.lookups) {
-        QString label = tr("#%1 %2").arg(l.seq).arg(LookupTableModel::resultName(l.result));
+        QString news = LookupTableModel::resultName(l.result);
         if (l.result == ProviderLookup::Result::Found)
-            label += QStringLiteral(" \u00b7 ") + l.status;
-        point(Lane::Lookup, l.at, label, LookupTableModel::describe(l), StatePalette::lookupColor(l.result, pal));
+            news += QStringLiteral(" \u00b7 ") + l.status;
+        point(Lane::Lookup, l.at, tr("#%1 %2").arg(l.seq).arg(news), LookupTableModel::describe(l),
+              StatePalette::lookupColor(l.result, pal));
+        m_marks.last().seq = l.seq;
+        m_marks.last().news = news;
+        m_marks.last().webhook = l.method == ProviderLookup::Method::Webhook;
     }
 
     // Issue 18: the refund after COMPLETED — pending while it settles, then succeeded, failed or
@@ -219,6 +233,26 @@ void TimelineWidget::updateAccessibleDescription()
     setAccessibleDescription(lines.join(QLatin1Char('\n')));
 }
 
+QString TimelineWidget::summary(const QList<const Mark *> &marks)
+{
+    if (marks.size() < 2)
+        return QString();
+    bool webhooks = true;
+    for (const Mark *m : marks) {
+        if (m->lane != Lane::Lookup || m->seq <= 0 || m->news != marks.first()->news)
+            return QString();
+        webhooks = webhooks && m->webhook;
+    }
+    const int n = int(marks.size());
+    // Numbered in time order, so the first and the last name the run.
+    const QString first = QString::number(marks.first()->seq);
+    const QString last = QString::number(marks.last()->seq);
+    return webhooks ? tr("#%1\u2013#%2 %3 (%n webhook event(s))", "lookups at one instant saying the same", n)
+                          .arg(first, last, marks.first()->news)
+                    : tr("#%1\u2013#%2 %3 (%n lookup(s))", "lookups at one instant saying the same", n)
+                          .arg(first, last, marks.first()->news);
+}
+
 QString TimelineWidget::laneName(Lane lane) const
 {
     switch (lane) {
@@ -244,7 +278,17 @@ QRectF TimelineWidget::laneRect(Lane lane) const
             break;
         ++index;
     }
-    return QRectF(0, TopMargin + index * LaneHeight, width(), LaneHeight);
+    return QRectF(0, TopMargin + index * laneHeight(), width(), laneHeight());
+}
+
+double TimelineWidget::laneHeight() const
+{
+    return qBound(MinLaneHeight, (height() - TopMargin - AxisHeight) / 4, LaneHeight);
+}
+
+double TimelineWidget::lanesBottom() const
+{
+    return TopMargin + 4 * laneHeight();
 }
 
 void TimelineWidget::buildStops()
@@ -350,6 +394,8 @@ void TimelineWidget::paintEvent(QPaintEvent *)
     m_hitBoxes.clear();
     m_shownLabels.clear();
     m_shownLabelRects.clear();
+    m_axisLabels.clear();
+    m_axisLabelRects.clear();
 
     QFont laneFont = font();
     laneFont.setWeight(QFont::DemiBold);
@@ -372,7 +418,7 @@ void TimelineWidget::paintEvent(QPaintEvent *)
         p.drawText(QRectF(10, r.top(), LeftGutter - 14, 22), Qt::AlignLeft | Qt::AlignVCenter, laneName(lane));
     }
     p.setPen(QPen(grid, 1));
-    p.drawLine(QPointF(LeftGutter, TopMargin), QPointF(LeftGutter, TopMargin + 4 * LaneHeight));
+    p.drawLine(QPointF(LeftGutter, TopMargin), QPointF(LeftGutter, lanesBottom()));
 
     if (m_empty || m_stops.isEmpty()) {
         p.setPen(muted);
@@ -380,25 +426,41 @@ void TimelineWidget::paintEvent(QPaintEvent *)
         return;
     }
 
-    // Axis with ticks at the stops, and broken gaps.
-    const double axisY = TopMargin + 4 * LaneHeight + 6;
+    // Axis with ticks at the stops, and broken gaps. The gaps' labels ("≈ 23 h") go on the ticks'
+    // row first, under their break; a tick's label is left out where it would touch one of them,
+    // another tick's or the widget's edge (the next one shown carries the date).
+    const double axisY = lanesBottom() + 6;
+    const double axisLabelTop = axisY + 5;
     p.setPen(QPen(muted, 1));
     p.drawLine(QPointF(LeftGutter + 4, axisY), QPointF(width() - 10, axisY));
     p.setFont(small);
+    const auto axisLabelFree = [this](const QRectF &box) {
+        if (box.left() < 0 || box.right() > width())
+            return false;
+        return std::none_of(m_axisLabelRects.cbegin(), m_axisLabelRects.cend(),
+                            [&box](const QRectF &other) { return other.adjusted(-4, 0, 4, 0).intersects(box); });
+    };
+    for (qsizetype i = 1; i < m_stops.size(); ++i) {
+        const Stop &s = m_stops.at(i);
+        if (!s.brokenBefore)
+            continue;
+        const double mid = (m_stops.at(i - 1).x + s.x) / 2;
+        p.fillRect(QRectF(mid - 5, axisY - 5, 10, 10), pal.color(QPalette::Base));
+        p.setPen(QPen(muted, 1.2));
+        p.drawLine(QPointF(mid - 6, axisY + 5), QPointF(mid - 2, axisY - 5));
+        p.drawLine(QPointF(mid + 2, axisY + 5), QPointF(mid + 6, axisY - 5));
+        const QString gap = QStringLiteral("\u2248 ") + display::duration(s.gapBefore);
+        const double w = fm.horizontalAdvance(gap) + 2;
+        const QRectF box(mid - w / 2, axisLabelTop, w, 16);
+        if (!axisLabelFree(box))
+            continue; // the break's mark stays; its length is in the ticks either side
+        p.drawText(box, Qt::AlignCenter, gap);
+        m_axisLabels << gap;
+        m_axisLabelRects << box;
+    }
     double lastTickX = -1e9;
     QDate lastDate;
-    for (qsizetype i = 0; i < m_stops.size(); ++i) {
-        const Stop &s = m_stops.at(i);
-        if (s.brokenBefore) {
-            const double prevX = m_stops.at(i - 1).x;
-            const double mid = (prevX + s.x) / 2;
-            p.fillRect(QRectF(mid - 5, axisY - 5, 10, 10), pal.color(QPalette::Base));
-            p.setPen(QPen(muted, 1.2));
-            p.drawLine(QPointF(mid - 6, axisY + 5), QPointF(mid - 2, axisY - 5));
-            p.drawLine(QPointF(mid + 2, axisY + 5), QPointF(mid + 6, axisY - 5));
-            const QString gap = QStringLiteral("\u2248 ") + display::duration(s.gapBefore);
-            p.drawText(QRectF(mid - 60, axisY - 22, 120, 14), Qt::AlignCenter, gap);
-        }
+    for (const Stop &s : std::as_const(m_stops)) {
         if (s.x - lastTickX < 78)
             continue;
         const QDateTime t = QDateTime::fromMSecsSinceEpoch(s.ms, Qt::UTC).toLocalTime();
@@ -408,13 +470,20 @@ void TimelineWidget::paintEvent(QPaintEvent *)
         if (t.date() != lastDate) {
             // The month's name in the console's language (QDateTime::toString names it in English).
             label = QLocale().toString(t, tr("MMM d, HH:mm:ss", "date format of a timeline tick"));
-            lastDate = t.date();
         }
-        p.drawText(QRectF(s.x - 60, axisY + 5, 120, 16), Qt::AlignCenter, label);
+        const double w = fm.horizontalAdvance(label) + 2;
+        const QRectF box(s.x - w / 2, axisLabelTop, w, 16);
+        if (!axisLabelFree(box))
+            continue;
+        p.drawText(box, Qt::AlignCenter, label);
+        m_axisLabels << label;
+        m_axisLabelRects << box;
+        lastDate = t.date();
         lastTickX = s.x;
     }
 
-    // Markers (key window end, now) across every lane.
+    // Markers (key window end, now, next check) across every lane; their labels in the band above
+    // the lanes, right of the line or left of it, else after the labels already there (elided).
     for (int i = 0; i < m_marks.size(); ++i) {
         const Mark &m = m_marks.at(i);
         if (m.lane != Lane::Marker)
@@ -425,19 +494,39 @@ void TimelineWidget::paintEvent(QPaintEvent *)
         p.drawLine(QPointF(x, TopMargin), QPointF(x, axisY));
         p.setFont(small);
         const double w = fm.horizontalAdvance(m.label) + 8;
-        // In the band above the lanes; right of the line, or left of it near the right edge.
-        const double left = x + w + 4 > width() ? x - w - 3 : x + 3;
-        const QRectF box(left, 3, w, 16);
-        p.setPen(c);
-        p.drawText(box, Qt::AlignCenter, m.label);
+        QRectF box;
+        for (const double left : { x + 3, x - w - 3 }) {
+            if (axisLabelFree(QRectF(left, 3, w, 16))) {
+                box = QRectF(left, 3, w, 16);
+                break;
+            }
+        }
+        QString shown = m.label;
+        if (box.isNull()) {
+            double left = x + 3;
+            for (const QRectF &other : std::as_const(m_axisLabelRects)) {
+                if (other.top() < 19 && other.right() + 4 > left && other.left() < left + w)
+                    left = other.right() + 4;
+            }
+            shown = fm.elidedText(m.label, Qt::ElideRight, width() - 2 - left - 8);
+            box = shown.isEmpty() ? QRectF(x - 4, 3, 0, 0) : QRectF(left, 3, fm.horizontalAdvance(shown) + 8, 16);
+        }
+        if (!shown.isEmpty()) {
+            p.setPen(c);
+            p.drawText(box, Qt::AlignCenter, shown);
+            m_axisLabels << shown;
+            m_axisLabelRects << box;
+        }
         m_hitBoxes << HitBox{ QRectF(x - 4, TopMargin, 8, axisY - TopMargin).united(box), m.tooltip };
     }
 
     // Marks lane by lane. Points at (almost) the same x are drawn once with a joined label
-    // ("proposed → Requires review"). Labels take one of two rows inside the lane; a label is
+    // ("proposed → Requires review"), lookups saying the same thing summarised ("#2–#4 FOUND ·
+    // failed (3 webhook events)"). Labels take one of two rows inside the lane (one when the lane
+    // is squeezed); a label is
     // elided where the next label on its row begins (and at the right edge), so labels never
     // overlap and every mark keeps at least its start ("#3…"); the tooltip has the full text.
-    const double rowHeight = 13;
+    const int rows = laneHeight() >= 12 + 8 + 2 * LabelRowHeight ? 2 : 1;
     for (Lane lane : Lanes) {
         const QRectF r = laneRect(lane);
         const double lineY = r.top() + 12;
@@ -448,6 +537,7 @@ void TimelineWidget::paintEvent(QPaintEvent *)
             QColor color;
             QStringList labels;
             QStringList tooltips;
+            QList<const Mark *> marks;
         };
         QList<Group> groups;
         for (const Mark &m : std::as_const(m_marks)) {
@@ -459,10 +549,11 @@ void TimelineWidget::paintEvent(QPaintEvent *)
             if (lane != Lane::Attempt && !groups.isEmpty() && std::abs(groups.last().x0 - x0) < 3) {
                 groups.last().labels << m.label;
                 groups.last().tooltips << m.tooltip;
+                groups.last().marks << &m;
                 groups.last().color = c;
                 continue;
             }
-            groups.append(Group{ x0, x1, c, { m.label }, { m.tooltip } });
+            groups.append(Group{ x0, x1, c, { m.label }, { m.tooltip }, { &m } });
         }
         std::stable_sort(groups.begin(), groups.end(), [](const Group &a, const Group &b) { return a.x0 < b.x0; });
 
@@ -475,14 +566,16 @@ void TimelineWidget::paintEvent(QPaintEvent *)
             double limit = 0;
         };
         QList<Placed> placed;
-        double rowEnd[2] = { -1e9, -1e9 };
+        double rowEnd[2] = { -1e9, rows > 1 ? -1e9 : 1e18 };
         for (const Group &g : std::as_const(groups)) {
             Placed pl;
-            pl.label = g.labels.join(lane == Lane::State ? QStringLiteral(" \u2192 ") : QStringLiteral(", "));
+            pl.label = summary(g.marks);
+            if (pl.label.isEmpty())
+                pl.label = g.labels.join(lane == Lane::State ? QStringLiteral(" \u2192 ") : QStringLiteral(", "));
             pl.x = lane == Lane::Attempt ? g.x0 : g.x0 - 6;
             const double w = fm.horizontalAdvance(pl.label) + 2;
             pl.row = -1;
-            for (int row = 0; row < 2 && pl.row < 0; ++row) {
+            for (int row = 0; row < rows && pl.row < 0; ++row) {
                 if (pl.x > rowEnd[row] + 6)
                     pl.row = row;
             }
@@ -535,7 +628,7 @@ void TimelineWidget::paintEvent(QPaintEvent *)
             }
             p.setFont(small);
             const QString shown = pl.limit > 0 ? fm.elidedText(pl.label, Qt::ElideRight, pl.limit) : QString();
-            QRectF labelRect(pl.x, lineY + 8 + pl.row * rowHeight, 0, rowHeight);
+            QRectF labelRect(pl.x, lineY + 8 + pl.row * LabelRowHeight, 0, LabelRowHeight);
             if (!shown.isEmpty()) {
                 labelRect.setWidth(fm.horizontalAdvance(shown) + 2);
                 p.setPen(lane == Lane::State || lane == Lane::Decision ? c : text);

@@ -4154,6 +4154,22 @@ Fehlergrund: %1</translation>
         <source>The next scheduled look-up of refund %1 (%2); a webhook event may settle it sooner</source>
         <translation>Die nächste geplante Abfrage der Erstattung %1 (%2); ein Webhook-Ereignis kann sie früher klären</translation>
     </message>
+    <message numerus="yes">
+        <source>#%1–#%2 %3 (%n webhook event(s))</source>
+        <comment>lookups at one instant saying the same</comment>
+        <translation>
+            <numerusform>#%1–#%2 %3 (%n Webhook-Ereignis)</numerusform>
+            <numerusform>#%1–#%2 %3 (%n Webhook-Ereignisse)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>#%1–#%2 %3 (%n lookup(s))</source>
+        <comment>lookups at one instant saying the same</comment>
+        <translation>
+            <numerusform>#%1–#%2 %3 (%n Abfrage)</numerusform>
+            <numerusform>#%1–#%2 %3 (%n Abfragen)</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>cs::TokenStore</name>

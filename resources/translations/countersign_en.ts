@@ -253,4 +253,23 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>cs::TimelineWidget</name>
+    <message numerus="yes">
+        <source>#%1–#%2 %3 (%n webhook event(s))</source>
+        <comment>lookups at one instant saying the same</comment>
+        <translation>
+            <numerusform>#%1–#%2 %3 (%n webhook event)</numerusform>
+            <numerusform>#%1–#%2 %3 (%n webhook events)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>#%1–#%2 %3 (%n lookup(s))</source>
+        <comment>lookups at one instant saying the same</comment>
+        <translation>
+            <numerusform>#%1–#%2 %3 (%n lookup)</numerusform>
+            <numerusform>#%1–#%2 %3 (%n lookups)</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>
