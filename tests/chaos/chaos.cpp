@@ -1,7 +1,7 @@
 // chaos: a randomized, seeded fault-schedule harness, replayable from its seed. See docs/CHAOS.md.
 //
 //   chaos --seed N [--actions 20] [--steps 24] [--settle-ms 20000] [--verbose]
-//         [--self-test-duplicate] [--require-coverage] [--via-api] [--postgres] [--print-schedule]
+//         [--self-test-duplicate] [--self-test-settlement] [--require-coverage] [--via-api] [--postgres] [--print-schedule]
 //
 // --seed takes one seed, a list (1,5,9) or a range (1-50). Exit 0 only if every run holds every
 // invariant (1 violated, 2 usage, 3 the harness could not run).
@@ -64,6 +64,10 @@ int main(int argc, char *argv[])
     const QCommandLineOption verboseOption(QStringLiteral("verbose"), QStringLiteral("Executor output and review reasons."));
     const QCommandLineOption selfTestOption(QStringLiteral("self-test-duplicate"),
                                             QStringLiteral("Send one extra refund with a fresh key: the checks must fail."));
+    const QCommandLineOption selfTestSettlementOption(
+        QStringLiteral("self-test-settlement"),
+        QStringLiteral("Once the settlements converged, fail one COMPLETED action's succeeded refund at paysim behind "
+                       "Countersign's back: invariant 11 must report it."));
     const QCommandLineOption coverageOption(
         QStringLiteral("require-coverage"),
         QStringLiteral("Fail unless the schedules together inject every fault kind, kill executors with work in flight "
@@ -86,7 +90,8 @@ int main(int argc, char *argv[])
                                          QStringLiteral(CHAOS_CHILD_BIN));
     const QCommandLineOption countersigndOption(QStringLiteral("countersignd"), QStringLiteral("countersignd binary."),
                                                 QStringLiteral("path"), QStringLiteral(COUNTERSIGND_BIN));
-    parser.addOptions({seedOption, actionsOption, stepsOption, settleOption, verboseOption, selfTestOption, coverageOption,
+    parser.addOptions({seedOption, actionsOption, stepsOption, settleOption, verboseOption, selfTestOption,
+                       selfTestSettlementOption, coverageOption,
                        viaApiOption, postgresOption, printOption, paysimOption, childOption, countersigndOption});
     parser.process(app);
 
@@ -101,6 +106,7 @@ int main(int argc, char *argv[])
     options.settleMs = parser.value(settleOption).toInt();
     options.verbose = parser.isSet(verboseOption);
     options.selfTestDuplicate = parser.isSet(selfTestOption);
+    options.selfTestSettlement = parser.isSet(selfTestSettlementOption);
     options.postgres = parser.isSet(postgresOption);
     options.viaApi = parser.isSet(viaApiOption) || options.postgres; // PostgreSQL runs through the API
     options.paysimBin = parser.value(paysimOption);
@@ -134,6 +140,8 @@ int main(int argc, char *argv[])
             replay += QStringLiteral(" --settle-ms %1").arg(options.settleMs);
         if (options.selfTestDuplicate)
             replay += QStringLiteral(" --self-test-duplicate");
+        if (options.selfTestSettlement)
+            replay += QStringLiteral(" --self-test-settlement");
         if (options.postgres)
             replay += QStringLiteral(" --postgres");
         if (options.viaApi)
@@ -195,6 +203,17 @@ int main(int argc, char *argv[])
         sum.contestedRefused += r.contestedRefused;
         sum.approvalsExpired += r.approvalsExpired;
         sum.reapproved += r.reapproved;
+        sum.simClockSteps += r.simClockSteps;
+        sum.settleClockMoves += r.settleClockMoves;
+        sum.completedPending += r.completedPending;
+        sum.settledSucceeded += r.settledSucceeded;
+        sum.settledFailed += r.settledFailed;
+        sum.settledCanceled += r.settledCanceled;
+        sum.reviewItems += r.reviewItems;
+        sum.apiLookups += r.apiLookups;
+        sum.rejectedFailedRefund += r.rejectedFailedRefund;
+        for (auto it = r.settledBy.cbegin(); it != r.settledBy.cend(); ++it)
+            sum.settledBy[it.key()] += it.value();
     }
 
     QStringList fired;
@@ -269,6 +288,24 @@ int main(int argc, char *argv[])
                           : QStringLiteral("; approvals expired unsent=%1 (approved again with a fresh key: %2)")
                                 .arg(sum.approvalsExpired)
                                 .arg(sum.reapproved)));
+    QStringList learned;
+    for (auto it = sum.settledBy.cbegin(); it != sum.settledBy.cend(); ++it)
+        learned << QStringLiteral("%1 %2").arg(it.key()).arg(it.value());
+    out(QStringLiteral("  issue 18: refund_settles applied to %1 request(s); COMPLETED on a pending refund %2; "
+                       "settled: %3 succeeded, %4 failed, %5 canceled → review items %6; final status learned by [%7]%8; "
+                       "paysim's clock moved by %9 step(s)")
+            .arg(sum.faultsFired.value(settlementRuleKind()))
+            .arg(sum.completedPending)
+            .arg(sum.settledSucceeded)
+            .arg(sum.settledFailed)
+            .arg(sum.settledCanceled)
+            .arg(sum.reviewItems)
+            .arg(learned.join(QStringLiteral(", ")))
+            .arg(options.viaApi ? QStringLiteral(" (look-ups through the API %1)").arg(sum.apiLookups) : QString())
+            .arg(sum.simClockSteps)
+        + QStringLiteral(" and by %1 settle(s); REJECTED with a failed/canceled refund %2")
+              .arg(sum.settleClockMoves)
+              .arg(sum.rejectedFailedRefund));
     bool coverageOk = true;
     if (parser.isSet(coverageOption)) {
         // What the schedules contain is decided by the seeds alone, so requiring it cannot be
@@ -283,6 +320,8 @@ int main(int argc, char *argv[])
         QMap<QString, int> scheduledPostgres; // postgresFaultKinds() -> steps (kill -9 and SIGSTOP: the "once busy" ones)
         int outsideSteps = 0;
         int twoAgentSteps = 0;
+        int settlesRules = 0;
+        int simClockSteps = 0;
         for (const quint32 seed : std::as_const(seeds)) {
             const Schedule schedule = scheduleFor(seed, options.actions, options.steps, options.viaApi, options.postgres);
             for (const Step &step : schedule.steps) {
@@ -299,6 +338,11 @@ int main(int argc, char *argv[])
                 busyKills += step.kind == Step::Kind::Kill && step.whenBusy ? 1 : 0;
                 outsideSteps += step.kind == Step::Kind::OutsideRefund ? 1 : 0;
                 twoAgentSteps += step.kind == Step::Kind::TwoAgents ? 1 : 0;
+                settlesRules += step.kind == Step::Kind::Fault
+                        && step.rule.value(QLatin1String("fault")).toString() == settlementRuleKind()
+                    ? 1
+                    : 0;
+                simClockSteps += step.kind == Step::Kind::SimClock ? 1 : 0;
                 jumps += step.kind == Step::Kind::ClockJump ? 1 : 0;
                 secondExecutor = secondExecutor || (step.kind == Step::Kind::Start && step.executor == 1);
             }
@@ -324,8 +368,15 @@ int main(int argc, char *argv[])
         const bool issue14Ok = outsideSteps >= 1 && (!options.viaApi || twoAgentSteps >= 1);
         if (!issue14Ok)
             out(QStringLiteral("coverage: NOT MET (issue 14): an outside refund or a two-agents step never scheduled"));
+        // Issue 18, by the seeds alone: a refund_settles rule and a step that moves paysim's clock.
+        out(QStringLiteral("coverage (issue 18): scheduled refund_settles rules %1, paysim clock steps %2 (need 1 each)")
+                .arg(settlesRules)
+                .arg(simClockSteps));
+        const bool issue18Ok = settlesRules >= 1 && simClockSteps >= 1;
+        if (!issue18Ok)
+            out(QStringLiteral("coverage: NOT MET (issue 18): a refund_settles rule or a paysim clock step never scheduled"));
         coverageOk = unscheduled.isEmpty() && busyKills >= (options.postgres ? 1 : 3) && clockOk && secondExecutor
-            && firedTotal > 0 && sum.killsWithWorkInFlight >= 1 && issue14Ok;
+            && firedTotal > 0 && sum.killsWithWorkInFlight >= 1 && issue14Ok && issue18Ok;
         if (options.postgres) {
             // Each new kind scheduled at least once (by the seeds alone), and of what timing decides,
             // that a SIGSTOP caught an instance holding a lease and that a stopped instance's late

@@ -3,6 +3,8 @@
 #include "server/ledger/ledger.h"
 #include "server/policy/policy.h"
 
+#include "models/settlement.h"
+
 #include "tests/support/pgcluster.h"
 
 #include <QCoreApplication>
@@ -107,6 +109,14 @@ QString excerpt(const QByteArray &bytes)
     return QString::fromUtf8(bytes.left(300)).simplified();
 }
 
+// A refund of paysim's ground truth that failed or was canceled: it gave its amount back and
+// will never move money — but it is still a refund the provider created.
+bool moneyReturned(const QJsonObject &refund)
+{
+    const QString status = refund.value(QStringLiteral("status")).toString();
+    return status == u"failed" || status == u"canceled";
+}
+
 struct Jump
 {
     qint64 boundaryLedgerMs = 0; // attempts stamped before this started before the jump
@@ -186,6 +196,13 @@ private:
     void flushDeferredApprovals();
     void approveExpiredAgain(); // without --via-api: an approval expired unsent is approved again
     bool clockJump(qint64 advanceMs);
+    bool writeClockOffset(); // m_clockOffsetMs into the clock file the executors read
+    // Issue 18.
+    bool simClock(qint64 advanceMs);
+    bool convergeSettlements();
+    void sendSelfTestSettlement();
+    HttpReply apiGet(const QString &path, const QByteArray &token);
+    bool lookUpThroughApi(int index);
     int countState(ActionState state);
     bool settle();
     void sendSelfTestDuplicate();
@@ -199,6 +216,7 @@ private:
     void rejectViaApi(int index, qint64 stateVersion, const QString &why);
     QString agentName(int index) const;
     void check();
+    QString checkSettlement(int index, const QString &id, const QJsonObject &refund); // invariant 11; its outcome words
     void violation(int invariant, const QString &text);
     QUrl simUrl(const QString &path) const;
 
@@ -227,6 +245,9 @@ private:
     QRandomGenerator m_apiRandom;
     QString m_executionConfigFile;
     QByteArray m_agentToken, m_approverToken;
+    QByteArray m_supervisorToken; // issue 18: "look up now" on COMPLETED actions whose refund is unsettled
+    QHash<QString, QJsonObject> m_apiSettlement; // --via-api: `settlement` as GET /api/v1/actions/{id} showed it
+    QString m_selfTestSettlementRefund;
     QUrl m_serverUrl[PostgresInstances];
     QList<int> m_deferred;     // planned actions whose approve step found no countersignd up
     QList<int> m_resendLater;  // planned actions whose proposal is resent once more before the settle
@@ -418,7 +439,8 @@ bool ChaosRun::createUsers()
     const QList<std::tuple<QString, QString, QByteArray *>> users{
         {QStringLiteral("agent-chaos"), QStringLiteral("agent"), &m_agentToken},
         {QStringLiteral("agent-b-chaos"), QStringLiteral("agent"), &m_agentBToken},
-        {QStringLiteral("approver-chaos"), QStringLiteral("approver"), &m_approverToken}};
+        {QStringLiteral("approver-chaos"), QStringLiteral("approver"), &m_approverToken},
+        {QStringLiteral("supervisor-chaos"), QStringLiteral("supervisor"), &m_supervisorToken}};
     for (const auto &[name, role, token] : users) {
         QProcess add;
         add.setProcessChannelMode(QProcess::SeparateChannels);
@@ -862,12 +884,7 @@ bool ChaosRun::clockJump(qint64 advanceMs)
     // keys (the safe direction). The children read the file on every clock call.
     const qint64 before = QDateTime::currentMSecsSinceEpoch() + m_clockOffsetMs;
     m_clockOffsetMs += advanceMs;
-    QFile clockFile(m_clockFile + QStringLiteral(".new"));
-    if (!clockFile.open(QIODevice::WriteOnly) || clockFile.write(QByteArray::number(m_clockOffsetMs) + '\n') < 0)
-        return false;
-    clockFile.close();
-    QFile::remove(m_clockFile);
-    if (!QFile::rename(m_clockFile + QStringLiteral(".new"), m_clockFile))
+    if (!writeClockOffset())
         return false;
     m_jumps << Jump{before + advanceMs / 2};
     sleepMs(50);
@@ -879,6 +896,16 @@ bool ChaosRun::clockJump(qint64 advanceMs)
     }
     ++m_result.clockJumps;
     return true;
+}
+
+bool ChaosRun::writeClockOffset()
+{
+    QFile clockFile(m_clockFile + QStringLiteral(".new"));
+    if (!clockFile.open(QIODevice::WriteOnly) || clockFile.write(QByteArray::number(m_clockOffsetMs) + '\n') < 0)
+        return false;
+    clockFile.close();
+    QFile::remove(m_clockFile);
+    return QFile::rename(m_clockFile + QStringLiteral(".new"), m_clockFile);
 }
 
 bool ChaosRun::anyAvailable() const
@@ -1359,6 +1386,163 @@ void ChaosRun::sendSelfTestDuplicate()
     }
 }
 
+bool ChaosRun::simClock(qint64 advanceMs)
+{
+    // The provider's clock alone: refunds a refund_settles rule left pending settle at paysim when
+    // it passes their time; Countersign learns it by its own means (look-ups), later.
+    const HttpReply moved = m_http.send("POST", simUrl(QStringLiteral("/_sim/clock")),
+                                        QJsonDocument(QJsonObject{{QStringLiteral("advance_ms"), advanceMs}}).toJson());
+    if (moved.status != 200) {
+        out(QStringLiteral("paysim clock refused: %1 %2").arg(moved.status).arg(excerpt(moved.body)));
+        return false;
+    }
+    ++m_result.simClockSteps;
+    return true;
+}
+
+HttpReply ChaosRun::apiGet(const QString &path, const QByteArray &token)
+{
+    HttpReply reply;
+    for (int attempt = 0; attempt < 20 && anyAvailable(); ++attempt) {
+        reply = m_http.send("GET", apiUrl(path), {}, "application/json", {}, token);
+        if (reply.status != 0 && reply.status < 500)
+            break;
+        sleepMs(100);
+    }
+    return reply;
+}
+
+bool ChaosRun::lookUpThroughApi(int i)
+{
+    // A supervisor's "look up now" (POST /actions/{id}/lookups, If-Match the version just read):
+    // on a COMPLETED action it moves the settlement. 412: the action moved meanwhile, read again.
+    const QString id = m_actionIds.at(i);
+    const QString path = QStringLiteral("/api/v1/actions/%1").arg(id);
+    for (int tries = 0; tries < 3; ++tries) {
+        const HttpReply read = apiGet(path, m_supervisorToken);
+        if (read.status != 200)
+            break;
+        const QByteArray ifMatch = '"' + QByteArray::number(read.json.value(QStringLiteral("state_version")).toInteger()) + '"';
+        const QByteArray key = QStringLiteral("chaos-%1-settle-lookup-%2-%3").arg(m_options.seed).arg(i + 1).arg(tries).toLatin1();
+        const HttpReply looked = apiPost(path + QStringLiteral("/lookups"), QJsonObject(), key, m_supervisorToken, ifMatch);
+        if (looked.status == 200) {
+            ++m_result.apiLookups;
+            return true;
+        }
+        if (looked.status != 412) {
+            violation(0, QStringLiteral("api: look-up of #%1 %2 answered %3 %4")
+                             .arg(i + 1).arg(id).arg(looked.status).arg(excerpt(looked.body + looked.error.toUtf8())));
+            return false;
+        }
+    }
+    violation(0, QStringLiteral("api: look-up of #%1 %2 not possible (the action kept moving, or no answer)").arg(i + 1).arg(id));
+    return false;
+}
+
+bool ChaosRun::convergeSettlements()
+{
+    // 1. paysim's clock past every settlement it has scheduled (ground truth: settles_at_ms).
+    const HttpReply truth = m_http.send("GET", simUrl(QStringLiteral("/_sim/refunds")));
+    const HttpReply now = m_http.send("GET", simUrl(QStringLiteral("/_sim/clock")));
+    if (truth.status != 200 || now.status != 200) {
+        out(QStringLiteral("paysim's ground truth or clock unavailable (%1, %2)").arg(truth.status).arg(now.status));
+        return false;
+    }
+    qint64 last = 0;
+    for (const QJsonValue &v : truth.json.value(QStringLiteral("data")).toArray())
+        last = std::max(last, v.toObject().value(QStringLiteral("settles_at_ms")).toInteger());
+    const qint64 advance = last - now.json.value(QStringLiteral("now_ms")).toInteger() + 1000;
+    if (last > 0 && advance > 0) {
+        if (!simClock(advance))
+            return false;
+        --m_result.simClockSteps; // the settle's, counted apart
+        ++m_result.settleClockMoves;
+    }
+
+    // 2. The COMPLETED actions whose refund the ledger has not seen settle.
+    QList<int> unsettled;
+    for (int i = 0; i < m_actionIds.size(); ++i) {
+        if (m_actionIds.at(i).isEmpty())
+            continue;
+        const auto action = m_ledger->reader().action(m_actionIds.at(i));
+        if (!action.ok() || action->state != ActionState::Completed)
+            continue;
+        const auto settlement = m_ledger->reader().settlement(m_actionIds.at(i));
+        if (settlement.ok() && *settlement && (*settlement)->isSettled())
+            continue;
+        unsettled << i;
+    }
+    QElapsedTimer clock;
+    clock.start();
+    if (!m_options.viaApi && !unsettled.isEmpty()) {
+        // The executors' reconcilers follow them by scheduled look-ups: the first one minute after
+        // completion on the ledger's clock, then every 5 min doubling to 6 h (ExecutionConfig
+        // defaults; executor_child takes no flag for them). Every action is final now, so the
+        // ledger clocks may jump: 6 h and 2 min makes every check due at once.
+        m_clockOffsetMs += 6 * 3600 * 1000LL + 120 * 1000LL;
+        if (!writeClockOffset())
+            return false;
+        QList<int> waiting = unsettled;
+        while (!waiting.isEmpty() && clock.elapsed() < 15000) {
+            sleepMs(50);
+            waiting.removeIf([this](int i) {
+                const auto settlement = m_ledger->reader().settlement(m_actionIds.at(i));
+                return settlement.ok() && *settlement && (*settlement)->isSettled();
+            });
+        }
+    } else if (m_options.viaApi) {
+        // countersignd runs on the system clock: its first scheduled look-up would come a real
+        // minute after completion. A supervisor asks instead, through the API, for each.
+        for (const int i : std::as_const(unsettled))
+            lookUpThroughApi(i);
+        // What the API shows of every COMPLETED action's settlement, for the checks.
+        for (int i = 0; i < m_actionIds.size(); ++i) {
+            if (m_actionIds.at(i).isEmpty())
+                continue;
+            const HttpReply read = apiGet(QStringLiteral("/api/v1/actions/%1").arg(m_actionIds.at(i)), m_supervisorToken);
+            if (read.status == 200 && read.json.value(QStringLiteral("state")).toString() == u"COMPLETED")
+                m_apiSettlement.insert(m_actionIds.at(i), read.json.value(QStringLiteral("settlement")).toObject());
+        }
+    }
+    out(QStringLiteral("settlements: paysim's clock %1; %2 COMPLETED action(s) unsettled in the ledger, %3 (%4 ms)")
+            .arg(m_result.settleClockMoves > 0 ? QStringLiteral("moved %1 s to pass every scheduled settlement").arg(advance / 1000)
+                                               : QStringLiteral("not moved (no settlement scheduled)"))
+            .arg(unsettled.size())
+            .arg(unsettled.isEmpty()      ? QStringLiteral("nothing to follow")
+                 : m_options.viaApi       ? QStringLiteral("looked up through the API")
+                                          : QStringLiteral("the ledger clocks +6 h 2 min for the reconcilers' scheduled look-ups"))
+            .arg(clock.elapsed()));
+    return true;
+}
+
+void ChaosRun::sendSelfTestSettlement()
+{
+    // The harness's proof that invariant 11 can fail: a COMPLETED action's refund that succeeded
+    // is failed at paysim behind Countersign's back, once its settlement has converged — what a
+    // follower that stopped looking (or a lost refund.failed webhook) would leave.
+    const HttpReply truth = m_http.send("GET", simUrl(QStringLiteral("/_sim/refunds")));
+    for (const QJsonValue &v : truth.json.value(QStringLiteral("data")).toArray()) {
+        const QJsonObject refund = v.toObject();
+        const QString actionId = refund.value(QStringLiteral("metadata")).toObject().value(QStringLiteral("countersign_action_id")).toString();
+        if (actionId.isEmpty() || refund.value(QStringLiteral("status")).toString() != u"succeeded")
+            continue;
+        const auto action = m_ledger->reader().action(actionId);
+        if (!action.ok() || action->state != ActionState::Completed)
+            continue;
+        m_selfTestSettlementRefund = refund.value(QStringLiteral("id")).toString();
+        const HttpReply failed = m_http.send(
+            "POST", simUrl(QStringLiteral("/_sim/refunds/%1").arg(m_selfTestSettlementRefund)),
+            QJsonDocument(QJsonObject{{QStringLiteral("status"), QStringLiteral("failed")},
+                                      {QStringLiteral("failure_reason"), QStringLiteral("lost_or_stolen_card")}})
+                .toJson());
+        out(QStringLiteral("self-test: failed refund %1 of %2 at paysim behind Countersign's back -> HTTP %3")
+                .arg(m_selfTestSettlementRefund, actionId)
+                .arg(failed.status));
+        return;
+    }
+    out(QStringLiteral("self-test: no COMPLETED action with a succeeded refund to fail"));
+}
+
 QString ChaosRun::agentName(int i) const
 {
     return m_schedule.actions.at(i).agent == 1 ? QStringLiteral("agent-b-chaos") : QStringLiteral("agent-chaos");
@@ -1745,9 +1929,11 @@ void ChaosRun::check()
     const QJsonArray log = logReply.json.value(QStringLiteral("data")).toArray();
     for (const QJsonValue &v : log) {
         const QJsonObject r = v.toObject();
-        const QString fault = r.value(QStringLiteral("fault")).toString();
+        // A refund_settles rule is decided in a lane of its own and combines with another fault
+        // on the same request: "drop_response_after_commit+refund_settles".
+        const QStringList applied = r.value(QStringLiteral("fault")).toString().split(QLatin1Char('+'), Qt::SkipEmptyParts);
         const QString key = r.value(QStringLiteral("idempotency_key")).toString();
-        if (!fault.isEmpty())
+        for (const QString &fault : applied)
             ++m_result.faultsFired[fault];
         if (r.value(QStringLiteral("method")).toString() == u"POST"
             && r.value(QStringLiteral("path")).toString() == u"/v1/refunds") {
@@ -1755,9 +1941,8 @@ void ChaosRun::check()
                 continue; // the outside refunds' own keys (and API key): not the executor's
             postedKeys.insert(key);
             ++postsByKey[key];
-            if (!fault.isEmpty())
-                faultsByKey[key] << fault;
-        } else if (r.value(QStringLiteral("method")).toString() == u"GET" && !fault.isEmpty()) {
+            faultsByKey[key] << applied;
+        } else if (r.value(QStringLiteral("method")).toString() == u"GET" && !applied.isEmpty()) {
             lookupFaults = true;
         }
     }
@@ -1878,11 +2063,19 @@ void ChaosRun::check()
                                  .arg(action->currency)
                                  .arg(refund.value(QStringLiteral("amount")).toInteger())
                                  .arg(refund.value(QStringLiteral("currency")).toString()));
+            if (truth.size() == 1)
+                why = checkSettlement(i, id, refund);
             break;
         }
         case ActionState::Rejected:
-            if (!truth.isEmpty())
+            // A refund the provider holds failed or canceled moved no money: a look-up that finds
+            // it proves the action not committed (docs/EXECUTION.md), and it is still its one refund.
+            if (truth.size() == 1 && moneyReturned(truth.first().toObject())) {
+                ++m_result.rejectedFailedRefund;
+                why = QStringLiteral(" (its refund %1 at the provider)").arg(truth.first().toObject().value(QStringLiteral("status")).toString());
+            } else if (!truth.isEmpty()) {
                 violation(2, QStringLiteral("#%1 %2 REJECTED but the provider refunded it (%3)").arg(i + 1).arg(id).arg(truth.size()));
+            }
             break;
         case ActionState::RequiresReview: {
             // Accepted only with a reason the outcome was unknowable in time (docs/CHAOS.md):
@@ -1938,7 +2131,10 @@ void ChaosRun::check()
                 violation(9, QStringLiteral("#%1 %2 was sent (%3 attempt(s), %4) although the ledger had read its charge with no room "
                                             "left before it was claimed")
                                  .arg(i + 1).arg(id).arg(attempts->size()).arg(toWire(action->state)));
-            if (!made.isEmpty() && action->state == ActionState::Completed
+            // (Unless a refund_settles rule failed or canceled one of the two: that gave its room
+            // back, and the other fitted.)
+            if (!made.isEmpty() && action->state == ActionState::Completed && !moneyReturned(made)
+                && !(truth.size() == 1 && moneyReturned(truth.first().toObject()))
                 && made.value(QStringLiteral("amount")).toInteger() + planned.amount > m_schedule.chargeAmounts.at(planned.charge))
                 violation(2, QStringLiteral("#%1 %2 COMPLETED although a refund made outside Countersign (%3 usd) left its charge "
                                             "no room for %4 usd")
@@ -2008,6 +2204,69 @@ void ChaosRun::check()
         out(QStringLiteral("audit: %1").arg(said));
     if (m_options.postgres)
         checkAuditRows();
+}
+
+QString ChaosRun::checkSettlement(int i, const QString &id, const QJsonObject &refund)
+{
+    // 11. Settlement after COMPLETED (issue 18): once paysim's clock passed every scheduled
+    // settlement and the ledger followed them, the settlement the ledger records is the provider's
+    // refund and its status, and a review item is open exactly when that refund failed or was
+    // canceled (nobody decides them in a run). Through the API, GET /actions/{id} shows the same.
+    const QString refundId = refund.value(QStringLiteral("id")).toString();
+    const QString status = refund.value(QStringLiteral("status")).toString();
+    const bool returned = moneyReturned(refund);
+    const auto loaded = m_ledger->reader().settlement(id);
+    if (!loaded.ok()) {
+        violation(0, QStringLiteral("#%1 %2: settlement unreadable: %3").arg(i + 1).arg(id, loaded.error().toString()));
+        return QString();
+    }
+    if (!loaded.value()) {
+        violation(11, QStringLiteral("#%1 %2 COMPLETED without a settlement (the provider's refund %3 is %4)")
+                          .arg(i + 1).arg(id, refundId, status));
+        return QStringLiteral(" settlement=none");
+    }
+    const Settlement &s = *loaded.value();
+    if (!s.refundId.isEmpty() && s.refundId != refundId)
+        violation(11, QStringLiteral("#%1 %2: its settlement follows refund %3, but the provider's refund of the action is %4")
+                          .arg(i + 1).arg(id, s.refundId, refundId));
+    if (s.status != status)
+        violation(11, QStringLiteral("#%1 %2 settlement %3, but the provider's refund %4 is %5")
+                          .arg(i + 1).arg(id, s.status, refundId, status));
+    if (s.needsReview() != returned)
+        violation(11, QStringLiteral("#%1 %2 settlement attention %3, but the provider's refund %4 is %5 (open exactly when failed or canceled)")
+                          .arg(i + 1).arg(id, toWire(s.attention), refundId, status));
+    if (m_options.viaApi) {
+        const auto shown = m_apiSettlement.constFind(id);
+        if (shown == m_apiSettlement.cend())
+            violation(11, QStringLiteral("#%1 %2: GET /api/v1/actions/%2 showed no settlement").arg(i + 1).arg(id));
+        else if (shown->value(QStringLiteral("status")).toString() != s.status
+                 || shown->value(QStringLiteral("attention")).toString() != toWire(s.attention))
+            violation(11, QStringLiteral("#%1 %2: the API showed settlement %3 (attention %4), the ledger holds %5 (%6)")
+                              .arg(i + 1).arg(id, shown->value(QStringLiteral("status")).toString(),
+                                              shown->value(QStringLiteral("attention")).toString(), s.status, toWire(s.attention)));
+    }
+    if (!s.history.isEmpty() && s.history.constFirst().toStatus == u"pending")
+        ++m_result.completedPending;
+    if (status == u"succeeded")
+        ++m_result.settledSucceeded;
+    else if (status == u"failed")
+        ++m_result.settledFailed;
+    else if (status == u"canceled")
+        ++m_result.settledCanceled;
+    if (s.needsReview())
+        ++m_result.reviewItems;
+    if (s.isSettled()) {
+        for (const SettlementChange &c : s.history) {
+            if (c.toStatus == s.status) {
+                ++m_result.settledBy[c.source];
+                break;
+            }
+        }
+    }
+    QStringList path;
+    for (const SettlementChange &c : s.history)
+        path << c.toStatus + QLatin1Char('/') + c.source;
+    return QStringLiteral(" settlement[%1]%2").arg(path.join(QStringLiteral(" -> ")), s.needsReview() ? QStringLiteral(" review open") : QString());
 }
 
 RunResult ChaosRun::run()
@@ -2100,6 +2359,9 @@ RunResult ChaosRun::run()
         case Step::Kind::TwoAgents:
             twoAgents(step);
             break;
+        case Step::Kind::SimClock:
+            ok = simClock(step.advanceMs);
+            break;
         }
         // --postgres: approvals deferred while every instance was down or stopped, as soon as one answers.
         if (ok && m_options.postgres && !m_deferred.isEmpty() && anyAvailable())
@@ -2111,7 +2373,7 @@ RunResult ChaosRun::run()
         if (m_options.viaApi)
             checkNoUnexpectedExit();
     }
-    if (!settle()) {
+    if (!settle() || !convergeSettlements()) {
         m_result.verdict = RunResult::Verdict::Broken;
         return m_result;
     }
@@ -2120,6 +2382,8 @@ RunResult ChaosRun::run()
     stopExecutors();
     if (m_options.selfTestDuplicate)
         sendSelfTestDuplicate();
+    if (m_options.selfTestSettlement)
+        sendSelfTestSettlement();
     if (m_options.postgres && !openLedger()) { // (a fresh handle for the checks, as after a restart)
         m_result.verdict = RunResult::Verdict::Broken;
         return m_result;

@@ -21,6 +21,9 @@ struct RunOptions
     int settleMs = 20000;
     bool verbose = false;
     bool selfTestDuplicate = false; // send one extra refund with a fresh key: the checks must fail
+    // Issue 18: once the settlements have converged, fail one COMPLETED action's refund at paysim
+    // behind Countersign's back (POST /_sim/refunds/{id}): invariant 11 must report it.
+    bool selfTestSettlement = false;
     // Through the REST API: one or two `countersignd serve` processes (executor + reconciler +
     // API) instead of executor_child processes; proposals and approvals over HTTP by an agent and
     // an approver user; clock jumps skipped (countersignd runs on the system clock).
@@ -84,6 +87,18 @@ struct RunResult
     // whose rule expires approvals unsent after an hour, and a clock jump passes it).
     int approvalsExpired = 0;      // approvals the ledger recorded as expired unsent
     int reapproved = 0;            // ... whose action the harness approved again (a fresh key)
+    // Issue 18: settlement after COMPLETED (invariant 11).
+    int simClockSteps = 0;          // SimClock steps played (paysim's clock alone)
+    int settleClockMoves = 0;       // the settle moved paysim's clock past scheduled settlements
+    int completedPending = 0;       // COMPLETED actions whose settlement began pending
+    int settledSucceeded = 0;       // COMPLETED actions whose refund is, at the provider and in the ledger:
+    int settledFailed = 0;
+    int settledCanceled = 0;
+    int reviewItems = 0;            // settlement attention "open"
+    int apiLookups = 0;             // --via-api: look-ups the settle asked through the API (POST .../lookups)
+    QMap<QString, int> settledBy;   // how the ledger learned each final status: the source of its
+                                    // change (attempt, lookup, schedule, webhook, reconciliation)
+    int rejectedFailedRefund = 0;   // REJECTED with one refund paysim holds failed or canceled (a look-up proved it)
     QMap<QString, int> finalStates;
     int reviewsByRule[6] = {0, 0, 0, 0, 0, 0}; // W, M, S, F, A, B (see docs/CHAOS.md)
 };

@@ -172,6 +172,9 @@ QString Step::describe() const
                    .arg(first + 1)
                    .arg(first + count);
         break;
+    case Kind::SimClock:
+        what = QStringLiteral("simclock  paysim's clock alone +%1 s (pending refunds due by then settle)").arg(advanceMs / 1000);
+        break;
     case Kind::DbRestart:
         what = immediate ? QStringLiteral("database  stop -m immediate, down %1 ms, start again").arg(holdMs)
                          : QStringLiteral("database  stop -m fast, down %1 ms, start again").arg(holdMs);
@@ -332,11 +335,62 @@ void addIssue14Steps(Schedule &schedule, bool viaApi)
     schedule.steps.insert(between(random, 1, static_cast<int>(schedule.steps.size())), step);
 }
 
+QString settlementRuleKind()
+{
+    return QStringLiteral("refund_settles");
+}
+
+void addSettlementSteps(Schedule &schedule)
+{
+    QRandomGenerator random(schedule.seed ^ 0x18e77a1eu);
+    if (!chance(random, 75))
+        return;
+    const int rules = chance(random, 35) ? 2 : 1;
+    for (int r = 0; r < rules; ++r) {
+        Step step;
+        step.kind = Step::Kind::Fault;
+        step.waitMs = between(random, 0, 160);
+        const int to = between(random, 0, 99);
+        const int afterSeconds = between(random, 30, SettlementMaxAfterSeconds);
+        QJsonObject rule{{QStringLiteral("method"), QStringLiteral("POST")},
+                         {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
+                         {QStringLiteral("fault"), settlementRuleKind()},
+                         {QStringLiteral("after_seconds"), afterSeconds},
+                         {QStringLiteral("to"), to < 35 ? QStringLiteral("succeeded")
+                                                        : (to < 80 ? QStringLiteral("failed") : QStringLiteral("canceled"))}};
+        if (to >= 35 && to < 80) {
+            static const char *const reasons[] = {"lost_or_stolen_card", "expired_or_canceled_card", "insufficient_funds",
+                                                  "declined"};
+            rule.insert(QStringLiteral("failure_reason"), QString::fromLatin1(reasons[between(random, 0, 3)]));
+        }
+        if (chance(random, 60)) {
+            // A share of the refunds from now on, until a clear.
+            rule.insert(QStringLiteral("times"), 0);
+            rule.insert(QStringLiteral("probability"), between(random, 3, 9) / 10.0);
+        } else {
+            rule.insert(QStringLiteral("nth"), between(random, 1, 3));
+            rule.insert(QStringLiteral("times"), between(random, 1, 4));
+        }
+        step.rule = rule;
+        // Anywhere after the first start (the first steps start executors).
+        const int at = between(random, 1, static_cast<int>(schedule.steps.size()));
+        schedule.steps.insert(at, step);
+        if (!chance(random, 70))
+            continue; // only the settle moves paysim's clock past it
+        Step clock;
+        clock.kind = Step::Kind::SimClock;
+        clock.waitMs = between(random, 0, 160);
+        clock.advanceMs = (afterSeconds + between(random, 1, 30)) * 1000LL;
+        schedule.steps.insert(between(random, at + 1, static_cast<int>(schedule.steps.size())), clock);
+    }
+}
+
 Schedule scheduleFor(quint32 seed, int actionCount, int stepCount, bool viaApi, bool postgres)
 {
     Schedule schedule = postgres ? generatePostgresSchedule(seed, actionCount, stepCount)
                                  : generateSchedule(seed, actionCount, stepCount);
     addIssue14Steps(schedule, viaApi || postgres);
+    addSettlementSteps(schedule);
     return schedule;
 }
 

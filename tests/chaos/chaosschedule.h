@@ -55,6 +55,10 @@ struct Step
                        // or a snapshot recorded in the ledger
         TwoAgents,     // --via-api: two agents propose planned actions [first, first + count) at once
                        // (parallel HTTP), then the accepted ones are approved with a note
+        // Issue 18 (addSettlementSteps, every mode):
+        SimClock,      // paysim's clock alone forward by advanceMs (POST /_sim/clock): the refunds a
+                       // refund_settles rule left pending settle at the provider; the ledger learns
+                       // it later (scheduled look-ups, look-ups through the API)
     };
     enum Variant { OutsideBefore = 0, OutsideInFlight = 1, OutsideLater = 2 };
     Kind kind = Kind::Pause;
@@ -102,7 +106,18 @@ constexpr int PostgresInstances = 3;
 // it, or refunding the rest), and with viaApi one TwoAgents step with 4-6 contested actions
 // appended to schedule.actions on a charge of their own (appended to chargeAmounts).
 void addIssue14Steps(Schedule &schedule, bool viaApi);
-// What a run plays: generateSchedule or generatePostgresSchedule, then addIssue14Steps.
+// Issue 18's settlement after COMPLETED, drawn from the seed by a generator of its own (so the
+// steps above stay what they were for a seed): in ~3 seeds of 4 one or two `refund_settles` fault
+// rules (Fault steps on POST /v1/refunds: refunds answered `pending` that become succeeded, failed
+// or canceled after_seconds later on paysim's clock; a share, or the nth..nth+times-1 request),
+// and for most rules a later SimClock step past their after_seconds. paysim's clock moves at most
+// SettlementMaxAfterSeconds + 30 s per step, two steps a run: well inside the 1 h margin of the
+// key window, which paysim's clock running ahead of ours eats into.
+void addSettlementSteps(Schedule &schedule);
+constexpr int SettlementMaxAfterSeconds = 600;
+QString settlementRuleKind(); // "refund_settles": paysim decides it in a lane of its own
+// What a run plays: generateSchedule or generatePostgresSchedule, then addIssue14Steps, then
+// addSettlementSteps.
 Schedule scheduleFor(quint32 seed, int actionCount, int stepCount, bool viaApi, bool postgres);
 QString outsideVariantName(int variant); // "before its approval", "in flight", "later"
 // The executor lease of the instances in --postgres runs (request_timeout_ms 300: the validated
