@@ -388,9 +388,23 @@ void ChargeWindow::render()
     m_budgetText->setVisible(!words.isEmpty());
     m_bar->setAccessibleDescription(m_budgetText->text());
 
-    // Refunds made outside Countersign.
+    // Refunds made outside Countersign: listed by the read, or announced by the provider's webhooks
+    // and not listed by any read yet (issue 18).
     const QList<ChargeSnapshot::Refund> outside = o.refundsMadeOutside();
-    m_outside->setVisible(!outside.isEmpty());
+    const QList<ProviderRefund> providerRefunds = o.providerRefunds();
+    QStringList announced;
+    for (const ProviderRefund &p : providerRefunds) {
+        if (p.madeOutside() && !p.inRead)
+            announced << QStringLiteral("%1 %2 %3").arg(code(p.refund.id), display::money(p.refund.amount, p.currency),
+                                                        ChargeRefundModel::statusText(p).toHtmlEscaped());
+    }
+    m_outside->setVisible(!outside.isEmpty() || !announced.isEmpty());
+    QStringList outsideLines;
+    if (!announced.isEmpty())
+        outsideLines << tr("\u26a0 <b>%n refund(s) not through Countersign \u2014 from a webhook</b> (%1): the provider's "
+                           "webhooks announced them, made in its dashboard or by another system, and no read of the charge "
+                           "lists them yet. The budget counts them once a read does.", nullptr, int(announced.size()))
+                            .arg(announced.join(QStringLiteral(", ")));
     if (!outside.isEmpty()) {
         qint64 total = 0;
         QStringList ids;
@@ -401,9 +415,12 @@ void ChargeWindow::render()
         }
         const QString what = outside.size() == 1 ? tr("1 refund made outside Countersign")
                                                  : tr("%1 refunds made outside Countersign").arg(outside.size());
-        m_outsideText->setText(tr("\u26a0 <b>%1</b> (%2: %3) \u2014 not approved in Countersign, and counted against what the "
-                                  "charge can still refund.")
-                                   .arg(what, display::money(total, s ? s->currency : QString()), ids.join(QStringLiteral(", "))));
+        outsideLines << tr("\u26a0 <b>%1</b> (%2: %3) \u2014 not approved in Countersign, and counted against what the "
+                           "charge can still refund.")
+                            .arg(what, display::money(total, s ? s->currency : QString()), ids.join(QStringLiteral(", ")));
+    }
+    if (!outsideLines.isEmpty()) {
+        m_outsideText->setText(outsideLines.join(QStringLiteral("<br>")));
         m_outside->setStyleSheet(QStringLiteral("QFrame#outsideRefunds { background: %1; border: 1px solid %2; border-radius: 6px; }"
                                                 " QFrame#outsideRefunds QLabel { color: %2; background: transparent; }")
                                      .arg(StatePalette::warningFill(pal).name(), StatePalette::warningText(pal).name()));
@@ -419,10 +436,17 @@ void ChargeWindow::render()
     if (o.actionsTruncated)
         actionTitle += QStringLiteral(" <span style=\"color:%1\">%2</span>").arg(muted, tr("the newest 500; older ones are not listed"));
     m_actionTitle->setText(actionTitle);
-    const qsizetype refunds = s ? s->refunds.size() : 0;
-    m_refundTitle->setText(s && s->result == ChargeSnapshot::Result::Found
-                               ? tr("<b>Refunds at the provider</b> (%1) \u2014 as the read listed them").arg(refunds)
-                               : tr("<b>Refunds at the provider</b> \u2014 not known without a read"));
+    const qsizetype refunds = providerRefunds.size();
+    const int events = int(o.unmatchedRefundEvents.size());
+    const bool read = s && s->result == ChargeSnapshot::Result::Found;
+    if (events > 0)
+        m_refundTitle->setText(read ? tr("<b>Refunds at the provider</b> (%1) \u2014 as the read listed them, with what %n "
+                                         "webhook event(s) since announced", nullptr, events).arg(refunds)
+                                    : tr("<b>Refunds at the provider</b> (%1) \u2014 as %n webhook event(s) announced them; "
+                                         "no read lists them", nullptr, events).arg(refunds));
+    else
+        m_refundTitle->setText(read ? tr("<b>Refunds at the provider</b> (%1) \u2014 as the read listed them").arg(refunds)
+                                    : tr("<b>Refunds at the provider</b> \u2014 not known without a read"));
     renderStatus();
 }
 

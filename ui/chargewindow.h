@@ -25,7 +25,9 @@ class ChargeSortFilterModel;
 // age, the card, disputed or not), the budget as a bar with its legend (refunded at the provider,
 // reserved in Countersign, left, of what was captured), a highlighted line for refunds made
 // outside Countersign, the actions in Countersign with their states (double-click or Enter:
-// actionActivated), the provider's refunds (made outside Countersign highlighted), and a Refresh
+// actionActivated), the provider's refunds (made outside Countersign highlighted; those the
+// provider's webhooks announced and no action matched among them, marked "not through
+// Countersign — from a webhook" with their status and failure reason, issue 18), and a Refresh
 // button with the time of the last read.
 //
 // It only displays: the ChargeController asks the backend and tells it what happened —
@@ -64,6 +66,7 @@ public:
     QLabel *disputeLabel() const { return m_dispute; }
     QLabel *budgetLabel() const { return m_budgetText; }
     QLabel *outsideLabel() const { return m_outsideText; }
+    QLabel *refundTitleLabel() const { return m_refundTitle; }
     QFrame *outsideBanner() const { return m_outside; }
     QLabel *lastReadLabel() const { return m_lastRead; }
     BudgetBar *budgetBar() const { return m_bar; }

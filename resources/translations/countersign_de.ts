@@ -1313,6 +1313,21 @@ vorheriger %2</translation>
         <source>Made by Countersign&apos;s action %1</source>
         <translation>Erstellt durch die Countersign-Aktion %1</translation>
     </message>
+    <message>
+        <source>not through Countersign — from a webhook</source>
+        <translation>nicht über Countersign — aus einem Webhook</translation>
+    </message>
+    <message numerus="yes">
+        <source>No Countersign action made this refund: the provider&apos;s webhooks announced it (%n event(s), the newest %1 at %2) and no read of the charge has listed it yet. It was made in the provider&apos;s dashboard or by another system.</source>
+        <translation>
+            <numerusform>Keine Countersign-Aktion hat diese Erstattung ausgelöst: Die Webhooks des Anbieters haben sie gemeldet (%n Ereignis, das neueste %1 um %2), und noch kein Abruf der Zahlung hat sie aufgeführt. Sie wurde im Dashboard des Anbieters oder von einem anderen System ausgelöst.</numerusform>
+            <numerusform>Keine Countersign-Aktion hat diese Erstattung ausgelöst: Die Webhooks des Anbieters haben sie gemeldet (%n Ereignisse, das neueste %1 um %2), und noch kein Abruf der Zahlung hat sie aufgeführt. Sie wurde im Dashboard des Anbieters oder von einem anderen System ausgelöst.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No Countersign action made this refund. The read listed it as %1; a webhook event since (%2 at %3) says %4.</source>
+        <translation>Keine Countersign-Aktion hat diese Erstattung ausgelöst. Der Abruf führte sie als %1; ein Webhook-Ereignis seither (%2 um %3) meldet %4.</translation>
+    </message>
 </context>
 <context>
     <name>cs::ChargeStoryView</name>
@@ -1670,6 +1685,27 @@ vorheriger %2</translation>
     <message>
         <source>⚠ &lt;b&gt;%1&lt;/b&gt; (%2: %3) — not approved in Countersign, and counted against what the charge can still refund.</source>
         <translation>⚠ &lt;b&gt;%1&lt;/b&gt; (%2: %3) — nicht in Countersign freigegeben und von dem abgezogen, was die Zahlung noch erstatten kann.</translation>
+    </message>
+    <message numerus="yes">
+        <source>⚠ &lt;b&gt;%n refund(s) not through Countersign — from a webhook&lt;/b&gt; (%1): the provider&apos;s webhooks announced them, made in its dashboard or by another system, and no read of the charge lists them yet. The budget counts them once a read does.</source>
+        <translation>
+            <numerusform>⚠ &lt;b&gt;%n Erstattung nicht über Countersign — aus einem Webhook&lt;/b&gt; (%1): Die Webhooks des Anbieters haben sie gemeldet, ausgelöst in seinem Dashboard oder von einem anderen System, und noch kein Abruf der Zahlung führt sie auf. Das Budget zählt sie, sobald ein Abruf sie aufführt.</numerusform>
+            <numerusform>⚠ &lt;b&gt;%n Erstattungen nicht über Countersign — aus einem Webhook&lt;/b&gt; (%1): Die Webhooks des Anbieters haben sie gemeldet, ausgelöst in seinem Dashboard oder von einem anderen System, und noch kein Abruf der Zahlung führt sie auf. Das Budget zählt sie, sobald ein Abruf sie aufführt.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Refunds at the provider&lt;/b&gt; (%1) — as the read listed them, with what %n webhook event(s) since announced</source>
+        <translation>
+            <numerusform>&lt;b&gt;Erstattungen beim Anbieter&lt;/b&gt; (%1) — wie der Abruf sie aufführte, mit dem, was %n Webhook-Ereignis seither meldete</numerusform>
+            <numerusform>&lt;b&gt;Erstattungen beim Anbieter&lt;/b&gt; (%1) — wie der Abruf sie aufführte, mit dem, was %n Webhook-Ereignisse seither meldeten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Refunds at the provider&lt;/b&gt; (%1) — as %n webhook event(s) announced them; no read lists them</source>
+        <translation>
+            <numerusform>&lt;b&gt;Erstattungen beim Anbieter&lt;/b&gt; (%1) — wie %n Webhook-Ereignis sie meldete; kein Abruf führt sie auf</numerusform>
+            <numerusform>&lt;b&gt;Erstattungen beim Anbieter&lt;/b&gt; (%1) — wie %n Webhook-Ereignisse sie meldeten; kein Abruf führt sie auf</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -143,6 +143,40 @@
     </message>
 </context>
 <context>
+    <name>cs::ChargeRefundModel</name>
+    <message numerus="yes">
+        <source>No Countersign action made this refund: the provider&apos;s webhooks announced it (%n event(s), the newest %1 at %2) and no read of the charge has listed it yet. It was made in the provider&apos;s dashboard or by another system.</source>
+        <translation>
+            <numerusform>No Countersign action made this refund: the provider&apos;s webhooks announced it (%n event, the newest %1 at %2) and no read of the charge has listed it yet. It was made in the provider&apos;s dashboard or by another system.</numerusform>
+            <numerusform>No Countersign action made this refund: the provider&apos;s webhooks announced it (%n events, the newest %1 at %2) and no read of the charge has listed it yet. It was made in the provider&apos;s dashboard or by another system.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>cs::ChargeWindow</name>
+    <message numerus="yes">
+        <source>⚠ &lt;b&gt;%n refund(s) not through Countersign — from a webhook&lt;/b&gt; (%1): the provider&apos;s webhooks announced them, made in its dashboard or by another system, and no read of the charge lists them yet. The budget counts them once a read does.</source>
+        <translation>
+            <numerusform>⚠ &lt;b&gt;%n refund not through Countersign — from a webhook&lt;/b&gt; (%1): the provider&apos;s webhooks announced it, made in its dashboard or by another system, and no read of the charge lists it yet. The budget counts it once a read does.</numerusform>
+            <numerusform>⚠ &lt;b&gt;%n refunds not through Countersign — from a webhook&lt;/b&gt; (%1): the provider&apos;s webhooks announced them, made in its dashboard or by another system, and no read of the charge lists them yet. The budget counts them once a read does.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Refunds at the provider&lt;/b&gt; (%1) — as the read listed them, with what %n webhook event(s) since announced</source>
+        <translation>
+            <numerusform>&lt;b&gt;Refunds at the provider&lt;/b&gt; (%1) — as the read listed them, with what %n webhook event since announced</numerusform>
+            <numerusform>&lt;b&gt;Refunds at the provider&lt;/b&gt; (%1) — as the read listed them, with what %n webhook events since announced</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Refunds at the provider&lt;/b&gt; (%1) — as %n webhook event(s) announced them; no read lists them</source>
+        <translation>
+            <numerusform>&lt;b&gt;Refunds at the provider&lt;/b&gt; (%1) — as %n webhook event announced them; no read lists them</numerusform>
+            <numerusform>&lt;b&gt;Refunds at the provider&lt;/b&gt; (%1) — as %n webhook events announced them; no read lists them</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>cs::DemoController</name>
     <message numerus="yes">
         <source>Agent traffic: paysim is down for %n second(s); refunds approved now may end in CONFIRMATION_UNKNOWN.</source>

@@ -67,6 +67,20 @@ QJsonObject overviewJson()
     return json;
 }
 
+// A refund event from the provider's webhooks that matched no action (issue 18), as
+// unmatched_refund_events lists it.
+QJsonObject refundEvent(const char *id, const char *type, const char *refund, const char *status, const char *received,
+                        const char *failureReason = nullptr, qint64 amount = 2000)
+{
+    QJsonObject e{{QStringLiteral("event_id"), QLatin1String(id)}, {QStringLiteral("type"), QLatin1String(type)},
+                  {QStringLiteral("refund_id"), QLatin1String(refund)}, {QStringLiteral("received_at"), QLatin1String(received)},
+                  {QStringLiteral("status"), QLatin1String(status)}, {QStringLiteral("amount"), amount},
+                  {QStringLiteral("currency"), QStringLiteral("usd")}, {QStringLiteral("payment_intent"), QStringLiteral("pi_1")},
+                  {QStringLiteral("event_created"), 1795000000}, {QStringLiteral("named_action"), QString()}};
+    e.insert(QStringLiteral("failure_reason"), failureReason ? QJsonValue(QLatin1String(failureReason)) : QJsonValue());
+    return e;
+}
+
 ChargeOverview overview(const QJsonObject &json = overviewJson())
 {
     QString error;
@@ -109,6 +123,31 @@ private slots:
         QVERIFY(o.actionOf(o.snapshot->refunds.first()));
         QCOMPARE(o.actionOf(o.snapshot->refunds.first())->id(), QStringLiteral("act_done"));
         QVERIFY(!o.actionOf(o.snapshot->refunds.last()));
+        QVERIFY(o.unmatchedRefundEvents.isEmpty()); // absent, as from a backend older than issue 18
+    }
+
+    void readsUnmatchedRefundEvents()
+    {
+        QJsonObject json = overviewJson();
+        json.insert(QStringLiteral("unmatched_refund_events"),
+                    QJsonArray{refundEvent("evt_2", "refund.failed", "re_web", "failed", "2026-12-02T10:00:00.000Z", "lost_or_stolen_card"),
+                               refundEvent("evt_1", "refund.created", "re_web", "pending", "2026-12-02T09:00:00.000Z")});
+        const ChargeOverview o = overview(json);
+        QCOMPARE(o.unmatchedRefundEvents.size(), 2);
+        const UnmatchedRefundEvent &e = o.unmatchedRefundEvents.first();
+        QCOMPARE(e.eventId, QStringLiteral("evt_2"));
+        QCOMPARE(e.type, QStringLiteral("refund.failed"));
+        QCOMPARE(e.refundId, QStringLiteral("re_web"));
+        QCOMPARE(e.receivedAt, QDateTime(QDate(2026, 12, 2), QTime(10, 0), Qt::UTC));
+        QCOMPARE(e.status, QStringLiteral("failed"));
+        QCOMPARE(e.amount, 2000);
+        QCOMPARE(e.currency, QStringLiteral("usd"));
+        QCOMPARE(e.failureReason, QStringLiteral("lost_or_stolen_card"));
+        QCOMPARE(e.paymentIntent, QStringLiteral("pi_1"));
+        QCOMPARE(e.eventCreated, QDateTime::fromSecsSinceEpoch(1795000000, Qt::UTC));
+        QVERIFY(o.unmatchedRefundEvents.last().failureReason.isEmpty()); // null on the wire
+        json.insert(QStringLiteral("unmatched_refund_events"), QJsonValue::Null);
+        QVERIFY(overview(json).unmatchedRefundEvents.isEmpty());
     }
 
     void neverRead()
@@ -153,6 +192,20 @@ private slots:
                                             << QStringLiteral("actions: must be an array");
         QTest::newRow("an action that is not one") << QStringLiteral("actions") << QJsonValue(QJsonArray{1})
                                                    << QStringLiteral("actions[0]: must be an object");
+        QTest::newRow("unmatched refund events not a list") << QStringLiteral("unmatched_refund_events") << QJsonValue(QJsonObject())
+                                                            << QStringLiteral("unmatched_refund_events: must be an array");
+        QTest::newRow("an unmatched refund event that is not one") << QStringLiteral("unmatched_refund_events") << QJsonValue(QJsonArray{7})
+                                                                   << QStringLiteral("unmatched_refund_events[0]: must be an object");
+        QJsonObject noRefund = refundEvent("evt_1", "refund.created", "re_web", "pending", "2026-12-02T09:00:00.000Z");
+        noRefund.remove(QStringLiteral("refund_id"));
+        QTest::newRow("an unmatched refund event without its refund")
+            << QStringLiteral("unmatched_refund_events") << QJsonValue(QJsonArray{noRefund})
+            << QStringLiteral("unmatched_refund_events[0].refund_id: is required");
+        QJsonObject textAmount = refundEvent("evt_1", "refund.created", "re_web", "pending", "2026-12-02T09:00:00.000Z");
+        textAmount.insert(QStringLiteral("amount"), QStringLiteral("20.00"));
+        QTest::newRow("an unmatched refund event's amount as text")
+            << QStringLiteral("unmatched_refund_events") << QJsonValue(QJsonArray{textAmount})
+            << QStringLiteral("unmatched_refund_events[0].amount: must be an integer");
     }
 
     void badWire()
@@ -268,6 +321,88 @@ private slots:
         never.snapshot.reset();
         model.setOverview(never);
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    // One row per refund id: the read's refunds and the webhook events that matched no action,
+    // an event's status replacing the read's only when it is newer news.
+    void refundsFromWebhooks_data()
+    {
+        QTest::addColumn<QJsonArray>("events"); // newest first, as the backend lists them
+        QTest::addColumn<QStringList>("ids");
+        QTest::addColumn<QStringList>("statuses");
+        QTest::addColumn<QStringList>("madeBy");
+        QTest::addColumn<QString>("readStatus"); // of re_dash, "" when no event changed it
+        const QString outside = QStringLiteral("made outside Countersign");
+        const QString webhook = QStringLiteral("not through Countersign \u2014 from a webhook");
+        QTest::newRow("no events: the read's refunds")
+            << QJsonArray{} << QStringList{QStringLiteral("re_done"), QStringLiteral("re_dash")}
+            << QStringList{QStringLiteral("succeeded"), QStringLiteral("succeeded")} << QStringList{QStringLiteral("act_done"), outside}
+            << QString();
+        QTest::newRow("a refund only the webhooks announced comes first, once for its two events")
+            << QJsonArray{refundEvent("evt_2", "refund.failed", "re_web", "failed", "2026-12-02T10:00:00.000Z", "lost_or_stolen_card"),
+                          refundEvent("evt_1", "refund.created", "re_web", "pending", "2026-12-02T09:00:00.000Z")}
+            << QStringList{QStringLiteral("re_web"), QStringLiteral("re_done"), QStringLiteral("re_dash")}
+            << QStringList{QStringLiteral("failed: lost_or_stolen_card"), QStringLiteral("succeeded"), QStringLiteral("succeeded")}
+            << QStringList{webhook, QStringLiteral("act_done"), outside} << QString();
+        QTest::newRow("events out of order: a late refund.created does not undo refund.failed")
+            << QJsonArray{refundEvent("evt_1", "refund.created", "re_web", "pending", "2026-12-02T10:00:00.000Z"),
+                          refundEvent("evt_2", "refund.failed", "re_web", "failed", "2026-12-02T09:00:00.000Z", "declined")}
+            << QStringList{QStringLiteral("re_web"), QStringLiteral("re_done"), QStringLiteral("re_dash")}
+            << QStringList{QStringLiteral("failed: declined"), QStringLiteral("succeeded"), QStringLiteral("succeeded")}
+            << QStringList{webhook, QStringLiteral("act_done"), outside} << QString();
+        QTest::newRow("a refund the read lists is not shown twice: the event adds its newer status")
+            << QJsonArray{refundEvent("evt_3", "refund.failed", "re_dash", "failed", "2026-12-02T10:00:00.000Z", "expired_or_canceled_card")}
+            << QStringList{QStringLiteral("re_done"), QStringLiteral("re_dash")}
+            << QStringList{QStringLiteral("succeeded"), QStringLiteral("failed: expired_or_canceled_card")}
+            << QStringList{QStringLiteral("act_done"), webhook} << QStringLiteral("succeeded");
+        QTest::newRow("an older event on a refund the read lists changes nothing")
+            << QJsonArray{refundEvent("evt_0", "refund.created", "re_dash", "pending", "2026-11-25T09:00:01.000Z")}
+            << QStringList{QStringLiteral("re_done"), QStringLiteral("re_dash")}
+            << QStringList{QStringLiteral("succeeded"), QStringLiteral("succeeded")}
+            << QStringList{QStringLiteral("act_done"), webhook} << QString();
+    }
+
+    void refundsFromWebhooks()
+    {
+        QFETCH(QJsonArray, events);
+        QFETCH(QStringList, ids);
+        QFETCH(QStringList, statuses);
+        QFETCH(QStringList, madeBy);
+        QFETCH(QString, readStatus);
+        QJsonObject json = overviewJson();
+        json.insert(QStringLiteral("unmatched_refund_events"), events);
+        const ChargeOverview o = overview(json);
+        ChargeRefundModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setOverview(overview()); // first without the events, as from an older read
+        model.setOverview(o);
+        QCOMPARE(column(model, ChargeRefundModel::IdColumn), ids);
+        QCOMPARE(column(model, ChargeRefundModel::StatusColumn), statuses);
+        QCOMPARE(column(model, ChargeRefundModel::MadeByColumn), madeBy);
+        const QList<ProviderRefund> refunds = o.providerRefunds();
+        const auto dash = std::find_if(refunds.cbegin(), refunds.cend(), [](const ProviderRefund &p) { return p.refund.id == u"re_dash"; });
+        QVERIFY(dash != refunds.cend());
+        QCOMPARE(dash->readStatus, readStatus);
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const bool fromWebhook = madeBy.at(r) == QStringLiteral("not through Countersign \u2014 from a webhook");
+            QCOMPARE(model.index(r, 0).data(ChargeRefundModel::FromWebhookRole).toBool(), fromWebhook);
+            QCOMPARE(model.index(r, 0).data(ChargeRefundModel::MadeOutsideRole).toBool(), madeBy.at(r) != u"act_done");
+        }
+        if (ids.first() == u"re_web") {
+            QCOMPARE(model.index(0, ChargeRefundModel::AmountColumn).data().toString(), QStringLiteral("20.00 USD"));
+            QVERIFY(model.index(0, ChargeRefundModel::CreatedColumn).data().toString().size() > 0);
+            QVERIFY2(model.index(0, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("no read of the charge has listed it")),
+                     qPrintable(model.index(0, 0).data(Qt::ToolTipRole).toString()));
+        }
+        if (!readStatus.isEmpty()) {
+            const QString tip = model.index(ids.indexOf(QStringLiteral("re_dash")), 0).data(Qt::ToolTipRole).toString();
+            QVERIFY2(tip.contains(QStringLiteral("The read listed it as succeeded; a webhook event since (refund.failed")), qPrintable(tip));
+        }
+        // A charge known only from such events (no read): its refunds still listed, in the event's currency.
+        QJsonObject never = json;
+        never.insert(QStringLiteral("snapshot"), QJsonValue::Null);
+        model.setOverview(overview(never));
+        QCOMPARE(model.rowCount(), ids.contains(QStringLiteral("re_web")) ? 1 : (events.isEmpty() ? 0 : 1));
     }
 
     void sortAndFilter_data()

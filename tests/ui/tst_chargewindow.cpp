@@ -88,6 +88,24 @@ ChargeOverview fake(bool disputed = false)
     return *o;
 }
 
+// A refund event from the provider's webhooks that matched no action (issue 18).
+UnmatchedRefundEvent refundEvent(const char *id, const char *type, const char *refund, const char *status, qint64 amount,
+                                 const char *failureReason, const QDateTime &received)
+{
+    const QJsonObject json{
+        {QStringLiteral("event_id"), QLatin1String(id)}, {QStringLiteral("type"), QLatin1String(type)},
+        {QStringLiteral("refund_id"), QLatin1String(refund)}, {QStringLiteral("received_at"), toWireTime(received)},
+        {QStringLiteral("status"), QLatin1String(status)}, {QStringLiteral("amount"), amount},
+        {QStringLiteral("currency"), QStringLiteral("usd")},
+        {QStringLiteral("failure_reason"), failureReason ? QJsonValue(QLatin1String(failureReason)) : QJsonValue()},
+        {QStringLiteral("payment_intent"), QStringLiteral("pi_3Pq8Xk2eZvKYlo2C")}, {QStringLiteral("named_action"), QString()}};
+    QString error;
+    const std::optional<UnmatchedRefundEvent> e = UnmatchedRefundEvent::fromJson(json, &error);
+    if (!e)
+        qFatal("refundEvent: %s", qPrintable(error));
+    return *e;
+}
+
 // The colour at the middle of a cell's left padding, as painted.
 QColor cellColour(QTableView *view, int row, int column)
 {
@@ -201,6 +219,56 @@ private slots:
         QVERIFY(!w.outsideBanner()->isVisible());
         QCOMPARE(refunds->model()->rowCount(), 1);
         QVERIFY(cellColour(refunds, 0, ChargeRefundModel::StatusColumn) != fill);
+    }
+
+    // Issue 18: refunds the provider's webhooks announced and no action matched are listed, marked,
+    // with their status and failure reason; one the read lists already is not shown twice.
+    void webhookRefundsAreListed()
+    {
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        ChargeOverview o = fake();
+        o.unmatchedRefundEvents = {
+            refundEvent("evt_3", "refund.failed", "re_3PqWeb", "failed", 4000, "lost_or_stolen_card", now.addSecs(-60)),
+            refundEvent("evt_2", "refund.failed", "re_dashboard", "failed", 2000, "expired_or_canceled_card", now.addSecs(-90)),
+            refundEvent("evt_1", "refund.created", "re_3PqWeb", "pending", 4000, nullptr, now.addSecs(-120)),
+        };
+        ChargeWindow w;
+        w.resize(1000, 760);
+        w.setOverview(o);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTableView *refunds = w.refundTable();
+        QCOMPARE(refunds->model()->rowCount(), 3); // re_3PqWeb, re_done, re_dashboard: once each
+        QStringList ids;
+        for (int r = 0; r < refunds->model()->rowCount(); ++r)
+            ids << refunds->model()->index(r, ChargeRefundModel::IdColumn).data().toString();
+        QCOMPARE(ids.count(QStringLiteral("re_dashboard")), 1);
+        const int web = ids.indexOf(QStringLiteral("re_3PqWeb"));
+        const int dash = ids.indexOf(QStringLiteral("re_dashboard"));
+        QVERIFY(web >= 0);
+        const auto cell = [refunds](int row, int column) { return refunds->model()->index(row, column).data().toString(); };
+        QCOMPARE(cell(web, ChargeRefundModel::MadeByColumn), QStringLiteral("not through Countersign \u2014 from a webhook"));
+        QCOMPARE(cell(web, ChargeRefundModel::StatusColumn), QStringLiteral("failed: lost_or_stolen_card"));
+        QCOMPARE(cell(web, ChargeRefundModel::AmountColumn), QStringLiteral("40.00 USD"));
+        QCOMPARE(cell(dash, ChargeRefundModel::MadeByColumn), QStringLiteral("not through Countersign \u2014 from a webhook"));
+        QCOMPARE(cell(dash, ChargeRefundModel::StatusColumn), QStringLiteral("failed: expired_or_canceled_card"));
+        refunds->clearSelection();
+        const QColor fill = StatePalette::warningFill(refunds->palette());
+        QCOMPARE(cellColour(refunds, web, ChargeRefundModel::StatusColumn), fill);
+        // The banner names it beside the refund the read listed; the list's title says where the rows come from.
+        QVERIFY(w.outsideBanner()->isVisible());
+        const QString banner = w.outsideLabel()->text();
+        QVERIFY2(banner.contains(QStringLiteral("not through Countersign \u2014 from a webhook")), qPrintable(banner));
+        QVERIFY2(banner.contains(QStringLiteral("re_3PqWeb")) && banner.contains(QStringLiteral("failed: lost_or_stolen_card")), qPrintable(banner));
+        QVERIFY2(banner.contains(QStringLiteral("re_dashboard")), qPrintable(banner));
+        const QString title = w.refundTitleLabel()->text();
+        QVERIFY2(title.contains(QStringLiteral("(3)")) && title.contains(QStringLiteral("webhook event")), qPrintable(title));
+
+        // From an older backend (no unmatched_refund_events): the read's refunds only, nothing said of webhooks.
+        w.setOverview(fake());
+        QCOMPARE(refunds->model()->rowCount(), 2);
+        QVERIFY(!w.outsideLabel()->text().contains(QStringLiteral("webhook")));
+        QVERIFY(!w.refundTitleLabel()->text().contains(QStringLiteral("webhook")));
     }
 
     void actionsWithTheirStates()
