@@ -426,9 +426,10 @@ void TimelineWidget::paintEvent(QPaintEvent *)
         return;
     }
 
-    // Axis with ticks at the stops, and broken gaps. The gaps' labels ("≈ 23 h") go on the ticks'
-    // row first, under their break; a tick's label is left out where it would touch one of them,
-    // another tick's or the widget's edge (the next one shown carries the date).
+    // Axis with ticks at the stops, and broken gaps. Tick labels first (at least 78 px apart, and
+    // never over the widget's edge); then each gap's label ("≈ 23 h") on the same row under its
+    // break, moved aside to the room between its neighbours' labels, or left out when there is
+    // none (the break's mark stays, and the ticks either side give its length).
     const double axisY = lanesBottom() + 6;
     const double axisLabelTop = axisY + 5;
     p.setPen(QPen(muted, 1));
@@ -440,6 +441,30 @@ void TimelineWidget::paintEvent(QPaintEvent *)
         return std::none_of(m_axisLabelRects.cbegin(), m_axisLabelRects.cend(),
                             [&box](const QRectF &other) { return other.adjusted(-4, 0, 4, 0).intersects(box); });
     };
+    double lastTickX = -1e9;
+    QDate lastDate;
+    for (const Stop &s : std::as_const(m_stops)) {
+        if (s.x - lastTickX < 78)
+            continue;
+        const QDateTime t = QDateTime::fromMSecsSinceEpoch(s.ms, Qt::UTC).toLocalTime();
+        QString label = t.toString(QStringLiteral("HH:mm:ss"));
+        if (t.date() != lastDate) {
+            // The month's name in the console's language (QDateTime::toString names it in English).
+            label = QLocale().toString(t, tr("MMM d, HH:mm:ss", "date format of a timeline tick"));
+        }
+        const double w = fm.horizontalAdvance(label) + 2;
+        const QRectF box(s.x - w / 2, axisLabelTop, w, 16);
+        if (!axisLabelFree(box))
+            continue; // the next one shown carries the date
+        p.setPen(QPen(muted, 1));
+        p.drawLine(QPointF(s.x, axisY), QPointF(s.x, axisY + 4));
+        p.drawText(box, Qt::AlignCenter, label);
+        m_axisLabels << label;
+        m_axisLabelRects << box;
+        lastDate = t.date();
+        lastTickX = s.x;
+    }
+    const qsizetype tickLabels = m_axisLabelRects.size();
     for (qsizetype i = 1; i < m_stops.size(); ++i) {
         const Stop &s = m_stops.at(i);
         if (!s.brokenBefore)
@@ -451,35 +476,28 @@ void TimelineWidget::paintEvent(QPaintEvent *)
         p.drawLine(QPointF(mid + 2, axisY + 5), QPointF(mid + 6, axisY - 5));
         const QString gap = QStringLiteral("\u2248 ") + display::duration(s.gapBefore);
         const double w = fm.horizontalAdvance(gap) + 2;
-        const QRectF box(mid - w / 2, axisLabelTop, w, 16);
+        // The room on the row around the break: between the nearest labels left and right of it.
+        double roomLeft = 0;
+        double roomRight = width();
+        for (qsizetype j = 0; j < m_axisLabelRects.size(); ++j) {
+            const QRectF &other = m_axisLabelRects.at(j);
+            if (j >= tickLabels && other.top() != axisLabelTop)
+                continue;
+            if (other.center().x() <= mid)
+                roomLeft = qMax(roomLeft, other.right() + 5);
+            else
+                roomRight = qMin(roomRight, other.left() - 5);
+        }
+        if (roomRight - roomLeft < w)
+            continue;
+        const double left = qBound(roomLeft, mid - w / 2, roomRight - w);
+        const QRectF box(left, axisLabelTop, w, 16);
         if (!axisLabelFree(box))
-            continue; // the break's mark stays; its length is in the ticks either side
+            continue;
+        p.setPen(muted);
         p.drawText(box, Qt::AlignCenter, gap);
         m_axisLabels << gap;
         m_axisLabelRects << box;
-    }
-    double lastTickX = -1e9;
-    QDate lastDate;
-    for (const Stop &s : std::as_const(m_stops)) {
-        if (s.x - lastTickX < 78)
-            continue;
-        const QDateTime t = QDateTime::fromMSecsSinceEpoch(s.ms, Qt::UTC).toLocalTime();
-        p.setPen(QPen(muted, 1));
-        p.drawLine(QPointF(s.x, axisY), QPointF(s.x, axisY + 4));
-        QString label = t.toString(QStringLiteral("HH:mm:ss"));
-        if (t.date() != lastDate) {
-            // The month's name in the console's language (QDateTime::toString names it in English).
-            label = QLocale().toString(t, tr("MMM d, HH:mm:ss", "date format of a timeline tick"));
-        }
-        const double w = fm.horizontalAdvance(label) + 2;
-        const QRectF box(s.x - w / 2, axisLabelTop, w, 16);
-        if (!axisLabelFree(box))
-            continue;
-        p.drawText(box, Qt::AlignCenter, label);
-        m_axisLabels << label;
-        m_axisLabelRects << box;
-        lastDate = t.date();
-        lastTickX = s.x;
     }
 
     // Markers (key window end, now, next check) across every lane; their labels in the band above

@@ -1,7 +1,10 @@
 // Takes docs/screenshot-settlement-review.png (issue 18): the console's queue under "Refund
 // failed" beside the detail pane of a COMPLETED refund that the provider accepted and then
 // failed — the banner with its two decisions, the settlement section and the timeline. Built from
-// the wire format (GET /actions/{id}) with the console's own widgets; no backend. Run under Xvfb:
+// the wire format (GET /actions/{id}) with the console's own widgets; no backend. The permissions are
+// the ones the backend gives a supervisor (server/api/actionpolicy.cpp): a look-up is allowed in
+// every state (on a COMPLETED action it moves the settlement), follow-up and close are allowed.
+// Run under Xvfb:
 //   xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" screenshot_settlement OUT.png
 #include "models/actiondetail.h"
 #include "models/actionqueuemodel.h"
@@ -66,8 +69,10 @@ const char *Detail = R"json({
        "source": "attempt", "evidence": "attempt 1"},
       {"seq": 2, "at": "2026-12-04T09:12:44.000Z", "from_status": "pending", "to_status": "failed",
        "failure_reason": "expired_or_canceled_card", "source": "webhook", "evidence": "event evt_1Qf8Thursday"}]},
-  "permissions": {"approve": {"allowed": false, "reason": "not PENDING"}, "reject": {"allowed": false, "reason": "not PENDING"},
-    "lookup": {"allowed": false, "reason": "the outcome is known"}, "reconcile": {"allowed": false, "reason": "not REQUIRES_REVIEW"},
+  "permissions": {"approve": {"allowed": false, "reason": "the action is COMPLETED; only a PENDING action can be approved"},
+    "reject": {"allowed": false, "reason": "the action is COMPLETED; only a PENDING action can be rejected"},
+    "lookup": {"allowed": true, "reason": ""},
+    "reconcile": {"allowed": false, "reason": "the action is COMPLETED; only a REQUIRES_REVIEW action is reconciled"},
     "follow_up": {"allowed": true, "reason": ""}, "close_settlement": {"allowed": true, "reason": ""}}
 })json";
 
@@ -131,7 +136,7 @@ int main(int argc, char *argv[])
     splitter->addWidget(pane);
     layout->addWidget(splitter);
 
-    // The pane's decision buttons as the main window makes them (allowed: follow-up only).
+    // The pane's decision buttons as the main window makes them (allowed: look up and follow-up).
     const struct { const char *name; const char *text; const char *icon; const char *key; } decisions[] = {
         { "approveAction", "Approve", "approve", "approve" }, { "rejectAction", "Reject", "reject", "reject" },
         { "lookupAction", "Look up", "lookup", "lookup" }, { "reconcileAction", "Reconcile", "reconcile", "reconcile" },
