@@ -21,10 +21,10 @@ namespace {
 
 constexpr int LeftGutter = 96;
 constexpr int RightMargin = 130; // room for the last labels
-constexpr int TopMargin = 22; // a band for the markers' labels
+constexpr int TopMargin = 20; // a band for the markers' labels
 constexpr int LaneHeight = 48;    // room for two label rows
-constexpr int MinLaneHeight = 36; // one label row: the height when squeezed
-constexpr int AxisHeight = 30;    // the axis 6 below the lanes, its tick and gap labels under it
+constexpr int MinLaneHeight = 34; // one label row: the height when squeezed
+constexpr int AxisHeight = 28;    // the axis 6 below the lanes, its tick and gap labels under it (to +27)
 constexpr double LabelRowHeight = 13;
 constexpr qint64 MergeMs = 300;           // times closer than this share a stop
 constexpr qint64 BrokenGapMs = 10 * 60 * 1000; // gaps above 10 min are drawn broken
