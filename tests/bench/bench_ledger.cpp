@@ -58,8 +58,11 @@ double ledgerRun(const QString &path, int n, bool *ok)
     timer.start();
     for (int i = 0; i < n && *ok; ++i) {
         const auto proposed = ledger.proposals().propose(input(i), QStringLiteral("agent"));
-        const auto approved = proposed.ok() ? ledger.approvals().approve(proposed->record.id, QStringLiteral("approver"), QString(),
-                                                             proposed->record.stateVersion)
+        // Every action refunds ch_bench: possible duplicates of each other (issue 14), approved only
+        // with a note saying why both are intended.
+        const auto approved = proposed.ok() ? ledger.approvals().approve(proposed->record.id, QStringLiteral("approver"),
+                                                                         QStringLiteral("benchmark: all intended"),
+                                                                         proposed->record.stateVersion)
                                             : LedgerResult<ActionRecord>(proposed.error());
         const auto claimed = approved.ok() ? ledger.execution().claim(approved->id, QStringLiteral("bench"), 60s)
                                            : LedgerResult<ExecutionStore::Claim>(approved.error());
@@ -119,9 +122,12 @@ public:
         if (!begin() || !step(m_claimAction, {QByteArray::number(now + 60000), QByteArray::number(now), id})
             || !step(m_insertAttempt, {id, key, fp, QByteArray::number(now)}) || !audit(id, now, "claimed") || !commit())
             return false;
-        // 4 finish: the attempt succeeded, the action COMPLETED, audit.
-        return begin() && step(m_finishAttempt, {QByteArray::number(now), "re_" + QByteArray::number(i), id})
-            && step(m_completeAction, {QByteArray::number(now), id}) && audit(id, now, "attempt_finished") && commit();
+        // 4 finish: the attempt succeeded, the action COMPLETED, its settlement started, audit.
+        const QByteArray at = QByteArray::number(now);
+        return begin() && step(m_finishAttempt, {at, "re_" + QByteArray::number(i), id})
+            && step(m_completeAction, {at, id})
+            && step(m_insertSettlement, {id, "re_" + QByteArray::number(i), at, at, at})
+            && step(m_insertSettlementChange, {id, at}) && audit(id, now, "attempt_finished") && commit();
     }
 
 private:
@@ -167,10 +173,19 @@ private:
         m_completeAction = prepareOne(
             "UPDATE actions SET state = 'COMPLETED', state_version = 4, lease_owner = NULL, lease_expires_at = NULL,"
             " updated_at = ? WHERE id = ? AND state = 'EXECUTING' AND state_version = 3");
+        // Issue 18: the settlement the completing transaction starts (its row and its first change).
+        m_insertSettlement = prepareOne(
+            "INSERT INTO settlements (action_id, refund_id, status, failure_reason, started_at, confirmed_at,"
+            " confirmed_by, settled_at, next_check_at, checks, attention, attention_since, resolved_by, resolved_at,"
+            " resolution_note, follow_up_id) VALUES (?, ?, 'succeeded', '', ?, ?, 'attempt', ?, NULL, 0, 'none', NULL,"
+            " '', NULL, '', '')");
+        m_insertSettlementChange = prepareOne(
+            "INSERT INTO settlement_changes (action_id, seq, at, from_status, to_status, failure_reason, source, evidence)"
+            " VALUES (?, 1, ?, '', 'succeeded', '', 'attempt', 'attempt 1')");
         m_insertAudit = prepareOne(
             "INSERT INTO audit (seq, action_id, at, actor, event, reason, before_json, after_json, prev_hash, hash)"
             " VALUES (?, ?, ?, 'bench', ?, '', '{}', '{}', ?, ?)");
-        return !m_statements.contains(nullptr) && m_statements.size() == 8;
+        return !m_statements.contains(nullptr) && m_statements.size() == 10;
     }
 
     bool step(sqlite3_stmt *s, const QList<QByteArray> &values)
@@ -203,6 +218,8 @@ private:
     sqlite3_stmt *m_finishAttempt = nullptr;
     sqlite3_stmt *m_completeAction = nullptr;
     sqlite3_stmt *m_insertAudit = nullptr;
+    sqlite3_stmt *m_insertSettlement = nullptr;
+    sqlite3_stmt *m_insertSettlementChange = nullptr;
     qint64 m_auditSeq = 0;
 };
 
@@ -268,6 +285,7 @@ int main(int argc, char *argv[])
             .arg(median(rawRates), 0, 'f', 0)
             .arg(median(ledgerRates), 0, 'f', 0)
             .arg(ratio, 0, 'f', 2)
-            .arg(ratio >= 0.5 ? QStringLiteral("met") : QStringLiteral("NOT met")));
+            .arg(!allOk ? QStringLiteral("no verdict: A RUN FAILED")
+                        : ratio >= 0.5 ? QStringLiteral("met") : QStringLiteral("NOT met")));
     return allOk ? 0 : 1;
 }
