@@ -673,12 +673,8 @@ ApiResponse ActionService::closeSettlement(const User &user, const QString &id, 
             return problem(QStringLiteral("illegal_state"), closed.error().message(), instance);
         return ledgerFailure(closed.error(), instance);
     }
-    const auto after = m_reader->settlement(id);
     qCInfo(lcApi) << id << "settlement review item closed by" << user.name;
-    return withAction(200,
-                      QJsonObject{{QStringLiteral("settlement"),
-                                   after.ok() && *after ? QJsonValue((*after)->toJson()) : QJsonValue(QJsonValue::Null)}},
-                      *closed);
+    return withAction(200, QJsonObject{{QStringLiteral("settlement"), closed->settlement.toJson()}}, closed->record);
 }
 
 // --- the charge ---------------------------------------------------------------------------------

@@ -168,9 +168,9 @@ LedgerError ChargeStore::budgetIn(QSqlDatabase &db, TargetType targetType, const
                                " a.approval_version, a.idempotency_key,"
                                " (SELECT t.provider_object_id FROM attempts t WHERE t.action_id = a.id"
                                "   AND t.outcome = 'succeeded' ORDER BY t.seq DESC LIMIT 1),"
-                               " (SELECT s.status FROM settlements s WHERE s.action_id = a.id),"
-                               " (SELECT s.refund_id FROM settlements s WHERE s.action_id = a.id)"
-                               " FROM actions a WHERE a.target_id IN (?, ?) AND a.state <> 'REJECTED' AND a.id <> ?"
+                               " s.status, s.refund_id"
+                               " FROM actions a LEFT JOIN settlements s ON s.action_id = a.id"
+                               " WHERE a.target_id IN (?, ?) AND a.state <> 'REJECTED' AND a.id <> ?"
                                " ORDER BY a.created_at, a.id"),
              {key, intent, text(excludingActionId)}, &e)) {
         return e;
@@ -188,6 +188,8 @@ LedgerError ChargeStore::budgetIn(QSqlDatabase &db, TargetType targetType, const
         r.createdAt = fromMs(q.value(5).toLongLong());
         r.approved = q.value(6).toInt() > 0 && !q.value(7).toString().isEmpty();
         const QString refundId = q.value(8).toString();
+        const bool settlementFailed = provesNotCommitted(q.value(9).toString()); // issue 18
+        const QString settledRefundId = q.value(10).toString();
         bool held = true;
         switch (r.state) {
         case ActionState::Completed:
@@ -195,12 +197,12 @@ LedgerError ChargeStore::budgetIn(QSqlDatabase &db, TargetType targetType, const
             // at all once its refund failed or was canceled after completion (issue 18: the money
             // came back to the charge, and a follow-up may ask for it again).
             held = !seenActions.contains(r.actionId) && (refundId.isEmpty() || !seenRefunds.contains(refundId))
-                && !provesNotCommitted(q.value(9).toString());
+                && !settlementFailed;
             // A read taken before the refund failed still counts it in amount_refunded; the
             // settlement is the newer word, so what that read counted is given back here too.
-            if (provesNotCommitted(q.value(9).toString())) {
+            if (settlementFailed) {
                 for (const ChargeSnapshot::Refund &listed : s.refunds) {
-                    if (listed.id == q.value(10).toString() && listed.counts())
+                    if (listed.id == settledRefundId && listed.counts())
                         out->refundedAtProvider = std::max<qint64>(0, out->refundedAtProvider - listed.amount);
                 }
             }

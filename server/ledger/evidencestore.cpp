@@ -350,15 +350,17 @@ bool loadOpenItem(QSqlDatabase &db, const QString &actionId, std::optional<Settl
 
 } // namespace
 
-LedgerResult<ActionRecord> EvidenceStore::closeSettlement(const QString &actionId, const QString &supervisor,
-                                                          const QString &note, qint64 expectedStateVersion)
+LedgerResult<EvidenceStore::ClosedSettlement> EvidenceStore::closeSettlement(const QString &actionId,
+                                                                           const QString &supervisor,
+                                                                           const QString &note,
+                                                                           qint64 expectedStateVersion)
 {
     LedgerError error = requireText(supervisor, QStringLiteral("supervisor"));
     if (error.ok())
         error = requireText(note, QStringLiteral("note"), kMaxNote);
     if (!error.ok())
         return error;
-    ActionRecord out;
+    ClosedSettlement out;
     error = m_db.write("closeSettlement", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
         LedgerError e;
         ActionRow row;
@@ -381,7 +383,12 @@ LedgerResult<ActionRecord> EvidenceStore::closeSettlement(const QString &actionI
                           QJsonObject{{QStringLiteral("refund_id"), settlement->refundId},
                                       {QStringLiteral("status"), settlement->status},
                                       {QStringLiteral("attention"), QStringLiteral("closed")}}});
-        out = after.record;
+        out.record = after.record;
+        out.settlement = *settlement;
+        out.settlement.attention = Settlement::Attention::Closed;
+        out.settlement.resolvedBy = supervisor;
+        out.settlement.resolvedAt = now;
+        out.settlement.resolutionNote = note;
         return e;
     });
     return resultOf(error, out);

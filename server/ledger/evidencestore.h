@@ -112,8 +112,13 @@ public:
     // Closes the open review item of a refund that failed after COMPLETED without re-sending
     // anything (the customer was refunded another way, the refund is no longer owed): supervisor
     // and a note required. Conflict when no review item is open; StaleVersion on If-Match.
-    LedgerResult<ActionRecord> closeSettlement(const QString &actionId, const QString &supervisor, const QString &note,
-                                               qint64 expectedStateVersion);
+    struct ClosedSettlement
+    {
+        ActionRecord record;   // as saved (its state_version moved)
+        Settlement settlement; // as closed, with its history
+    };
+    LedgerResult<ClosedSettlement> closeSettlement(const QString &actionId, const QString &supervisor,
+                                                   const QString &note, qint64 expectedStateVersion);
     // The follow-up `followUpId` re-proposes the failed refund of `actionId`: its open review item
     // is decided (followed_up). false when there was no open item (nothing written).
     LedgerResult<bool> markSettlementFollowedUp(const QString &actionId, const QString &followUpId,

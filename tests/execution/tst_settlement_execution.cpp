@@ -276,13 +276,14 @@ void TestSettlementExecution::failureAfterCompletedIsDecidedOnce()
     const auto closed = evidence.closeSettlement(action.id, QStringLiteral("sam"),
                                                  QStringLiteral("refunded by bank transfer, ticket 88"), version);
     QVERIFY2(closed.ok(), qPrintable(closed.error().toString()));
-    QVERIFY(closed->stateVersion > version);
+    QVERIFY(closed->record.stateVersion > version);
     Settlement s = settlementOf(action.id);
+    QCOMPARE(closed->settlement, s); // what the API answers is what was stored
     QCOMPARE(s.attention, Settlement::Attention::Closed);
     QCOMPARE(s.resolvedBy, QStringLiteral("sam"));
     QCOMPARE(s.resolutionNote, QStringLiteral("refunded by bank transfer, ticket 88"));
     QCOMPARE(m_ledger->reader().settlementReviewCount(QString()).value(), qint64(0));
-    QCOMPARE(evidence.closeSettlement(action.id, QStringLiteral("sam"), QStringLiteral("again"), closed->stateVersion).code(),
+    QCOMPARE(evidence.closeSettlement(action.id, QStringLiteral("sam"), QStringLiteral("again"), closed->record.stateVersion).code(),
              LedgerError::Code::Conflict);
     const auto marked = evidence.markSettlementFollowedUp(action.id, QStringLiteral("act_other"), QStringLiteral("sam"));
     QVERIFY(marked.ok());
@@ -421,8 +422,19 @@ void TestSettlementExecution::scheduledLookupsFollowWithoutWebhooks()
     Reconciler reconciler(Reconciler::storesOf(*m_ledger), *m_client, config);
     QCOMPARE(toString(reconciler.followNextSettlement(QStringLiteral("w1")).step), toString(Reconciler::Step::NothingDue));
 
-    // One minute later: a look-up, still pending at the provider; the next one waits the base.
+    // A due check is taken under a lease: a second worker asking at the same moment gets nothing,
+    // and once the lease has passed (the first worker died) it is due again.
     m_clock.advance(61'000);
+    const auto first = m_ledger->evidence().takeDueSettlementChecks(config.leaseDuration);
+    QVERIFY(first.ok());
+    QCOMPARE(first->size(), 1);
+    QCOMPARE(first->first().record.id, action.id);
+    QVERIFY(m_ledger->evidence().takeDueSettlementChecks(config.leaseDuration)->isEmpty());
+    m_clock.advance(config.leaseDuration.count() + 1);
+    QCOMPARE(m_ledger->evidence().takeDueSettlementChecks(config.leaseDuration)->size(), 1);
+    m_clock.advance(config.leaseDuration.count() + 1); // due again for the reconciler below
+
+    // A look-up, still pending at the provider; the next one waits the base.
     Reconciler::StepResult step = reconciler.followNextSettlement(QStringLiteral("w1"));
     QCOMPARE(toString(step.step), toString(Reconciler::Step::Settlement));
     s = settlementOf(action.id);
