@@ -24,6 +24,16 @@ bool constantTimeEquals(const QByteArray &a, const QByteArray &b)
     return diff == 0;
 }
 
+// A store or read that failed: 503 when the ledger is only busy or out of reach (the provider
+// delivers again later and nothing was stored), 500 for anything else.
+void failWith(WebhookReceiver::Result &result, const LedgerError &error)
+{
+    result.status = WebhookReceiver::Status::Failed;
+    result.httpStatus = error.code() == Code::Busy || error.code() == Code::Unavailable ? 503 : 500;
+    result.message = error.toString();
+    qCWarning(lcWebhook) << "a webhook could not be handled:" << result.message;
+}
+
 const QString &webhookName()
 {
     static const QString name = QStringLiteral("webhook");
@@ -113,9 +123,7 @@ WebhookReceiver::Result WebhookReceiver::remember(const EvidenceStore::WebhookEv
     result.actionId = event.actionId;
     const auto recorded = m_evidence.recordWebhookEvent(event, std::nullopt, std::nullopt, QString());
     if (!recorded.ok()) {
-        result.status = Status::Failed;
-        result.httpStatus = 500;
-        result.message = recorded.error().toString();
+        failWith(result, recorded.error());
         return result;
     }
     result.status = recorded->duplicate ? Status::Duplicate : status;
@@ -180,16 +188,14 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
     if (!named.isEmpty()) {
         action = m_reader.action(named);
         if (!action->ok() && action->code() != Code::NotFound) {
-            result.status = Status::Failed;
-            result.message = action->error().toString();
+            failWith(result, action->error());
             return result;
         }
     }
     if (!action || !action->ok()) {
         const auto matched = m_reader.actionForProviderRefs(key, record.refundId);
         if (!matched.ok()) {
-            result.status = Status::Failed;
-            result.message = matched.error().toString();
+            failWith(result, matched.error());
             return result;
         }
         if (!matched->isEmpty())
@@ -197,8 +203,7 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
     }
     if (!action || !action->ok()) {
         if (action && action->code() != Code::NotFound) {
-            result.status = Status::Failed;
-            result.message = action->error().toString();
+            failWith(result, action->error());
             return result;
         }
         // A refund Countersign never asked for (the dashboard, another system, another ledger):
@@ -263,10 +268,8 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
     result.eventId = record.eventId;
     result.actionId = target.id;
     if (!recorded.ok()) {
-        qCWarning(lcWebhook) << target.id << "webhook" << record.eventId << "cannot be stored:" << recorded.error().toString();
-        result.status = Status::Failed;
-        result.httpStatus = 500;
-        result.message = recorded.error().toString();
+        qCWarning(lcWebhook) << target.id << "webhook" << record.eventId << "cannot be stored";
+        failWith(result, recorded.error());
         return result;
     }
     result.httpStatus = 200;

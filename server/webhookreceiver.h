@@ -42,7 +42,8 @@ public:
         Ignored,      // a valid event that concerns no action of this ledger (remembered)
         BadSignature, // refused: missing, malformed, wrong or outside the tolerance
         Malformed,    // signed, but not an event
-        Failed,       // the ledger failed: answer 5xx so the provider delivers it again
+        Failed,       // the ledger failed: answer 5xx so the provider delivers it again (503 busy or
+                      // unreachable, 500 otherwise; nothing stored either way)
     };
     struct Result
     {

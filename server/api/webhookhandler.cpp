@@ -40,10 +40,13 @@ WebhookResult toWebhookResult(const WebhookReceiver::Result &result)
             out.actionId.clear();
         return out;
     }
-    // Failed: the provider delivers again on 5xx; 503 tells it the ledger is only busy.
+    // Failed: the provider delivers again on 5xx; 503 tells it the ledger is only busy. The
+    // ledger's own words (which name the database) stay in the log (WebhookReceiver logs them).
     const bool busy = result.httpStatus == 503;
     out.problemCode = busy ? QStringLiteral("unavailable") : QStringLiteral("internal");
     out.httpStatus = busy ? 503 : 500;
+    out.detail = busy ? QStringLiteral("the ledger is busy or cannot be reached; nothing was recorded: deliver the event again")
+                      : QStringLiteral("an unexpected ledger failure; nothing was recorded: deliver the event again");
     return out;
 }
 

@@ -8,6 +8,7 @@
 #include "tests/support/testledger.h"
 
 #include <QJsonDocument>
+#include <QSqlQuery>
 #include <QTest>
 
 #include <memory>
@@ -63,12 +64,14 @@ private slots:
     void eventsForNobodyAreIgnoredAndRemembered();
     void badSignatureChangesNothing();
     void inFlightAttemptOnlyStoresAndNudgesReconciler();
+    void lockedLedgerAsksForRedeliveryAndStoresNothing();
     void paysimDeliveriesAreAccepted();
 
 private:
     ActionRecord unknownAction(const QString &reference, qint64 amount = 4000);
 
     std::unique_ptr<QTemporaryDir> m_dir;
+    QString m_location; // the ledger's (a file, or a PostgreSQL database's URI)
     std::unique_ptr<Ledger> m_ledger;
     std::unique_ptr<WebhookReceiver> m_receiver;
     QDateTime m_signedAt; // verifiesSignatures' "now"
@@ -78,7 +81,8 @@ void TestWebhookReceiver::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
     m_ledger = std::make_unique<Ledger>();
-    QVERIFY(m_ledger->open(ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")))).ok());
+    m_location = ledgerLocation(m_dir->filePath(QStringLiteral("ledger.db")));
+    QVERIFY(m_ledger->open(m_location).ok());
     m_receiver = std::make_unique<WebhookReceiver>(m_ledger->evidence(), m_ledger->reader(), WebhookReceiver::Options{Secret, 300s});
 }
 
@@ -243,6 +247,48 @@ void TestWebhookReceiver::inFlightAttemptOnlyStoresAndNudgesReconciler()
     const auto schedule = m_ledger->evidence().reconcileSchedule(action.id);
     QCOMPARE(schedule->tries, 3);
     QVERIFY(schedule->nextCheckAt <= m_ledger->currentTime()); // look again now
+}
+
+// The ledger is locked past its bounded retries (another writer holds it): the delivery is
+// answered 503, so the provider delivers it again, and nothing of it is stored; the redelivery
+// is taken once the lock is gone.
+void TestWebhookReceiver::lockedLedgerAsksForRedeliveryAndStoresNothing()
+{
+    const ActionRecord action = unknownAction(QStringLiteral("locked"));
+    Ledger impatient;
+    Ledger::Options options;
+    options.busyTimeoutMs = 50;
+    options.busyRetries = 2;
+    options.recoverExpiredLeasesOnOpen = false;
+    QVERIFY(impatient.open(m_location, options).ok());
+    WebhookReceiver receiver(impatient.evidence(), impatient.reader(), WebhookReceiver::Options{Secret, 300s});
+    const QByteArray body = refundEvent(QStringLiteral("evt_locked"), QStringLiteral("refund.created"), action.id, 4000);
+    const QString name = QStringLiteral("webhook-locker");
+    {
+        QString error;
+        QSqlDatabase raw = openRawDatabase(m_location, name, &error);
+        QVERIFY2(raw.isValid() && raw.isOpen(), qPrintable(error));
+        QSqlQuery lock(raw);
+        if (onPostgres()) {
+            QVERIFY(lock.exec(QStringLiteral("BEGIN")));
+            QVERIFY(lock.exec(QStringLiteral("LOCK TABLE webhook_events IN ACCESS EXCLUSIVE MODE")));
+        } else {
+            QVERIFY(lock.exec(QStringLiteral("BEGIN IMMEDIATE")));
+        }
+        const WebhookReceiver::Result locked = receiver.handle(signNow(body), body);
+        QCOMPARE(toString(locked.status), QStringLiteral("failed"));
+        QCOMPARE(locked.httpStatus, 503);
+        QVERIFY(lock.exec(QStringLiteral("ROLLBACK")));
+    }
+    QSqlDatabase::removeDatabase(name);
+    QVERIFY(!m_ledger->evidence().webhookEvent(QStringLiteral("evt_locked"))->has_value());
+    QVERIFY(m_ledger->reader().lookups(action.id)->isEmpty());
+    QCOMPARE(m_ledger->reader().action(action.id)->state, ActionState::ConfirmationUnknown);
+
+    const WebhookReceiver::Result again = receiver.handle(signNow(body), body);
+    QCOMPARE(toString(again.status), QStringLiteral("accepted"));
+    QCOMPARE(again.httpStatus, 200);
+    QCOMPARE(m_ledger->reader().action(action.id)->state, ActionState::Completed);
 }
 
 // paysim signs and delivers its own events; the receiver, behind a minimal HTTP route, turns the
