@@ -117,9 +117,14 @@ void WebhookRelay::onReadyRead(QTcpSocket *socket)
     const QByteArray body = buffer.mid(headEnd + 4, length);
     socket->setProperty("cs_relay_answered", true);
 
-    if (!m_forwarding || !m_target.isValid()) {
+    if (!m_forwarding) {
         ++m_dropped;
         answer(socket, 200, R"({"forwarded":false})");
+        return;
+    }
+    if (!m_target.isValid()) {
+        // On, but no backend to hand it to yet: paysim delivers it again later.
+        answer(socket, 503, R"({"error":"no backend to forward to yet"})");
         return;
     }
     ++m_forwarded;
@@ -134,7 +139,7 @@ void WebhookRelay::onReadyRead(QTcpSocket *socket)
     m_http.request("POST", to, headers, body, [this, guarded](const HttpReply &reply) {
         if (reply.status == 0)
             qCWarning(lcDemo) << "webhook relay: the backend did not answer:" << reply.error;
-        emit delivered(reply.status);
+        emit delivered(reply.status, reply.body);
         if (guarded) {
             // No answer from the backend is a failed delivery to paysim, which retries it.
             answer(guarded, reply.status == 0 ? 502 : reply.status,

@@ -19,7 +19,9 @@ namespace cs::demo {
 // POST /api/v1/webhooks/provider while forwarding is on (scenario 10 turns it on for its run) and
 // hands the backend's answer back, so paysim's retries see what countersignd said. While it is off
 // a delivery is answered 200 {"forwarded": false} and dropped, as for an endpoint that is not
-// subscribed. One request per connection ("Connection: close"), bodies up to 1 MiB.
+// subscribed; while it is on with no target yet, 503 (paysim delivers it again). The chaos
+// harness (tests/chaos) uses it too, retargeting it as its countersignd instances come and go.
+// One request per connection ("Connection: close"), bodies up to 1 MiB.
 // Not thread-safe: the thread that owns it (the demo's GUI or main thread).
 class WebhookRelay : public QObject
 {
@@ -42,8 +44,8 @@ public:
     int dropped() const { return m_dropped; }     // deliveries answered while forwarding was off
 
 signals:
-    // One per delivery forwarded: the backend's HTTP status (0: it did not answer).
-    void delivered(int backendStatus);
+    // One per delivery forwarded: the backend's HTTP status (0: it did not answer) and body.
+    void delivered(int backendStatus, const QByteArray &backendBody);
 
 private:
     void onReadyRead(QTcpSocket *socket);

@@ -1,5 +1,6 @@
 #include "tests/chaos/chaosrun.h"
 
+#include "demo/webhookrelay.h"
 #include "server/ledger/ledger.h"
 #include "server/policy/policy.h"
 
@@ -39,6 +40,7 @@ namespace cs::chaos {
 namespace {
 
 constexpr auto SecretKey = "sk_test_countersign_chaos";
+constexpr auto WebhookSecret = "whsec_countersign_chaos";
 
 void out(const QString &line)
 {
@@ -151,7 +153,10 @@ public:
     explicit ChaosRun(const RunOptions &options)
         : m_options(options),
           m_schedule(scheduleFor(options.seed, options.actions, options.steps, options.viaApi, options.postgres)),
-          m_apiRandom(options.seed ^ 0x5eedA91u)
+          m_apiRandom(options.seed ^ 0x5eedA91u),
+          m_webhooks(options.viaApi
+                     && (options.webhooks == RunOptions::Webhooks::On
+                         || (options.webhooks == RunOptions::Webhooks::BySeed && webhooksFor(options.seed))))
     {
     }
     ~ChaosRun() { shutdown(); }
@@ -198,6 +203,10 @@ private:
     bool clockJump(qint64 advanceMs);
     bool writeClockOffset(); // m_clockOffsetMs into the clock file the executors read
     // Issue 18.
+    bool startRelay();     // paysim's webhooks -> the relay -> an available countersignd
+    void retargetRelay();  // after an instance started or was killed, and after every step
+    void waitForWebhooks(int boundMs); // until paysim retries no delivery, or the bound
+    void countWebhooks();  // paysim's deliveries at the end, and what countersignd answered
     bool simClock(qint64 advanceMs);
     bool convergeSettlements();
     void sendSelfTestSettlement();
@@ -248,6 +257,11 @@ private:
     QByteArray m_supervisorToken; // issue 18: "look up now" on COMPLETED actions whose refund is unsettled
     QHash<QString, QJsonObject> m_apiSettlement; // --via-api: `settlement` as GET /api/v1/actions/{id} showed it
     QString m_selfTestSettlementRefund;
+    bool m_webhooks = false; // --via-api, webhooksFor(seed) or --webhooks
+    std::unique_ptr<demo::WebhookRelay> m_relay;
+    int m_relayTarget = -1;  // the instance the relay forwards to (-1: none started yet)
+    QString m_webhookSecretFile;
+    QStringList m_webhookRefusals; // deliveries countersignd answered other than 200 or 503
     QUrl m_serverUrl[PostgresInstances];
     QList<int> m_deferred;     // planned actions whose approve step found no countersignd up
     QList<int> m_resendLater;  // planned actions whose proposal is resent once more before the settle
@@ -304,8 +318,12 @@ bool ChaosRun::startPaysim()
         m_paysim->setStandardErrorFile(QProcess::nullDevice());
     else
         m_paysim->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    m_paysim->start(m_options.paysimBin, {QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"),
-                                          QStringLiteral("--seed"), QString::number(m_options.seed)});
+    QStringList arguments{QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--seed"),
+                          QString::number(m_options.seed)};
+    if (m_relay)
+        arguments << QStringLiteral("--webhook-url") << m_relay->url().toString() << QStringLiteral("--webhook-secret")
+                  << QString::fromLatin1(WebhookSecret);
+    m_paysim->start(m_options.paysimBin, arguments);
     if (!m_paysim->waitForStarted(5000)) {
         out(QStringLiteral("cannot start paysim (%1): %2").arg(m_options.paysimBin, m_paysim->errorString()));
         return false;
@@ -381,6 +399,8 @@ bool ChaosRun::setUp()
         return false;
     clockFile.close();
 
+    if (m_webhooks && !startRelay())
+        return false;
     if (!startPaysim())
         return false;
     QJsonArray amounts;
@@ -494,12 +514,14 @@ bool ChaosRun::startExecutor(int index)
     if (m_options.viaApi) {
         // countersignd serve: API + executor + reconciler; recovers expired leases on start and
         // prints its URL as its first line once it listens.
-        process->start(m_options.countersigndBin,
-                       {QStringLiteral("serve"), QStringLiteral("--db"), m_options.postgres ? instanceUri(index) : m_dbPath,
-                        QStringLiteral("--listen"),
-                        QStringLiteral("127.0.0.1:0"), QStringLiteral("--provider"), QStringLiteral("paysim"),
-                        QStringLiteral("--provider-url"), m_baseUrl.toString(), QStringLiteral("--provider-key-file"),
-                        m_keyFile, QStringLiteral("--execution-config"), m_executionConfigFile});
+        QStringList arguments{QStringLiteral("serve"), QStringLiteral("--db"), m_options.postgres ? instanceUri(index) : m_dbPath,
+                              QStringLiteral("--listen"),
+                              QStringLiteral("127.0.0.1:0"), QStringLiteral("--provider"), QStringLiteral("paysim"),
+                              QStringLiteral("--provider-url"), m_baseUrl.toString(), QStringLiteral("--provider-key-file"),
+                              m_keyFile, QStringLiteral("--execution-config"), m_executionConfigFile};
+        if (m_relay)
+            arguments << QStringLiteral("--webhook-secret-file") << m_webhookSecretFile;
+        process->start(m_options.countersigndBin, arguments);
         if (!process->waitForStarted(5000)) {
             out(QStringLiteral("cannot start %1: %2").arg(m_options.countersigndBin, process->errorString()));
             return false;
@@ -516,6 +538,7 @@ bool ChaosRun::startExecutor(int index)
             return false;
         }
         ++m_result.starts;
+        retargetRelay();
         return true;
     }
     process->start(m_options.childBin, {QStringLiteral("--db"), m_dbPath,
@@ -572,6 +595,7 @@ void ChaosRun::killExecutor(int index, bool whenBusy)
     m_paused[index] = false;
     m_exitReported[index] = true; // ours
     ++m_result.kills;
+    retargetRelay();
 }
 
 void ChaosRun::stopExecutors()
@@ -1386,6 +1410,93 @@ void ChaosRun::sendSelfTestDuplicate()
     }
 }
 
+bool ChaosRun::startRelay()
+{
+    // paysim learns its webhook URL when it starts, before any countersignd has a port (they
+    // need paysim's URL), and instances come and go: so paysim posts to a relay in the harness,
+    // which forwards each delivery as received to one running instance (a load balancer that
+    // knows which processes are alive, not which are SIGSTOPped) and hands its answer back.
+    // Before the first start it answers 503, after a kill with none left the dead instance's
+    // "no answer" is 502: paysim delivers again (1 s, 2 s, 4 s, ... 6 attempts in all).
+    m_webhookSecretFile = m_dir.filePath(QStringLiteral("webhook-secret"));
+    QFile secret(m_webhookSecretFile);
+    if (!secret.open(QIODevice::WriteOnly) || secret.write(QByteArray(WebhookSecret) + '\n') < 0)
+        return false;
+    secret.close();
+    m_relay = std::make_unique<demo::WebhookRelay>();
+    QString error;
+    if (!m_relay->listen(&error)) {
+        out(error);
+        return false;
+    }
+    m_relay->setForwarding(true);
+    QObject::connect(m_relay.get(), &demo::WebhookRelay::delivered, m_relay.get(),
+                     [this](int status, const QByteArray &body) {
+                         ++m_result.webhookAnswers[status];
+                         // 503: the ledger was busy or unreachable, nothing stored (paysim retries).
+                         // Anything else but 200 is countersignd refusing or failing a real event.
+                         if (status != 0 && status != 200 && status != 503)
+                             m_webhookRefusals << QStringLiteral("%1 %2").arg(status).arg(excerpt(body));
+                     });
+    ++m_result.webhookRuns;
+    return true;
+}
+
+void ChaosRun::retargetRelay()
+{
+    if (!m_relay)
+        return;
+    // The same instance while it runs (its URL: a restart of the same letter has a new port),
+    // else the first one running.
+    for (int k = 0; k < instanceCount(); ++k) {
+        const int i = m_relayTarget >= 0 ? (m_relayTarget + k) % instanceCount() : k;
+        if (runningProcess(i)) {
+            m_relayTarget = i;
+            m_relay->setTarget(m_serverUrl[i]);
+            return;
+        }
+    }
+    // None is running: deliveries go to the last one and get no answer (502: paysim retries).
+}
+
+void ChaosRun::waitForWebhooks(int boundMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < boundMs) {
+        const HttpReply deliveries = m_http.send("GET", simUrl(QStringLiteral("/_sim/webhooks")));
+        bool pending = deliveries.status != 200;
+        for (const QJsonValue &v : deliveries.json.value(QStringLiteral("data")).toArray())
+            pending = pending || v.toObject().value(QStringLiteral("state")).toString() == u"pending";
+        if (!pending)
+            return;
+        sleepMs(100);
+    }
+}
+
+void ChaosRun::countWebhooks()
+{
+    const HttpReply deliveries = m_http.send("GET", simUrl(QStringLiteral("/_sim/webhooks")));
+    const QJsonArray data = deliveries.json.value(QStringLiteral("data")).toArray();
+    for (const QJsonValue &v : data) {
+        const QString state = v.toObject().value(QStringLiteral("state")).toString();
+        m_result.webhooksDelivered += state == u"delivered" ? 1 : 0;
+        m_result.webhooksGaveUp += state == u"failed" ? 1 : 0;
+        m_result.webhooksPending += state == u"pending" ? 1 : 0;
+    }
+    for (const QString &refusal : std::as_const(m_webhookRefusals))
+        violation(0, QStringLiteral("countersignd answered a webhook delivery %1").arg(refusal));
+    QStringList answers;
+    for (auto it = m_result.webhookAnswers.cbegin(); it != m_result.webhookAnswers.cend(); ++it)
+        answers << QStringLiteral("%1×%2").arg(it.key() == 0 ? QStringLiteral("no answer") : QString::number(it.key())).arg(it.value());
+    out(QStringLiteral("webhooks: paysim sent %1 event(s): delivered %2, given up %3, still retried %4; countersignd answered [%5]")
+            .arg(data.size())
+            .arg(m_result.webhooksDelivered)
+            .arg(m_result.webhooksGaveUp)
+            .arg(m_result.webhooksPending)
+            .arg(answers.join(QStringLiteral(", "))));
+}
+
 bool ChaosRun::simClock(qint64 advanceMs)
 {
     // The provider's clock alone: refunds a refund_settles rule left pending settle at paysim when
@@ -1458,6 +1569,14 @@ bool ChaosRun::convergeSettlements()
         --m_result.simClockSteps; // the settle's, counted apart
         ++m_result.settleClockMoves;
     }
+    // With webhooks: the events of those settlements (and any delivery still being retried)
+    // reach countersignd first, as they would in production; look-ups only for what they did
+    // not settle. Bounded: a delivery that failed a few times waits up to 16 s for its next try.
+    QElapsedTimer webhookClock;
+    webhookClock.start();
+    if (m_relay)
+        waitForWebhooks(20000);
+    const qint64 webhookMs = webhookClock.elapsed();
 
     // 2. The COMPLETED actions whose refund the ledger has not seen settle.
     QList<int> unsettled;
@@ -1504,14 +1623,15 @@ bool ChaosRun::convergeSettlements()
                 m_apiSettlement.insert(m_actionIds.at(i), read.json.value(QStringLiteral("settlement")).toObject());
         }
     }
-    out(QStringLiteral("settlements: paysim's clock %1; %2 COMPLETED action(s) unsettled in the ledger, %3 (%4 ms)")
+    out(QStringLiteral("settlements: paysim's clock %1%5; %2 COMPLETED action(s) unsettled in the ledger, %3 (%4 ms)")
             .arg(m_result.settleClockMoves > 0 ? QStringLiteral("moved %1 s to pass every scheduled settlement").arg(advance / 1000)
                                                : QStringLiteral("not moved (no settlement scheduled)"))
             .arg(unsettled.size())
             .arg(unsettled.isEmpty()      ? QStringLiteral("nothing to follow")
                  : m_options.viaApi       ? QStringLiteral("looked up through the API")
                                           : QStringLiteral("the ledger clocks +6 h 2 min for the reconcilers' scheduled look-ups"))
-            .arg(clock.elapsed()));
+            .arg(clock.elapsed())
+            .arg(m_relay ? QStringLiteral(", its webhooks delivered (%1 ms)").arg(webhookMs) : QString()));
     return true;
 }
 
@@ -2281,7 +2401,10 @@ RunResult ChaosRun::run()
                      ? QStringLiteral(" postgres (instances A/B/C are `countersignd serve` processes on one PostgreSQL database)")
                      : m_options.viaApi
                      ? QStringLiteral(" via-api (executors A/B are `countersignd serve` processes; clock jumps skipped)")
-                     : QString()));
+                     : QString())
+            + (m_options.viaApi ? (m_webhooks ? QStringLiteral("; webhooks on (paysim -> relay -> countersignd)")
+                                              : QStringLiteral("; webhooks off (answers and look-ups only)"))
+                                : QString()));
     QStringList plan;
     for (int i = 0; i < m_schedule.actions.size(); ++i) {
         const PlannedAction &a = m_schedule.actions.at(i);
@@ -2372,6 +2495,7 @@ RunResult ChaosRun::run()
         }
         if (m_options.viaApi)
             checkNoUnexpectedExit();
+        retargetRelay();
     }
     if (!settle() || !convergeSettlements()) {
         m_result.verdict = RunResult::Verdict::Broken;
@@ -2380,6 +2504,12 @@ RunResult ChaosRun::run()
     if (m_options.viaApi)
         checkNoUnexpectedExit();
     stopExecutors();
+    if (m_relay) {
+        // What paysim delivered and countersignd answered; from here on nothing reaches the
+        // ledger (the self-tests below change paysim behind its back, and must be seen so).
+        countWebhooks();
+        m_relay->setForwarding(false);
+    }
     if (m_options.selfTestDuplicate)
         sendSelfTestDuplicate();
     if (m_options.selfTestSettlement)

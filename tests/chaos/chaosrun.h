@@ -33,6 +33,10 @@ struct RunOptions
     // generatePostgresSchedule (kill -9, SIGSTOP past the lease, pg_terminate_backend, database
     // restarts besides paysim's faults).
     bool postgres = false;
+    // Issue 18, with viaApi: paysim's webhooks delivered to the countersignd instances through a
+    // relay in the harness. BySeed: webhooksFor(seed) decides.
+    enum class Webhooks { BySeed, On, Off };
+    Webhooks webhooks = Webhooks::BySeed;
     QString paysimBin;
     QString childBin;
     QString countersigndBin;
@@ -99,6 +103,12 @@ struct RunResult
     QMap<QString, int> settledBy;   // how the ledger learned each final status: the source of its
                                     // change (attempt, lookup, schedule, webhook, reconciliation)
     int rejectedFailedRefund = 0;   // REJECTED with one refund paysim holds failed or canceled (a look-up proved it)
+    // Issue 18, --via-api: paysim's webhooks through the harness's relay.
+    int webhookRuns = 0;            // runs with webhooks on
+    QMap<int, int> webhookAnswers;  // countersignd's HTTP status -> deliveries it answered so (0: no answer)
+    int webhooksDelivered = 0;      // paysim's deliveries at the end of the run: answered 2xx ...
+    int webhooksGaveUp = 0;         // ... failed after all of paysim's attempts ...
+    int webhooksPending = 0;        // ... still being retried when the run ended
     QMap<QString, int> finalStates;
     int reviewsByRule[6] = {0, 0, 0, 0, 0, 0}; // W, M, S, F, A, B (see docs/CHAOS.md)
 };

@@ -340,6 +340,12 @@ QString settlementRuleKind()
     return QStringLiteral("refund_settles");
 }
 
+bool webhooksFor(quint32 seed)
+{
+    QRandomGenerator random(seed ^ 0x3eb400c5u);
+    return random.bounded(4) != 0;
+}
+
 void addSettlementSteps(Schedule &schedule)
 {
     QRandomGenerator random(schedule.seed ^ 0x18e77a1eu);

@@ -116,6 +116,11 @@ void addIssue14Steps(Schedule &schedule, bool viaApi);
 void addSettlementSteps(Schedule &schedule);
 constexpr int SettlementMaxAfterSeconds = 600;
 QString settlementRuleKind(); // "refund_settles": paysim decides it in a lane of its own
+// Issue 18, --via-api and --postgres: whether paysim's signed webhooks reach the countersignd
+// instances in this seed's run (through a relay in the harness; docs/CHAOS.md). Three seeds in
+// four, by the seed alone (a generator of its own: nothing else a seed draws changes); the rest
+// learn what became of a refund only from their own answers and look-ups.
+bool webhooksFor(quint32 seed);
 // What a run plays: generateSchedule or generatePostgresSchedule, then addIssue14Steps, then
 // addSettlementSteps.
 Schedule scheduleFor(quint32 seed, int actionCount, int stepCount, bool viaApi, bool postgres);

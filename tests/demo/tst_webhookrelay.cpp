@@ -1,7 +1,8 @@
 // WebhookRelay (demo/webhookrelay.h) between a client posting like paysim's webhook sender and a
 // fake backend on 127.0.0.1: forwarding on, the delivery reaches /api/v1/webhooks/provider with
 // its body and Stripe-Signature unchanged and the backend's answer comes back; off, it is answered
-// 200 and dropped; no backend is 502 (paysim retries); malformed requests are refused.
+// 200 and dropped; no backend is 502, on without a target 503 (paysim retries either); malformed
+// requests are refused.
 
 #include "demo/demohttp.h"
 #include "demo/webhookrelay.h"
@@ -130,6 +131,7 @@ private slots:
         QCOMPARE(headerOf(got.head, "Content-Type"), QByteArray("application/json; charset=utf-8"));
         QCOMPARE(delivered.size(), 1);
         QCOMPARE(delivered.first().at(0).toInt(), 200);
+        QCOMPARE(delivered.first().at(1).toByteArray(), backend.body);
         QCOMPARE(relay.forwarded(), 1);
         QCOMPARE(relay.dropped(), 0);
 
@@ -179,6 +181,18 @@ private slots:
         QCOMPARE(deliver(relay.url()).status, 502);
         QCOMPARE(delivered.size(), 1);
         QCOMPARE(delivered.first().at(0).toInt(), 0);
+    }
+
+    void onWithoutTargetAsksForRedelivery()
+    {
+        WebhookRelay relay;
+        QVERIFY(relay.listen(nullptr));
+        relay.setForwarding(true); // no backend yet (the chaos harness, before its first instance)
+        QSignalSpy delivered(&relay, &WebhookRelay::delivered);
+        QCOMPARE(deliver(relay.url()).status, 503);
+        QCOMPARE(relay.dropped(), 0);
+        QCOMPARE(relay.forwarded(), 0);
+        QCOMPARE(delivered.size(), 0);
     }
 
     void refusesMalformed_data()
