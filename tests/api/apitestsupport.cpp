@@ -5,6 +5,7 @@
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QSignalSpy>
 #include <QTest>
@@ -182,6 +183,35 @@ QUrl ApiHarness::api() const
     QUrl url = const_cast<ServiceProcess &>(m_countersignd).url();
     url.setPath(QStringLiteral("/api/v1"));
     return url;
+}
+
+ApiReply ApiHarness::sim(const QByteArray &verb, const QString &path, const QJsonObject &body)
+{
+    QUrl url = paysimUrl();
+    url.setPath(path);
+    QNetworkRequest request(url);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    return ApiClient::collect(
+        m_simNetwork.sendCustomRequest(request, verb, body.isEmpty() ? QByteArray() : QJsonDocument(body).toJson()));
+}
+
+QString ApiHarness::seedCharge(qint64 amount, QJsonObject look)
+{
+    look.insert(QStringLiteral("count"), 1);
+    look.insert(QStringLiteral("amount"), amount);
+    const QJsonArray data = sim("POST", QStringLiteral("/_sim/charges"), look).json.value(QStringLiteral("data")).toArray();
+    return data.isEmpty() ? QString() : data.first().toObject().value(QStringLiteral("id")).toString();
+}
+
+ApiReply ApiHarness::refundAtPaysim(const QByteArray &form, const QByteArray &idempotencyKey, const QByteArray &secretKey)
+{
+    QUrl url = paysimUrl();
+    url.setPath(QStringLiteral("/v1/refunds"));
+    QNetworkRequest request(url);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/x-www-form-urlencoded"));
+    request.setRawHeader("Authorization", "Bearer " + secretKey);
+    request.setRawHeader("Idempotency-Key", idempotencyKey);
+    return ApiClient::collect(m_simNetwork.post(request, form));
 }
 
 // --- ApiClient ----------------------------------------------------------------------------------

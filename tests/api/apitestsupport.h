@@ -85,6 +85,17 @@ public:
     // Runs `countersignd user add` and returns the token (the last word it printed).
     QString addUser(const QString &name, const QString &role, QString *error);
 
+    // paysim's own routes (withPaysim), for the tests' set-up and checks: a JSON request to PATH
+    // (its /_sim admin API, docs/PAYSIM.md); no body when `body` is empty.
+    ApiReply sim(const QByteArray &verb, const QString &path, const QJsonObject &body = {});
+    // One charge of `amount` cents through POST /_sim/charges (`look` adds paysim's seeding
+    // options: age_seconds, disputed, card, ...); its id, empty if paysim made none.
+    QString seedCharge(qint64 amount, QJsonObject look = {});
+    // A refund made straight at paysim, as the provider's dashboard (no metadata) or an executor
+    // (its own form body) would: POST /v1/refunds with `form` under `idempotencyKey`.
+    ApiReply refundAtPaysim(const QByteArray &form, const QByteArray &idempotencyKey,
+                            const QByteArray &secretKey = "sk_test_countersign_api");
+
     static QString countersigndBinary();
     static QString paysimBinary();
 
@@ -95,6 +106,7 @@ private:
     ServiceProcess m_countersignd;
     QHash<QString, QString> m_tokens;
     std::unique_ptr<cs::Ledger> m_ledger;
+    QNetworkAccessManager m_simNetwork;
 };
 
 // HTTP client for the API. Every call waits (event loop running) up to timeoutMs.

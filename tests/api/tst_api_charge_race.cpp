@@ -19,24 +19,6 @@ class TestApiChargeRace : public QObject
 private:
     ApiHarness m_harness;
     std::unique_ptr<ApiClient> m_client;
-    QNetworkAccessManager m_network;
-
-    ApiReply paysim(const QByteArray &verb, const QString &path, const QJsonObject &body = {})
-    {
-        QUrl url = m_harness.paysimUrl();
-        url.setPath(path);
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-        return ApiClient::collect(m_network.sendCustomRequest(request, verb, body.isEmpty() ? QByteArray()
-                                                                                            : QJsonDocument(body).toJson()));
-    }
-    QString seedCharge(qint64 amount)
-    {
-        const ApiReply reply = paysim("POST", QStringLiteral("/_sim/charges"),
-                                      {{QStringLiteral("count"), 1}, {QStringLiteral("amount"), amount}});
-        const QJsonArray data = reply.json.value(QStringLiteral("data")).toArray();
-        return data.isEmpty() ? QString() : data.first().toObject().value(QStringLiteral("id")).toString();
-    }
     // Sends every request at once and collects every answer (Qt runs up to six per host at a time,
     // so the server meets them concurrently).
     QList<ApiReply> all(const QList<QNetworkReply *> &replies)
@@ -76,7 +58,7 @@ private slots:
     {
         QFETCH(qint64, captured);
         QFETCH(qint64, each);
-        const QString charge = seedCharge(captured);
+        const QString charge = m_harness.seedCharge(captured);
         QVERIFY(!charge.isEmpty());
         const LedgerCounts before = ledgerCounts(m_harness.ledger());
 
@@ -142,7 +124,7 @@ private slots:
         qint64 refunded = 0;
         QHash<QString, int> perAction;
         QSet<QString> sentKeys;
-        for (const QJsonValue &value : paysim("GET", QStringLiteral("/_sim/refunds")).json.value(QStringLiteral("data")).toArray()) {
+        for (const QJsonValue &value : m_harness.sim("GET", QStringLiteral("/_sim/refunds")).json.value(QStringLiteral("data")).toArray()) {
             const QJsonObject refund = value.toObject();
             if (refund.value(QStringLiteral("charge")).toString() != charge)
                 continue;
@@ -158,7 +140,7 @@ private slots:
             QCOMPARE(it.value(), 1);
         }
         QCOMPARE(sentKeys, keys); // what was sent went under the keys the approvals minted
-        const ApiReply providerCharge = paysim("GET", QStringLiteral("/_sim/charges"));
+        const ApiReply providerCharge = m_harness.sim("GET", QStringLiteral("/_sim/charges"));
         for (const QJsonValue &value : providerCharge.json.value(QStringLiteral("data")).toArray()) {
             if (value.toObject().value(QStringLiteral("id")).toString() == charge)
                 QCOMPARE(value.toObject().value(QStringLiteral("amount_refunded")).toInteger(), refunded);

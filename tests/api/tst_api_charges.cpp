@@ -22,60 +22,30 @@ class TestApiCharges : public QObject
 private:
     ApiHarness m_harness;
     std::unique_ptr<ApiClient> m_client;
-    QNetworkAccessManager m_network;
     int m_serial = 0;
 
     QString token(const QString &user) const { return m_harness.token(user); }
     QString nextReference(const QString &prefix) { return QStringLiteral("%1-%2").arg(prefix).arg(++m_serial); }
-
-    ApiReply paysim(const QByteArray &verb, const QString &path, const QJsonObject &body = {})
-    {
-        QUrl url = m_harness.paysimUrl();
-        url.setPath(path);
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-        return ApiClient::collect(m_network.sendCustomRequest(request, verb, body.isEmpty() ? QByteArray()
-                                                                                            : QJsonDocument(body).toJson()));
-    }
-    // One charge of `amount` cents; `look` adds paysim's seeding options (age_seconds, disputed, card).
-    QString seedCharge(qint64 amount, QJsonObject look = {})
-    {
-        look.insert(QStringLiteral("count"), 1);
-        look.insert(QStringLiteral("amount"), amount);
-        const ApiReply reply = paysim("POST", QStringLiteral("/_sim/charges"), look);
-        const QJsonArray data = reply.json.value(QStringLiteral("data")).toArray();
-        return data.isEmpty() ? QString() : data.first().toObject().value(QStringLiteral("id")).toString();
-    }
     // A refund made in the provider's dashboard: straight to paysim, no Countersign metadata.
     int refundOutside(const QString &charge, qint64 amount)
     {
-        QUrl url = m_harness.paysimUrl();
-        url.setPath(QStringLiteral("/v1/refunds"));
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/x-www-form-urlencoded"));
-        request.setRawHeader("Authorization", "Bearer sk_test_countersign_api");
-        request.setRawHeader("Idempotency-Key", nextReference(QStringLiteral("dashboard")).toLatin1());
-        return ApiClient::collect(m_network.post(request, QStringLiteral("charge=%1&amount=%2").arg(charge).arg(amount).toLatin1()))
+        return m_harness
+            .refundAtPaysim(QStringLiteral("charge=%1&amount=%2").arg(charge).arg(amount).toLatin1(),
+                            nextReference(QStringLiteral("dashboard")).toLatin1())
             .status;
     }
     // A refund made at the provider by Countersign's executor would carry the action's id.
     QString refundFor(const QString &charge, qint64 amount, const QString &actionId)
     {
-        QUrl url = m_harness.paysimUrl();
-        url.setPath(QStringLiteral("/v1/refunds"));
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/x-www-form-urlencoded"));
-        request.setRawHeader("Authorization", "Bearer sk_test_countersign_api");
-        request.setRawHeader("Idempotency-Key", actionId.toLatin1());
-        const ApiReply reply = ApiClient::collect(m_network.post(
-            request, QStringLiteral("charge=%1&amount=%2&metadata[countersign_action_id]=%3").arg(charge).arg(amount).arg(actionId).toLatin1()));
-        return reply.json.value(QStringLiteral("id")).toString();
+        const QByteArray form =
+            QStringLiteral("charge=%1&amount=%2&metadata[countersign_action_id]=%3").arg(charge).arg(amount).arg(actionId).toLatin1();
+        return m_harness.refundAtPaysim(form, actionId.toLatin1()).json.value(QStringLiteral("id")).toString();
     }
     // The charge and its payment intent, as paysim made them.
     QPair<QString, QString> seedChargeWithIntent(qint64 amount)
     {
-        const ApiReply reply = paysim("POST", QStringLiteral("/_sim/charges"),
-                                      {{QStringLiteral("count"), 1}, {QStringLiteral("amount"), amount}});
+        const ApiReply reply = m_harness.sim("POST", QStringLiteral("/_sim/charges"),
+                                             {{QStringLiteral("count"), 1}, {QStringLiteral("amount"), amount}});
         const QJsonObject charge = reply.json.value(QStringLiteral("data")).toArray().first().toObject();
         return {charge.value(QStringLiteral("id")).toString(), charge.value(QStringLiteral("payment_intent")).toString()};
     }
@@ -106,17 +76,17 @@ private:
     // The provider answers 503 to the next `times` reads of a charge (GET /v1/charges/…).
     QString failChargeReads(int times)
     {
-        const ApiReply added = paysim("POST", QStringLiteral("/_sim/faults"),
-                                      {{QStringLiteral("method"), QStringLiteral("GET")},
-                                       {QStringLiteral("path"), QStringLiteral("/v1/charges*")},
-                                       {QStringLiteral("times"), times},
-                                       {QStringLiteral("fault"), QStringLiteral("outage_503")}});
+        const ApiReply added = m_harness.sim("POST", QStringLiteral("/_sim/faults"),
+                                             {{QStringLiteral("method"), QStringLiteral("GET")},
+                                              {QStringLiteral("path"), QStringLiteral("/v1/charges*")},
+                                              {QStringLiteral("times"), times},
+                                              {QStringLiteral("fault"), QStringLiteral("outage_503")}});
         const QJsonArray ids = added.json.value(QStringLiteral("added")).toArray();
         return ids.isEmpty() ? QString() : ids.first().toVariant().toString();
     }
     int faultMatches(const QString &ruleId)
     {
-        for (const QJsonValue &rule : paysim("GET", QStringLiteral("/_sim/faults")).json.value(QStringLiteral("rules")).toArray()) {
+        for (const QJsonValue &rule : m_harness.sim("GET", QStringLiteral("/_sim/faults")).json.value(QStringLiteral("rules")).toArray()) {
             if (rule.toObject().value(QStringLiteral("id")).toVariant().toString() == ruleId)
                 return rule.toObject().value(QStringLiteral("matched")).toInt();
         }
@@ -165,7 +135,7 @@ private slots:
     // The proposal reads its charge; the detail shows the snapshot, the budget and the record.
     void proposalRecordsTheCharge()
     {
-        const QString charge = seedCharge(10000, {{QStringLiteral("card"), QJsonObject{{QStringLiteral("brand"), QStringLiteral("visa")},
+        const QString charge = m_harness.seedCharge(10000, {{QStringLiteral("card"), QJsonObject{{QStringLiteral("brand"), QStringLiteral("visa")},
                                                                                      {QStringLiteral("last4"), QStringLiteral("4242")}}}});
         QVERIFY(!charge.isEmpty());
         const ApiReply proposed = propose(QStringLiteral("agent-7"), nextReference(QStringLiteral("p")), 3000, charge);
@@ -214,7 +184,7 @@ private slots:
     void requesterRecordCounts()
     {
         // agent-8 proposes only here.
-        const QString charge = seedCharge(50000);
+        const QString charge = m_harness.seedCharge(50000);
         const ApiReply a = propose(QStringLiteral("agent-8"), nextReference(QStringLiteral("r")), 1000, charge);
         const ApiReply b = propose(QStringLiteral("agent-8"), nextReference(QStringLiteral("r")), 2500, charge);
         QCOMPARE(a.status, 201);
@@ -240,7 +210,7 @@ private slots:
     // proposal that no longer fits is refused with the budget, nothing written.
     void outsideRefundShrinksTheBudget()
     {
-        const QString charge = seedCharge(10000);
+        const QString charge = m_harness.seedCharge(10000);
         const ApiReply first = propose(QStringLiteral("agent-7"), nextReference(QStringLiteral("o")), 3000, charge);
         QCOMPARE(first.status, 201);
         const QString id = first.json.value(QStringLiteral("id")).toString();
@@ -297,7 +267,7 @@ private slots:
         QFETCH(qint64, outside);
         QFETCH(qint64, amount);
         QFETCH(QString, code);
-        const QString charge = seedCharge(10000, look);
+        const QString charge = m_harness.seedCharge(10000, look);
         QVERIFY(!charge.isEmpty());
         if (outside > 0)
             QCOMPARE(refundOutside(charge, outside), 200);
@@ -336,7 +306,7 @@ private slots:
     {
         QFETCH(QString, user);
         QFETCH(int, status);
-        const QString charge = seedCharge(4000);
+        const QString charge = m_harness.seedCharge(4000);
         const ApiReply proposed = propose(QStringLiteral("agent-7"), nextReference(QStringLiteral("role")), 1000, charge);
         QCOMPARE(proposed.status, 201);
         const ApiReply read = chargeLookup(proposed.json.value(QStringLiteral("id")).toString(), user);
@@ -360,7 +330,7 @@ private slots:
     // a proposal meanwhile is accepted, its failed read recorded and shown as a warning.
     void providerFailure()
     {
-        const QString charge = seedCharge(8000);
+        const QString charge = m_harness.seedCharge(8000);
         const ApiReply proposed = propose(QStringLiteral("agent-7"), nextReference(QStringLiteral("f")), 1000, charge);
         QCOMPARE(proposed.status, 201);
         const QString id = proposed.json.value(QStringLiteral("id")).toString();
@@ -379,7 +349,7 @@ private slots:
         QCOMPARE(detail(id).value(QStringLiteral("charge")).toObject().value(QStringLiteral("snapshot")).toObject()
                      .value(QStringLiteral("result")).toString(), QStringLiteral("FOUND"));
 
-        const QString other = seedCharge(8000);
+        const QString other = m_harness.seedCharge(8000);
         const ApiReply during = propose(QStringLiteral("agent-7"), nextReference(QStringLiteral("f")), 1000, other);
         QVERIFY2(during.status == 201, during.body.constData());
         const QJsonObject view = detail(during.json.value(QStringLiteral("id")).toString()).value(QStringLiteral("charge")).toObject();
@@ -499,7 +469,7 @@ private slots:
         QFETCH(QString, user);
         QFETCH(int, read);
         QFETCH(int, lookup);
-        const QString charge = seedCharge(4000);
+        const QString charge = m_harness.seedCharge(4000);
         QCOMPARE(propose(QStringLiteral("agent-7"), nextReference(QStringLiteral("vr")), 1000, charge).status, 201);
         const ApiReply got = chargeView(charge, user);
         QVERIFY2(got.status == read, got.body.constData());
@@ -524,7 +494,7 @@ private slots:
     // an id that is no charge or payment intent is 400; a body other than {} is 422.
     void chargeViewRefusals()
     {
-        const QString unknown = seedCharge(4000); // paysim knows it; Countersign does not
+        const QString unknown = m_harness.seedCharge(4000); // paysim knows it; Countersign does not
         const ApiReply missing = chargeView(unknown, QStringLiteral("ana"));
         QCOMPARE(missing.status, 404);
         QCOMPARE(missing.code(), QStringLiteral("not_found"));
@@ -536,7 +506,7 @@ private slots:
         QCOMPARE(faultMatches(rule), 0);
         QCOMPARE(ledgerCounts(m_harness.ledger()), before);
         QVERIFY(!m_harness.ledger().charges().latest(unknown)->has_value());
-        paysim("DELETE", QStringLiteral("/_sim/faults"));
+        m_harness.sim("DELETE", QStringLiteral("/_sim/faults"));
 
         for (const QString &bad : {QStringLiteral("act_01JDOESNOTEXIST0000000000"), QStringLiteral("re_1"), QStringLiteral("ch_"),
                                    QStringLiteral("ch_%24x")}) {
@@ -546,7 +516,7 @@ private slots:
             QCOMPARE(malformed.json.value(QStringLiteral("errors")).toArray().first().toObject().value(QStringLiteral("field")).toString(),
                      QStringLiteral("id"));
         }
-        const QString known = seedCharge(4000);
+        const QString known = m_harness.seedCharge(4000);
         QCOMPARE(propose(QStringLiteral("agent-7"), nextReference(QStringLiteral("vb")), 1000, known).status, 201);
         const ApiReply body = chargeViewLookup(known, QStringLiteral("ana"), {{QStringLiteral("force"), true}});
         QCOMPARE(body.status, 422);
@@ -557,7 +527,7 @@ private slots:
     // showing the FOUND read its budget rests on.
     void chargeViewProviderFailure()
     {
-        const QString charge = seedCharge(8000);
+        const QString charge = m_harness.seedCharge(8000);
         QCOMPARE(propose(QStringLiteral("agent-7"), nextReference(QStringLiteral("vf")), 1000, charge).status, 201);
         const QString rule = failChargeReads(1);
         const ApiReply read = chargeViewLookup(charge, QStringLiteral("ana"));
@@ -570,14 +540,14 @@ private slots:
         const ApiReply view = chargeView(charge, QStringLiteral("ana"));
         QCOMPARE(view.json.value(QStringLiteral("snapshot")).toObject().value(QStringLiteral("result")).toString(), QStringLiteral("FOUND"));
         QCOMPARE(view.json.value(QStringLiteral("budget")).toObject().value(QStringLiteral("known")).toBool(), true);
-        paysim("DELETE", QStringLiteral("/_sim/faults"));
+        m_harness.sim("DELETE", QStringLiteral("/_sim/faults"));
     }
 
     // Proposing again under the same client_reference with the same payload answers the existing
     // action (200) and asks the provider nothing, whatever the provider would say.
     void resubmissionReadsNothing()
     {
-        const QString charge = seedCharge(6000);
+        const QString charge = m_harness.seedCharge(6000);
         const QString reference = nextReference(QStringLiteral("again"));
         const ApiReply first = propose(QStringLiteral("agent-7"), reference, 2000, charge);
         QCOMPARE(first.status, 201);
@@ -591,7 +561,7 @@ private slots:
         QCOMPARE(faultMatches(rule), 0);
         const auto after = m_harness.ledger().charges().latest(charge);
         QCOMPARE((*after)->seq, (*before)->seq);
-        paysim("DELETE", QStringLiteral("/_sim/faults"));
+        m_harness.sim("DELETE", QStringLiteral("/_sim/faults"));
     }
 };
 

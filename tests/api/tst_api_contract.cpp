@@ -62,32 +62,11 @@ private:
             qWarning() << error;
         return id;
     }
-    QString seedCharge(qint64 amount)
-    {
-        QNetworkAccessManager network;
-        QUrl url = m_harness.paysimUrl();
-        url.setPath(QStringLiteral("/_sim/charges"));
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-        const ApiReply reply = ApiClient::collect(network.post(request, QJsonDocument(QJsonObject{
-            {QStringLiteral("count"), 1}, {QStringLiteral("amount"), amount}}).toJson()));
-        const QJsonArray data = reply.json.value(QStringLiteral("data")).toArray();
-        if (!data.isEmpty())
-            return data.first().toObject().value(QStringLiteral("id")).toString();
-        return reply.json.value(QStringLiteral("charges")).toArray().first().toObject().value(QStringLiteral("id")).toString();
-    }
     // Creates the refund at paysim exactly as the executor would have (its request body).
     int createRefundAtProvider(const QString &id)
     {
         const cs::ActionRecord r = record(id);
-        QNetworkAccessManager network;
-        QUrl url = m_harness.paysimUrl();
-        url.setPath(QStringLiteral("/v1/refunds"));
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/x-www-form-urlencoded"));
-        request.setRawHeader("Authorization", "Bearer sk_test_countersign_api");
-        request.setRawHeader("Idempotency-Key", r.idempotencyKey.toLatin1());
-        return ApiClient::collect(network.post(request, r.providerRequest().formBody())).status;
+        return m_harness.refundAtPaysim(r.providerRequest().formBody(), r.idempotencyKey.toLatin1()).status;
     }
 
 private slots:
@@ -778,7 +757,7 @@ private slots:
     // "Look up now" asks paysim through the Stripe adapter and follows the reconciler's rules.
     void lookupCompletesAnUnknownAction()
     {
-        const QString charge = seedCharge(4000);
+        const QString charge = m_harness.seedCharge(4000);
         QVERIFY(!charge.isEmpty());
         const QString id = unknownAction(4000, charge);
         QCOMPARE(record(id).state, ActionState::ConfirmationUnknown);

@@ -19,7 +19,6 @@ class TestApiExecution : public QObject
 private:
     ApiHarness m_harness;
     std::unique_ptr<ApiClient> m_client;
-    QNetworkAccessManager m_network;
     int m_serial = 0;
 
     QString token(const QString &user) const { return m_harness.token(user); }
@@ -33,25 +32,10 @@ private:
         return m_client->post(QStringLiteral("/execution/pauses/%1/resume").arg(id), token(user), body,
                               {{"Idempotency-Key", "resume-" + QByteArray::number(++m_serial)}});
     }
-    QString seedCharge(qint64 amount)
-    {
-        QUrl url = m_harness.paysimUrl();
-        url.setPath(QStringLiteral("/_sim/charges"));
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-        const QJsonObject body{{QStringLiteral("count"), 1}, {QStringLiteral("amount"), amount}};
-        const ApiReply reply = ApiClient::collect(m_network.post(request, QJsonDocument(body).toJson()));
-        for (const char *member : {"data", "charges", "created"}) {
-            const QJsonArray list = reply.json.value(QLatin1String(member)).toArray();
-            if (!list.isEmpty())
-                return list.first().toObject().value(QStringLiteral("id")).toString();
-        }
-        return QString();
-    }
     QString proposeAndApprove(const QString &agent, const QString &reference)
     {
         const ApiReply proposed =
-            m_client->propose(token(agent), ApiClient::proposal(reference, 1500, seedCharge(5000)));
+            m_client->propose(token(agent), ApiClient::proposal(reference, 1500, m_harness.seedCharge(5000)));
         if (proposed.status != 201)
             return QString();
         const QString id = proposed.json.value(QStringLiteral("id")).toString();

@@ -90,19 +90,9 @@ class TestApiLogs : public QObject
 private:
     ApiHarness m_harness;
     std::unique_ptr<ApiClient> m_client;
-    QNetworkAccessManager m_network;
     QTemporaryDir m_dir;
 
     QString token(const QString &user) const { return m_harness.token(user); }
-    ApiReply paysim(const QByteArray &verb, const QString &path, const QJsonObject &body = {})
-    {
-        QUrl url = m_harness.paysimUrl();
-        url.setPath(path);
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-        return ApiClient::collect(m_network.sendCustomRequest(request, verb, body.isEmpty() ? QByteArray()
-                                                                                            : QJsonDocument(body).toJson()));
-    }
     QString writeFile(const QString &name, const QByteArray &content)
     {
         const QString path = m_dir.filePath(name);
@@ -197,8 +187,8 @@ void TestApiLogs::everyLineOfOneRefundCarriesItsId()
 {
     // Proposed on a fresh charge, approved, its answer lost: CONFIRMATION_UNKNOWN, then the
     // reconciler's lookup finds the refund: COMPLETED.
-    const ApiReply charges = paysim("POST", QStringLiteral("/_sim/charges"),
-                                    {{QStringLiteral("count"), 1}, {QStringLiteral("amount"), 4000}});
+    const ApiReply charges = m_harness.sim("POST", QStringLiteral("/_sim/charges"),
+                                           {{QStringLiteral("count"), 1}, {QStringLiteral("amount"), 4000}});
     QString charge;
     for (const char *member : {"data", "charges", "created"}) {
         const QJsonArray list = charges.json.value(QLatin1String(member)).toArray();
@@ -206,11 +196,11 @@ void TestApiLogs::everyLineOfOneRefundCarriesItsId()
             charge = list.first().toObject().value(QStringLiteral("id")).toString();
     }
     QVERIFY2(!charge.isEmpty(), charges.body.constData());
-    const ApiReply fault = paysim("POST", QStringLiteral("/_sim/faults"),
-                                  {{QStringLiteral("method"), QStringLiteral("POST")},
-                                   {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
-                                   {QStringLiteral("times"), 1},
-                                   {QStringLiteral("fault"), QStringLiteral("drop_response_after_commit")}});
+    const ApiReply fault = m_harness.sim("POST", QStringLiteral("/_sim/faults"),
+                                         {{QStringLiteral("method"), QStringLiteral("POST")},
+                                          {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
+                                          {QStringLiteral("times"), 1},
+                                          {QStringLiteral("fault"), QStringLiteral("drop_response_after_commit")}});
     QVERIFY2(fault.status == 200 || fault.status == 201, fault.body.constData());
     const ApiReply proposed = m_client->propose(token(QStringLiteral("agent-7")),
                                                 ApiClient::proposal(QStringLiteral("logs-1"), 4000, charge));

@@ -43,7 +43,6 @@ private:
     ApiHarness m_harness;
     std::unique_ptr<ApiClient> m_client; // /api/v1
     std::unique_ptr<ApiClient> m_root;   // the server's root: /metrics
-    QNetworkAccessManager m_network;
 
     QString token(const QString &user) const { return m_harness.token(user); }
     QByteArray scrape()
@@ -52,20 +51,6 @@ private:
         if (reply.status != 200)
             qWarning() << "GET /metrics:" << reply.status << reply.body;
         return reply.body;
-    }
-    QString seedCharge(qint64 amount)
-    {
-        const ApiReply reply = sim("POST", QStringLiteral("/_sim/charges"),
-                                   QJsonObject{{QStringLiteral("count"), 1}, {QStringLiteral("amount"), amount}});
-        return reply.json.value(QStringLiteral("data")).toArray().first().toObject().value(QStringLiteral("id")).toString();
-    }
-    ApiReply sim(const QByteArray &verb, const QString &path, const QJsonObject &body = {})
-    {
-        QUrl url = m_harness.paysimUrl();
-        url.setPath(path);
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-        return ApiClient::collect(m_network.sendCustomRequest(request, verb, QJsonDocument(body).toJson()));
     }
     QString stateOf(const QString &id)
     {
@@ -140,7 +125,7 @@ private slots:
         QVERIFY2(!promtool.isEmpty(), "promtool is not installed (scripts/install-deps.sh installs Debian's prometheus)");
         // Something in every family first: an action through to COMPLETED.
         const ApiReply proposed = m_client->propose(token(QStringLiteral("agent-7")),
-                                                    ApiClient::proposal(QStringLiteral("lint-1"), 1200, seedCharge(5000)));
+                                                    ApiClient::proposal(QStringLiteral("lint-1"), 1200, m_harness.seedCharge(5000)));
         QCOMPARE(proposed.status, 201);
         const QString id = proposed.json.value(QStringLiteral("id")).toString();
         QCOMPARE(m_client->approve(token(QStringLiteral("ana")), id, proposed.ifMatch()).status, 200);
@@ -203,11 +188,11 @@ private slots:
         };
 
         const ApiReply sent = m_client->propose(token(QStringLiteral("agent-7")),
-                                                ApiClient::proposal(QStringLiteral("count-1"), 1500, seedCharge(6000)));
+                                                ApiClient::proposal(QStringLiteral("count-1"), 1500, m_harness.seedCharge(6000)));
         QCOMPARE(sent.status, 201);
         const QString sentId = sent.json.value(QStringLiteral("id")).toString();
         const ApiReply kept = m_client->propose(token(QStringLiteral("agent-8")),
-                                                ApiClient::proposal(QStringLiteral("count-2"), 700, seedCharge(6000)));
+                                                ApiClient::proposal(QStringLiteral("count-2"), 700, m_harness.seedCharge(6000)));
         QCOMPARE(kept.status, 201);
         const QString keptId = kept.json.value(QStringLiteral("id")).toString();
 
@@ -299,11 +284,11 @@ private slots:
     // paysim answers 503 to everything: not ready, the provider named; ready at once when it ends.
     void notReadyWhileTheProviderIsOut()
     {
-        const ApiReply added = sim("POST", QStringLiteral("/_sim/faults"),
-                                   QJsonObject{{QStringLiteral("method"), QStringLiteral("*")},
-                                               {QStringLiteral("path"), QStringLiteral("*")},
-                                               {QStringLiteral("times"), 0},
-                                               {QStringLiteral("fault"), QStringLiteral("outage_503")}});
+        const ApiReply added = m_harness.sim("POST", QStringLiteral("/_sim/faults"),
+                                             QJsonObject{{QStringLiteral("method"), QStringLiteral("*")},
+                                                         {QStringLiteral("path"), QStringLiteral("*")},
+                                                         {QStringLiteral("times"), 0},
+                                                         {QStringLiteral("fault"), QStringLiteral("outage_503")}});
         QVERIFY2(added.status == 200 || added.status == 201, added.body.constData());
         // A good answer is trusted for 10 s: this check may still read the last one; the outage
         // shows once it is asked again (the readiness check after a failure always asks).
@@ -318,7 +303,7 @@ private slots:
         const QJsonObject downProvider = down.json.value(QStringLiteral("checks")).toObject().value(QStringLiteral("provider")).toObject();
         QCOMPARE(downProvider.value(QStringLiteral("status")).toString(), QStringLiteral("unreachable"));
         QCOMPARE(downProvider.value(QStringLiteral("http_status")).toInt(), 503);
-        QCOMPARE(sim("DELETE", QStringLiteral("/_sim/faults")).status, 200);
+        QCOMPARE(m_harness.sim("DELETE", QStringLiteral("/_sim/faults")).status, 200);
         const ApiReply back = m_client->get(QStringLiteral("/health/ready"), QString());
         QVERIFY2(back.status == 200, back.body.constData());
     }

@@ -18,37 +18,15 @@ class TestApiScenarios : public QObject
 private:
     ApiHarness m_harness;
     std::unique_ptr<ApiClient> m_client;
-    QNetworkAccessManager m_network;
     int m_serial = 0;
     static constexpr const char *kSecret = "whsec_countersign_api_test";
 
     QString token(const QString &user) const { return m_harness.token(user); }
     cs::ActionRecord record(const QString &id) { return m_harness.ledger().reader().action(id).value(); }
-
-    ApiReply paysim(const QByteArray &verb, const QString &path, const QJsonObject &body = {})
-    {
-        QUrl url = m_harness.paysimUrl();
-        url.setPath(path);
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-        return ApiClient::collect(m_network.sendCustomRequest(request, verb, body.isEmpty() ? QByteArray()
-                                                                                            : QJsonDocument(body).toJson()));
-    }
-    QString seedCharge(qint64 amount)
-    {
-        const ApiReply reply = paysim("POST", QStringLiteral("/_sim/charges"),
-                                      {{QStringLiteral("count"), 1}, {QStringLiteral("amount"), amount}});
-        for (const char *member : {"data", "charges", "created"}) {
-            const QJsonArray list = reply.json.value(QLatin1String(member)).toArray();
-            if (!list.isEmpty())
-                return list.first().toObject().value(QStringLiteral("id")).toString();
-        }
-        return QString();
-    }
     int refundsAtProviderFor(const QString &actionId)
     {
         int count = 0;
-        const ApiReply truth = paysim("GET", QStringLiteral("/_sim/refunds"));
+        const ApiReply truth = m_harness.sim("GET", QStringLiteral("/_sim/refunds"));
         for (const QJsonValue &refund : truth.json.value(QStringLiteral("data")).toArray()) {
             if (refund.toObject().value(QStringLiteral("metadata")).toObject().value(QStringLiteral("countersign_action_id")).toString() == actionId)
                 ++count;
@@ -57,15 +35,15 @@ private:
     }
     void addFault(const QString &fault)
     {
-        const ApiReply added = paysim("POST", QStringLiteral("/_sim/faults"),
-                                      {{QStringLiteral("method"), QStringLiteral("POST")}, {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
-                                       {QStringLiteral("times"), 1}, {QStringLiteral("fault"), fault}});
+        const ApiReply added = m_harness.sim("POST", QStringLiteral("/_sim/faults"),
+                                             {{QStringLiteral("method"), QStringLiteral("POST")}, {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
+                                              {QStringLiteral("times"), 1}, {QStringLiteral("fault"), fault}});
         QVERIFY2(added.status == 200 || added.status == 201, added.body.constData());
     }
     // Proposed by agent-7 on a fresh charge and approved by ana: the executor takes it from there.
     QString proposeAndApprove(qint64 amount, const QString &reference)
     {
-        const QString charge = seedCharge(amount);
+        const QString charge = m_harness.seedCharge(amount);
         const ApiReply proposed = m_client->propose(token(QStringLiteral("agent-7")), ApiClient::proposal(reference, amount, charge));
         if (proposed.status != 201)
             return QString();
@@ -142,10 +120,10 @@ private slots:
     // attempt is unknown after ~3 s, and the reconciler finds the one refund with the same key.
     void requestDeadlineComesFromTheExecutionConfig()
     {
-        const ApiReply added = paysim("POST", QStringLiteral("/_sim/faults"),
-                                      {{QStringLiteral("method"), QStringLiteral("POST")}, {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
-                                       {QStringLiteral("times"), 1}, {QStringLiteral("fault"), QStringLiteral("delay_before_commit")},
-                                       {QStringLiteral("delay_ms"), 5000}});
+        const ApiReply added = m_harness.sim("POST", QStringLiteral("/_sim/faults"),
+                                             {{QStringLiteral("method"), QStringLiteral("POST")}, {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
+                                              {QStringLiteral("times"), 1}, {QStringLiteral("fault"), QStringLiteral("delay_before_commit")},
+                                              {QStringLiteral("delay_ms"), 5000}});
         QVERIFY2(added.status == 200 || added.status == 201, added.body.constData());
         const QString id = proposeAndApprove(2500, QStringLiteral("deadline-1"));
         QVERIFY(!id.isEmpty());

@@ -22,7 +22,6 @@ class TestApiSettlement : public QObject
 private:
     ApiHarness m_harness;
     std::unique_ptr<ApiClient> m_client;
-    QNetworkAccessManager m_network;
     static constexpr const char *kSecret = "whsec_countersign_settlement_test";
     static constexpr qint64 kFailedAmount = 5000;
     static constexpr qint64 kCanceledAmount = 3000;
@@ -34,23 +33,6 @@ private:
     QString m_followUp;
 
     QString token(const QString &user) const { return m_harness.token(user); }
-
-    ApiReply paysim(const QByteArray &verb, const QString &path, const QJsonObject &body = {})
-    {
-        QUrl url = m_harness.paysimUrl();
-        url.setPath(path);
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-        return ApiClient::collect(m_network.sendCustomRequest(request, verb, body.isEmpty() ? QByteArray()
-                                                                                            : QJsonDocument(body).toJson()));
-    }
-    QString seedCharge(qint64 amount)
-    {
-        const ApiReply reply = paysim("POST", QStringLiteral("/_sim/charges"),
-                                      {{QStringLiteral("count"), 1}, {QStringLiteral("amount"), amount}});
-        const QJsonArray data = reply.json.value(QStringLiteral("data")).toArray();
-        return data.isEmpty() ? QString() : data.first().toObject().value(QStringLiteral("id")).toString();
-    }
     // The next refund paysim creates stays pending and settles `to` 60 s later on its clock.
     bool settleNextRefund(const QString &to, const QString &failureReason = {})
     {
@@ -62,7 +44,7 @@ private:
                          {QStringLiteral("to"), to}};
         if (!failureReason.isEmpty())
             rule.insert(QStringLiteral("failure_reason"), failureReason);
-        const ApiReply added = paysim("POST", QStringLiteral("/_sim/faults"), rule);
+        const ApiReply added = m_harness.sim("POST", QStringLiteral("/_sim/faults"), rule);
         if (added.status != 200 && added.status != 201)
             qWarning() << "paysim refused the rule:" << added.body;
         return added.status == 200 || added.status == 201;
@@ -70,7 +52,7 @@ private:
     QJsonArray providerRefundsOn(const QString &charge)
     {
         QJsonArray out;
-        for (const QJsonValue &refund : paysim("GET", QStringLiteral("/_sim/refunds")).json.value(QStringLiteral("data")).toArray()) {
+        for (const QJsonValue &refund : m_harness.sim("GET", QStringLiteral("/_sim/refunds")).json.value(QStringLiteral("data")).toArray()) {
             if (refund.toObject().value(QStringLiteral("charge")).toString() == charge)
                 out.append(refund);
         }
@@ -81,7 +63,7 @@ private:
     // takes it from there. Empty when a step was refused.
     QString proposeAndApprove(const QString &agent, qint64 amount, const QString &reference, QString *charge = nullptr)
     {
-        const QString chargeId = seedCharge(amount);
+        const QString chargeId = m_harness.seedCharge(amount);
         if (charge)
             *charge = chargeId;
         const ApiReply proposed = m_client->propose(token(agent), ApiClient::proposal(reference, amount, chargeId));
@@ -266,7 +248,7 @@ private slots:
     void refundFailsAfterCompleted()
     {
         const qint64 versionBefore = detail(m_failed).stateVersion();
-        const ApiReply advanced = paysim("POST", QStringLiteral("/_sim/clock"), {{QStringLiteral("advance_ms"), 61000}});
+        const ApiReply advanced = m_harness.sim("POST", QStringLiteral("/_sim/clock"), {{QStringLiteral("advance_ms"), 61000}});
         QVERIFY2(advanced.status == 200, advanced.body.constData());
         QTRY_COMPARE_WITH_TIMEOUT(settlementStatusOf(m_failed), QStringLiteral("failed"), 20000);
         QTRY_COMPARE_WITH_TIMEOUT(settlementStatusOf(m_canceled), QStringLiteral("canceled"), 20000);
@@ -596,17 +578,12 @@ private slots:
     // charge it touches, as the provider's webhook announced it.
     void unmatchedRefundEventOnTheCharge()
     {
-        const QString charge = seedCharge(2500);
+        const QString charge = m_harness.seedCharge(2500);
         QVERIFY(!charge.isEmpty());
         QCOMPARE(m_client->get(QStringLiteral("/charges/") + charge, token(QStringLiteral("sam"))).status, 404); // nothing known yet
 
-        QUrl url = m_harness.paysimUrl();
-        url.setPath(QStringLiteral("/v1/refunds"));
-        QNetworkRequest request(url);
-        request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/x-www-form-urlencoded"));
-        request.setRawHeader("Authorization", "Bearer sk_test_dashboard");
-        request.setRawHeader("Idempotency-Key", "dashboard-refund-1");
-        const ApiReply made = ApiClient::collect(m_network.post(request, QStringLiteral("charge=%1&amount=1000").arg(charge).toLatin1()));
+        const ApiReply made = m_harness.refundAtPaysim(QStringLiteral("charge=%1&amount=1000").arg(charge).toLatin1(),
+                                                       "dashboard-refund-1", "sk_test_dashboard");
         QVERIFY2(made.status == 200, made.body.constData());
         const QString refund = made.json.value(QStringLiteral("id")).toString();
         QVERIFY(refund.startsWith(QLatin1String("re_")));
