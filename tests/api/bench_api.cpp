@@ -128,6 +128,17 @@ int main(int argc, char *argv[])
         const QJsonArray rows = r.json.value(QStringLiteral("data")).toArray();
         return rows.size() == 50 && rows.first().toObject().value(QStringLiteral("possible_duplicates")).toInt() == 49 ? r.status : 0;
     }, 200);
+    // GET /metrics reads the ledger on the HTTP server's thread (MetricsEndpoint: counts by state,
+    // the oldest waiting actions, the audit tail, and since issue 18 the settlement gauges), on
+    // the ledger the rows above left; compared with GET /me (a token lookup) below.
+    QUrl root = harness.api();
+    root.setPath(QString());
+    ApiClient rootClient(root);
+    const QString aud = harness.token(QStringLiteral("aud"));
+    all << measure(QStringLiteral("GET /metrics (on the HTTP thread)"), n, [&](int) {
+        const ApiReply r = rootClient.get(QStringLiteral("/metrics"), aud);
+        return r.body.contains("countersign_settlement_reviews_open") ? r.status : 0;
+    }, 200);
     all << measure(QStringLiteral("GET /events (to first byte)"), std::min(n, 50), [&](int) {
         QNetworkReply *reply = client.sendAsync("GET", QStringLiteral("/events"), ana, {}, {});
         QElapsedTimer wait;
@@ -150,6 +161,15 @@ int main(int argc, char *argv[])
                    .arg(f.p95, 8, 'f', 2).arg(f.max, 8, 'f', 2).arg(f.errors, 7);
         errors += f.errors;
     }
+    const auto p50Of = [&all](const QString &endpoint) {
+        for (const Figures &f : std::as_const(all)) {
+            if (f.endpoint == endpoint)
+                return f.p50;
+        }
+        return 0.0;
+    };
+    out << QStringLiteral("GET /metrics vs GET /me (p50): %1x\n")
+               .arg(p50Of(QStringLiteral("GET /metrics (on the HTTP thread)")) / std::max(0.001, p50Of(QStringLiteral("GET /me"))), 0, 'f', 2);
     out.flush();
     harness.stop();
 
