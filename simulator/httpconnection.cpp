@@ -17,10 +17,11 @@ constexpr int LingerMs = 2000;
 
 } // namespace
 
-HttpConnection::HttpConnection(QTcpSocket *socket, Handler handler, QObject *parent)
+HttpConnection::HttpConnection(QTcpSocket *socket, Handler handler, QObject *parent, DateSource date)
     : QObject(parent)
     , m_socket(socket)
     , m_handler(std::move(handler))
+    , m_date(std::move(date))
 {
     socket->setParent(this);
     connect(socket, &QTcpSocket::readyRead, this, &HttpConnection::onReadyRead);
@@ -118,7 +119,7 @@ void HttpConnection::respond(const HttpResponse &response, bool keepAlive)
 {
     if (!m_socket || m_state != State::AwaitingAnswer)
         return;
-    m_socket->write(response.serialize(keepAlive));
+    m_socket->write(response.serialize(keepAlive, m_date ? m_date() : QDateTime()));
     if (!keepAlive) {
         m_state = State::Closing;
         m_socket->disconnectFromHost();
@@ -170,7 +171,7 @@ void HttpConnection::refuse(int status, const QString &message)
 {
     qCDebug(lcPaysim) << "refusing request:" << status << message;
     m_state = State::AwaitingAnswer;
-    m_socket->write(HttpResponse::plainError(status, message).serialize(false));
+    m_socket->write(HttpResponse::plainError(status, message).serialize(false, m_date ? m_date() : QDateTime()));
     lingeringClose();
 }
 

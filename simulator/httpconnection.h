@@ -28,11 +28,13 @@ class HttpConnection : public QObject
     Q_OBJECT
 public:
     using Handler = std::function<void(std::shared_ptr<HttpExchange>)>;
+    // The time every answer's Date header carries; unset: the wall clock.
+    using DateSource = std::function<QDateTime()>;
 
     static constexpr qsizetype MaxHeadBytes = HttpRequestParser::MaxHeadBytes;
     static constexpr qsizetype MaxBodyBytes = HttpRequestParser::MaxBodyBytes;
 
-    HttpConnection(QTcpSocket *socket, Handler handler, QObject *parent = nullptr);
+    HttpConnection(QTcpSocket *socket, Handler handler, QObject *parent = nullptr, DateSource date = {});
     ~HttpConnection() override;
 
     bool isOpen() const;
@@ -59,6 +61,7 @@ private:
 
     QPointer<QTcpSocket> m_socket;
     Handler m_handler;
+    DateSource m_date;
     QByteArray m_buffer;
     State m_state = State::ReadingHead;
     HttpRequest m_current;

@@ -67,7 +67,7 @@ int HttpListener::openConnectionCount() const
 void HttpListener::onNewConnection()
 {
     while (QTcpSocket *socket = m_server.nextPendingConnection()) {
-        auto *connection = new HttpConnection(socket, m_handler, this);
+        auto *connection = new HttpConnection(socket, m_handler, this, m_date);
         m_connections.removeIf([](const QPointer<HttpConnection> &c) { return c.isNull(); });
         m_connections.append(connection);
         qCDebug(lcPaysim) << "connection from" << socket->peerAddress() << socket->peerPort();

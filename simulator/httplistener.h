@@ -20,6 +20,8 @@ public:
     ~HttpListener() override;
 
     void setHandler(HttpConnection::Handler handler);
+    // What every answer's Date says (paysim: its simulated clock); unset: the wall clock.
+    void setDateSource(HttpConnection::DateSource date) { m_date = std::move(date); }
     bool listen(const QHostAddress &address, quint16 port, QString *error = nullptr);
     bool isListening() const;
     QHostAddress address() const;
@@ -33,6 +35,7 @@ private:
 
     QTcpServer m_server;
     HttpConnection::Handler m_handler;
+    HttpConnection::DateSource m_date;
     QList<QPointer<HttpConnection>> m_connections;
 };
 

@@ -42,13 +42,13 @@ QByteArray HttpResponse::header(QByteArrayView name) const
     return {};
 }
 
-QByteArray HttpResponse::serialize(bool keepAlive) const
+QByteArray HttpResponse::serialize(bool keepAlive, const QDateTime &when) const
 {
     QByteArray out;
     out.reserve(256 + body.size());
     out += "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
     // RFC 7231 IMF-fixdate, always in English.
-    const QString date = QLocale::c().toString(QDateTime::currentDateTimeUtc(),
+    const QString date = QLocale::c().toString(when.isValid() ? when.toUTC() : QDateTime::currentDateTimeUtc(),
                                                QStringLiteral("ddd, dd MMM yyyy hh:mm:ss 'GMT'"));
     out += "Date: " + date.toLatin1() + "\r\n";
     out += "Server: paysim\r\n";

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QDateTime>
 #include <QJsonObject>
 #include <QList>
 #include <QPair>
@@ -20,7 +21,9 @@ struct HttpResponse
 
     void setHeader(const QByteArray &name, const QByteArray &value);
     QByteArray header(QByteArrayView name) const;
-    QByteArray serialize(bool keepAlive) const;
+    // date: the Date header's time (paysim's simulated clock: a provider's Date follows its own
+    // clock); null: the wall clock.
+    QByteArray serialize(bool keepAlive, const QDateTime &date = QDateTime()) const;
 
     static QByteArray reasonPhrase(int status);
 };

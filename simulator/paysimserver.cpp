@@ -42,6 +42,9 @@ PaysimServer::PaysimServer(const PaysimConfig &config, QObject *parent)
     m_settler = new RefundSettler(m_clock, *m_store, m_db.get(), this);
     connect(m_stripe, &StripeApi::stateChanged, m_settler, &RefundSettler::settleDue);
     m_listener->setHandler([this](std::shared_ptr<HttpExchange> exchange) { route(exchange); });
+    // A real provider's Date follows its own clock; paysim's follows the simulated one, so a client
+    // can tell when paysim's clock runs ahead of its own (issue 33: the key window on both clocks).
+    m_listener->setDateSource([this] { return QDateTime::fromMSecsSinceEpoch(m_clock.nowMs(), Qt::UTC); });
 }
 
 PaysimServer::~PaysimServer()

@@ -4,6 +4,7 @@
 #include "tests/simulator/paysimtestsupport.h"
 
 #include <QJsonArray>
+#include <QLocale>
 #include <QtTest>
 
 #include <memory>
@@ -240,6 +241,16 @@ void TestPaysimIdempotency::keyWindowExpiry()
 
     const SimReply second = m_client->post(QStringLiteral("/v1/refunds"), f, QStringLiteral("window-key"));
     QCOMPARE(second.status, 200);
+    // Issue 33: paysim's Date follows its own (simulated) clock, as a real provider's follows its
+    // own: a client can tell when the provider's clock runs ahead of its own.
+    const QDateTime date = QLocale::c().toDateTime(QString::fromLatin1(second.header("Date")).chopped(4),
+                                                   QStringLiteral("ddd, dd MMM yyyy hh:mm:ss"));
+    QVERIFY2(date.isValid(), second.header("Date").constData());
+    const qint64 ahead = QDateTime::currentDateTimeUtc().toSecsSinceEpoch() - QDateTime(date.date(), date.time(), Qt::UTC).toSecsSinceEpoch();
+    QVERIFY2(qAbs(-ahead - advanceMs / 1000) <= 5, qPrintable(QStringLiteral("Date %1 is %2 s ahead, the clock %3 s")
+                                                                 .arg(QString::fromLatin1(second.header("Date")))
+                                                                 .arg(-ahead)
+                                                                 .arg(advanceMs / 1000)));
     QCOMPARE(second.header("Idempotent-Replayed") == "true", replayed);
     QCOMPARE(second.json.value(QStringLiteral("id")) == first.json.value(QStringLiteral("id")), replayed);
     QCOMPARE(m_client->groundTruthRefunds(), refunds);
