@@ -5,10 +5,12 @@
  * Processes: two countersignd instances on different hosts (Instance 1 and 2: each one executor
  * worker of server/executor.cpp that also runs reconciliation rounds, server/reconciler.cpp, and
  * the recovery sweep, as the code's workers do), a supervisor (EvidenceStore::reconcile from the
- * console) and the clock (lease expiry, the key window's end, the provider pruning the key). The
- * ledger is the global state below; each ledger transaction is ONE atomic step named like the C++
- * function it models (server/ledger/executionstore.cpp, server/ledger/evidencestore.cpp). The
- * provider (simulator/, Stripe's idempotency semantics) is the inline `arrive`.
+ * console), the ledger's clock (lease expiry, the key window's end by the ledger's clock), the
+ * provider's own clock (it may run ahead of the ledger's; the provider prunes the key by it) and a
+ * webhook (paysim's refund event, stored as evidence). The ledger is the global state below; each
+ * ledger transaction is ONE atomic step named like the C++ function it models
+ * (server/ledger/executionstore.cpp, server/ledger/evidencestore.cpp). The provider (simulator/,
+ * Stripe's idempotency semantics) is the inline `arrive`.
  *
  * Pauses: Promela interleaves freely and assumes no fairness, so every process may stop for any
  * time between any two of its steps — a GC pause, SIGSTOP, a slow disk — while the others and the
@@ -26,6 +28,10 @@
  *   -DSEND_ON_LOST_COMMIT   the executor sends when the claim's COMMIT answer was lost, unread
  *   -DRESCUE_AS_FAILED      recoverExpiredLeases marks an expired EXECUTING action REJECTED
  *   -DBLIND_RESEND          recoverExpiredLeases re-queues it PENDING with a fresh key
+ *   -DLEDGER_CLOCK_WINDOW   the round judges the key window on the ledger's clock alone, and resends
+ *                           after a lookup that got no answer (issue 33: the code before the fix)
+ *   -DRESEND_WITHOUT_DATE   both clocks when the lookup was answered, but a lookup with no answer
+ *                           (no Date) is judged on the ledger's clock alone and may resend
  */
 
 #ifndef MAXCRASH
@@ -88,15 +94,33 @@ byte rtries = 0;       /* reconcile_schedule.tries */
 byte pmem[3];          /* per key: what it saved */
 byte refunds = 0;      /* ground truth: refunds that carry this action's id */
 
-/* ---- the clock ---- */
-bool windowOpen = 1;   /* now < first attempt + key window - margin */
-bool pruned = 0;       /* the provider forgot the key (key window passed) */
+/* ---- the clocks ---- */
+bool windowOpen = 1;   /* the ledger's now < first attempt's start (ledger clock) + key window - margin */
+
+/* The provider's clock (paysim's; what the Date header of its answers carries), against the same
+ * point, first attempt start (ledger clock) + key window - margin, and against its own prune point
+ * for the key, key creation (provider clock) + key window. It runs ahead of the ledger's clock by
+ * any amount (a nondeterministic jump) but, at the first send, not behind it by more than the margin:
+ * so the prune point is never before the window's end and a Date before the end means the key is
+ * still kept. It only moves forward. */
+#define PC_OPEN   0    /* provider now < first attempt + key window - margin */
+#define PC_LATE   1    /* past that; the key is still kept */
+#define PC_PRUNED 2    /* provider now >= key creation + key window: the provider pruned the key */
+byte pclock = PC_OPEN;
+#define pruned (pclock == PC_PRUNED)
+
+/* ---- webhook evidence (EvidenceStore::recordWebhookEvent, webhook_events) ---- */
+#define W_NONE    0
+#define W_STORED  1    /* a refund event stored but not applied (an attempt was open, or EXECUTING) */
+#define W_WEIGHED 2    /* a round resolved the action from it, before any resend */
+byte evid = W_NONE;
 
 /* ---- timing assumptions (docs/MODEL.md "What is assumed") ----
  * transit: processes between their last fenced write (claim, renewLease, beginRetryAttempt) and
  * their request's arrival at the provider: a lease outlives that (lease >= 2 x request timeout +
  * 1 s), so the clock does not expire a lease meanwhile. guard: the reconciler between its key-window
- * check and its request's arrival: the margin (1 h) outlives that, so the key is not pruned. */
+ * check (the Date of its lookup's answer) and its request's arrival: the margin (1 h) outlives that,
+ * so the provider's clock does not reach the key's prune point meanwhile. */
 byte transit = 0;
 byte guard = 0;
 bool leaseLost = 0; /* ghost: some finishAttempt or renewLease answered LeaseLost (probes) */
@@ -326,7 +350,23 @@ inline arrive(who, k, a)
 /* The process may die before its next step. */
 #define MAYBE_CRASH if :: true -> skip :: ncrash < MAXCRASH -> goto crash fi
 
-#define RESET seq = 0; k = 0; a = 0; res = 0; busy = 0; trig = 0; found = 0
+#define RESET seq = 0; k = 0; a = 0; res = 0; busy = 0; trig = 0; found = 0; ans = 0
+
+/* The round's key window (Reconciler::round, sameKeyRetry: KeyWindow::judge in server/keywindow.h,
+ * with the ProviderClock read from the lookup's Date), judged in the step of the lookup: open
+ * only while BOTH clocks say so, max(ledger now, provider now as the Date of this round's answer)
+ * < first attempt start + window - margin. No answer (no Date): the provider's clock is unknown and
+ * nothing is resent this round. The mutant judges it on the ledger's clock alone (issue 33). */
+#if defined(LEDGER_CLOCK_WINDOW)
+#define KEY_WINDOW_CLOSED (!windowOpen)
+#define PCLOCK_UNKNOWN 0
+#elif defined(RESEND_WITHOUT_DATE)
+#define KEY_WINDOW_CLOSED (!windowOpen || (ans && pclock != PC_OPEN))
+#define PCLOCK_UNKNOWN 0
+#else
+#define KEY_WINDOW_CLOSED (!windowOpen || (ans && pclock != PC_OPEN))
+#define PCLOCK_UNKNOWN (!ans)
+#endif
 
 #define TRIGGER_FROM_EXECUTING \
     if :: a == A_OK -> trig = T_SUCC :: a == A_REJ -> trig = T_REJ :: else -> trig = T_UNK fi
@@ -339,7 +379,7 @@ inline arrive(who, k, a)
 proctype Instance(byte id)
 {
     byte me = id, seq, k, a, res, busy, trig, found, ncrash;
-    bool tr, gd;
+    bool tr, gd, ans;
 start:
     atomic { if :: EXPIRED -> recoverExpiredLeases() :: else -> skip fi }; /* Executor::start, before any worker */
 end_idle:
@@ -385,23 +425,51 @@ send:   /* StripeClient::createRefund with the attempt's key; the row is committ
 
     /* ---- Reconciler::reconcileNextDue -> reconcile -> round -> sameKeyRetry ---- */
     :: atomic { LEASABLE(me) -> MAYBE_CRASH; acquireLease(me) };
-        /* searchRefundsForAction (by metadata, then by id): eventually consistent, so a refund that
-         * exists may not be listed yet; a failed lookup is like NOT_FOUND */
+        /* Evidence already in the ledger is weighed first (Reconciler::resolveFromStored): a refund
+         * event stored while an attempt was open (not applied then) resolves the action; nothing is
+         * resent. (One step with the lookup: a webhook stored after this read is the same as one
+         * stored after the lookup. The code weighs it again right before the attempt row; weighing
+         * it once here only lets the model resend more often than the code.)
+         * Then searchRefundsForAction (by metadata, then by id): eventually consistent, so a refund
+         * that exists may not be listed yet; a failed lookup is like NOT_FOUND. Any HTTP answer
+         * (found, not found, a failed lookup's 503) carries the provider's clock in its Date header;
+         * a lookup may also get no answer at all (reset, timeout): the provider's clock is unknown. */
         atomic {
             MAYBE_CRASH;
-            if :: found = refunds :: found = 0 fi;
+            if
+            :: evid == W_STORED && openSeq == 0 ->
+                printf("| %d weighs the stored refund event first\n", me);
+                recordLookup(T_SUCC); evid = W_WEIGHED; releaseLease(me); RESET; goto end_idle
+            :: else -> skip
+            fi;
+            if
+            :: ans = 1; found = refunds
+            :: ans = 1; found = 0
+            :: ans = 0; found = 0
+            fi;
+            if
+            :: ans -> printf("| %d lookup answered (Date: provider clock %d; ledger window open %d): found %d\n",
+                             me, pclock, windowOpen, found)
+            :: else -> printf("| %d lookup got no answer (no Date; ledger window open %d)\n", me, windowOpen)
+            fi;
             if
             :: found == 1 -> recordLookup(T_SUCC); releaseLease(me); RESET; goto end_idle /* applyEvidence */
             :: found > 1 -> recordLookup(T_STOP); releaseLease(me); RESET; goto end_idle /* contradictory */
-            :: found == 0 && !windowOpen ->
-                /* outside the key window: never a send; refund events, then a human */
+            :: found == 0 && KEY_WINDOW_CLOSED ->
+                /* outside the key window by either clock: never a send; refund events, then a human */
                 if :: found = refunds :: found = 0 fi;
                 if :: found == 1 -> recordLookup(T_SUCC) :: else -> recordLookup(T_STOP) fi;
                 releaseLease(me); RESET; goto end_idle
-            :: found == 0 && windowOpen && rtries >= MAXTRIES ->
+            :: found == 0 && !KEY_WINDOW_CLOSED && rtries >= MAXTRIES ->
                 recordLookup(T_STOP); releaseLease(me); RESET; goto end_idle /* gave up after N rounds */
-            :: found == 0 && windowOpen && rtries < MAXTRIES ->
-                guard++; gd = 1 /* the window, re-checked right before the attempt row */
+            :: found == 0 && !KEY_WINDOW_CLOSED && rtries < MAXTRIES && PCLOCK_UNKNOWN ->
+                /* no Date: the provider's clock is unknown, nothing is resent; rescheduled */
+                printf("| %d no resend this round: the provider's clock is unknown\n", me);
+                releaseLease(me); RESET; goto end_idle
+            :: found == 0 && !KEY_WINDOW_CLOSED && rtries < MAXTRIES && !PCLOCK_UNKNOWN ->
+                /* the window, by both clocks, re-checked right before the attempt row */
+                printf("| %d inside the key window: same-key retry\n", me);
+                guard++; gd = 1; ans = 0
             fi
         };
         atomic { MAYBE_CRASH; beginRetryAttempt(me, res, seq, k, tr);
@@ -443,7 +511,7 @@ end_wait:
     }
 }
 
-/* The clock (the ledger's; the database's on PostgreSQL) and the provider's key retention. */
+/* The ledger's clock (the database's on PostgreSQL): leases expire, the key window ends. */
 proctype Clock()
 {
 end_tick:
@@ -451,11 +519,45 @@ end_tick:
     :: atomic { live && transit == 0 -> live = 0; printf("| clock: the lease of %d expires\n", owner) } /* a lease expires, its owner paused or not */
     :: atomic {
            windowOpen && nattempts > 0 && transit == 0 && !(st == EXECUTING && live) ->
-           windowOpen = 0; printf("| clock: the key window ends\n") /* first attempt + key window - margin; an executor's lease is long gone */
+           windowOpen = 0; printf("| clock: the key window ends (ledger clock)\n") /* first attempt + key window - margin; an executor's lease is long gone */
        }
-    :: atomic { !windowOpen && !pruned && guard == 0 -> pruned = 1; pmem[1] = P_NONE; pmem[2] = P_NONE;
-                printf("| provider prunes the key\n") }
     od
+}
+
+/* The provider's clock, on its own: it may pass the window's end, or jump straight past the key's
+ * prune point, while the ledger's clock is still inside the window (issue 33: a day ahead). The
+ * provider prunes a saved key by its own clock (once: a key saved after that is kept for the rest
+ * of the run, its own prune point a whole window later, beyond the model's horizon). Not while
+ * a reconciler's resend is between its lookup's answer (Date before the window's end) and its
+ * arrival: the margin outlives that. */
+proctype ProviderClock()
+{
+end_tick:
+    do
+    :: atomic { pclock == PC_OPEN && nattempts > 0 -> pclock = PC_LATE;
+                printf("| provider clock: past first attempt + key window - margin\n") }
+    :: atomic { pclock != PC_PRUNED && (pmem[1] != P_NONE || pmem[2] != P_NONE) && guard == 0 ->
+                pclock = PC_PRUNED; pmem[1] = P_NONE; pmem[2] = P_NONE;
+                printf("| provider clock: key creation + key window passed; it prunes the key (ledger window open: %d)\n",
+                       windowOpen) }
+    od
+}
+
+/* paysim's refund webhook (WebhookReceiver -> EvidenceStore::recordWebhookEvent), delivered once
+ * some time after a refund exists (or never: no fairness). Applied (ProviderSucceeded) when the
+ * action is CONFIRMATION_UNKNOWN with no attempt open; otherwise (EXECUTING, or an attempt open:
+ * Conflict) stored without a transition, for the next round to weigh. */
+proctype Webhook()
+{
+end_wait:
+    atomic {
+        refunds > 0 ->
+        if
+        :: st == CU && openSeq == 0 -> recordLookup(T_SUCC)
+        :: else -> evid = W_STORED;
+            printf("| webhook: refund event stored, not applied (state %d, open attempt %d)\n", st, openSeq)
+        fi
+    }
 }
 
 #ifdef PROBES
@@ -472,6 +574,8 @@ init
         run Instance(2); /* host B */
         run Supervisor();
         run Clock();
+        run ProviderClock();
+        run Webhook();
 #ifdef PROBES
         RUN_PROBES;
 #endif
