@@ -138,6 +138,8 @@ ApiCall *ApiClient::listActions(const ActionQuery &query, const QString &cursor,
         q.addQueryItem(QStringLiteral("q"), QString::fromLatin1(QUrl::toPercentEncoding(search)));
     if (const QString settlement = query.settlementParameter(); !settlement.isEmpty())
         q.addQueryItem(QStringLiteral("settlement"), settlement);
+    if (const QString discrepancy = query.discrepancyParameter(); !discrepancy.isEmpty())
+        q.addQueryItem(QStringLiteral("discrepancy"), discrepancy);
     const QString sort = query.sortParameter();
     if (!sort.isEmpty())
         q.addQueryItem(QStringLiteral("sort"), sort);

@@ -73,6 +73,7 @@ ActionSummary ActionDetail::summary() const
         row.settlementStatus = settlement->status;
         row.settlementReview = settlement->needsReview();
     }
+    row.discrepancy = discrepancy && discrepancy->isOpen();
     // The list's "1 of 2" (ActionSummary::approvalsRequired): the same as GET /actions says.
     if (quorum.isDualControl() && record.state == ActionState::Pending) {
         row.approvalsRequired = quorum.required;
@@ -173,6 +174,12 @@ std::optional<ActionDetail> ActionDetail::fromJson(const QJsonObject &json, QStr
     detail.permissions.reconcile = readPermission(permissions, QLatin1String("reconcile"));
     detail.permissions.followUp = readPermission(permissions, QLatin1String("follow_up"));
     detail.permissions.closeSettlement = readPermission(permissions, QLatin1String("close_settlement"));
+    detail.permissions.closeDiscrepancy = readPermission(permissions, QLatin1String("close_discrepancy"));
+    if (const QJsonValue discrepancy = json.value(QLatin1String("discrepancy")); discrepancy.isObject()) {
+        detail.discrepancy = Discrepancy::fromJson(discrepancy.toObject(), &problem);
+        if (!detail.discrepancy)
+            return fail(QStringLiteral("discrepancy.") + problem);
+    }
     if (const QJsonValue settlement = json.value(QLatin1String("settlement")); settlement.isObject()) {
         detail.settlement = Settlement::fromJson(settlement.toObject(), &problem);
         if (!detail.settlement)
@@ -249,6 +256,14 @@ QStringList ActionDetail::describeChanges(const ActionDetail &before, const Acti
         else if (decided && s->attention == Settlement::Attention::FollowedUp)
             changes << tr("failed refund re-proposed by %1 as follow-up %2").arg(s->resolvedBy, s->followUpId);
     }
+    if (const std::optional<Discrepancy> &d = after.discrepancy) { // issue 33
+        const bool opened = d->isOpen() && (!before.discrepancy || !before.discrepancy->isOpen()
+                                            || before.discrepancy->refundIds != d->refundIds);
+        if (opened)
+            changes << tr("%1: %2").arg(d->headline(), d->refundIds.join(QStringLiteral(", ")));
+        else if (!d->isOpen() && before.discrepancy && before.discrepancy->isOpen())
+            changes << tr("discrepancy closed by %1: %2").arg(d->resolvedBy, d->resolutionNote);
+    }
     if (changes.isEmpty() && a.stateVersion != b.stateVersion)
         changes << tr("state version: %1 \u2192 %2").arg(a.stateVersion).arg(b.stateVersion);
     return changes;
@@ -268,6 +283,8 @@ const PermissionEntry *Permissions::entry(QStringView key) const
         return &followUp;
     if (key == QLatin1String("close_settlement"))
         return &closeSettlement;
+    if (key == QLatin1String("close_discrepancy"))
+        return &closeDiscrepancy;
     return nullptr;
 }
 

@@ -9,6 +9,7 @@
 #include "models/providerlookup.h"
 #include "models/reconciliation.h"
 #include "models/settlement.h"
+#include "models/discrepancy.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -38,9 +39,10 @@ struct Permissions
     PermissionEntry reconcile;
     PermissionEntry followUp;
     PermissionEntry closeSettlement; // close a settlement review item without re-sending (issue 18)
+    PermissionEntry closeDiscrepancy; // close a discrepancy (two refunds for one action) with a note (issue 33)
 
     // The entry for a wire key ("approve", "reject", "lookup", "reconcile", "follow_up",
-    // "close_settlement");
+    // "close_settlement", "close_discrepancy");
     // nullptr for any other key.
     const PermissionEntry *entry(QStringView key) const;
 
@@ -84,6 +86,9 @@ struct ActionDetail
     // Issue 18: for a COMPLETED action, its refund's settlement at the provider (none otherwise,
     // and for actions completed before the ledger tracked settlements).
     std::optional<Settlement> settlement;
+    // Issue 33: what the provider holds that contradicts this final action (two refunds for it, …);
+    // none when nothing ever did.
+    std::optional<Discrepancy> discrepancy;
 
     // The list row this detail stands for (attempt count, time of the newest audit event).
     ActionSummary summary() const;

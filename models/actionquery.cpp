@@ -74,6 +74,8 @@ bool ActionQuery::matches(const ActionSummary &row) const
 {
     if (settlementReview && !row.settlementReview)
         return false;
+    if (discrepancyOpen && !row.discrepancy)
+        return false;
     return matches(row.record);
 }
 

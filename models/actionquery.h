@@ -28,6 +28,9 @@ struct ActionQuery
     // Issue 18: only COMPLETED actions whose refund failed or was canceled afterwards and whose
     // review item is open (settlement=review). Combines with the states and the search.
     bool settlementReview = false;
+    // Issue 33: only final actions the provider contradicts (two refunds for one action, …) whose
+    // discrepancy is open (discrepancy=open).
+    bool discrepancyOpen = false;
     SortKey sort = SortKey::CreatedAt;
     bool descending = true;
 
@@ -38,6 +41,8 @@ struct ActionQuery
     QString stateParameter() const;
     // The `settlement` query parameter ("review"); empty when the list is not filtered by it.
     QString settlementParameter() const;
+    // The `discrepancy` query parameter ("open"); empty when the list is not filtered by it.
+    QString discrepancyParameter() const { return discrepancyOpen ? QStringLiteral("open") : QString(); }
     // The `sort` query parameter ("-amount"); empty for the default (newest first).
     QString sortParameter() const;
     // Whether `a` comes before `b` in this order (the backend's: key, then created_at, then id,

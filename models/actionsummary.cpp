@@ -44,6 +44,7 @@ QJsonObject ActionSummary::toJson() const
     json.insert(QLatin1String("settlement_status"),
                 settlementStatus.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(settlementStatus));
     json.insert(QLatin1String("settlement_review"), settlementReview);
+    json.insert(QLatin1String("discrepancy"), discrepancy);
     if (approvalsRequired > 1) {
         json.insert(QLatin1String("approvals_required"), approvalsRequired);
         json.insert(QLatin1String("approvals_given"), signersToJson(approvalsGiven));
@@ -73,6 +74,7 @@ std::optional<ActionSummary> ActionSummary::fromJson(const QJsonObject &json, QS
                                                 FieldReader::Need::Optional, 0));
     summary.settlementStatus = in.string(QLatin1String("settlement_status"));
     summary.settlementReview = in.boolean(QLatin1String("settlement_review"));
+    summary.discrepancy = in.boolean(QLatin1String("discrepancy"));
     summary.approvalsRequired = int(in.integer(QLatin1String("approvals_required"), 0, 1000,
                                                FieldReader::Need::Optional, 0));
     const auto given = signersFromJson(json.value(QLatin1String("approvals_given")));
@@ -146,6 +148,7 @@ QJsonObject StateCounts::toJson() const
     for (ActionState state : AllStates)
         json.insert(toWire(state), QJsonValue(count(state)));
     json.insert(QLatin1String("settlement_review"), QJsonValue(m_settlementReview));
+    json.insert(QLatin1String("discrepancies"), QJsonValue(m_discrepancies));
     return json;
 }
 
@@ -162,6 +165,8 @@ std::optional<StateCounts> StateCounts::fromJson(const QJsonObject &json, QStrin
     }
     counts.setSettlementReview(in.integer(QLatin1String("settlement_review"), 0, std::numeric_limits<qint64>::max(),
                                           FieldReader::Need::Optional, 0));
+    counts.setDiscrepancies(in.integer(QLatin1String("discrepancies"), 0, std::numeric_limits<qint64>::max(),
+                                       FieldReader::Need::Optional, 0));
     return finish(in, counts, error);
 }
 

@@ -37,6 +37,9 @@ struct ActionSummary
     // supervisor must decide (settlement_review).
     QString settlementStatus;
     bool settlementReview = false;
+    // Issue 33: the provider holds what contradicts this final action (two refunds for it, …) and a
+    // supervisor has not closed it yet (the wire's "discrepancy"; models/discrepancy.h).
+    bool discrepancy = false;
 
     const QString &id() const { return record.id; }
     // Money::tenThousandths of the amount: the backend's `amount` sort key.
@@ -81,6 +84,9 @@ public:
     // item is open (the wire's "settlement_review"; not a state: they stay COMPLETED).
     qint64 settlementReview() const { return m_settlementReview; }
     void setSettlementReview(qint64 count) { m_settlementReview = count; }
+    // Issue 33: final actions with an open discrepancy (the wire's "discrepancies"; not a state).
+    qint64 discrepancies() const { return m_discrepancies; }
+    void setDiscrepancies(qint64 count) { m_discrepancies = count; }
 
     QJsonObject toJson() const;
     static std::optional<StateCounts> fromJson(const QJsonObject &json, QString *error = nullptr);
@@ -90,6 +96,7 @@ private:
     static std::size_t index(ActionState state) { return std::size_t(state); }
     std::array<qint64, 6> m_counts{};
     qint64 m_settlementReview = 0;
+    qint64 m_discrepancies = 0;
 };
 
 } // namespace cs

@@ -1,5 +1,6 @@
 #include "server/attemptpolicy.h"
 
+#include "models/evidencerule.h"
 #include "models/refundstatus.h"
 
 namespace cs {
@@ -35,28 +36,35 @@ ExecutionStore::AttemptResult AttemptPolicy::attemptResult(const RefundOutcome &
 }
 
 AttemptPolicy::Decision AttemptPolicy::decide(const ActionRecord &action, const RefundOutcome &outcome,
-                                              ActionState current)
+                                              ActionState current, const QList<RefundSighting> &inHand)
 {
     Decision d;
     switch (outcome.outcome) {
-    case Attempt::Outcome::Succeeded:
-        if (outcome.amount != action.amount) {
-            d.trigger = Trigger::StopForReview;
-            d.reason = QStringLiteral("contradictory answer: the provider returned refund %1 of %2 minor units for an"
-                                      " action of %3")
-                           .arg(outcome.providerObjectId).arg(outcome.amount).arg(action.amount);
-        } else if (!provesCommitted(outcome.refundStatus)) {
-            d.trigger = Trigger::StopForReview;
-            d.reason = QStringLiteral("refund %1 exists with status %2: a human must follow it")
-                           .arg(outcome.providerObjectId, outcome.refundStatus);
-        } else {
+    case Attempt::Outcome::Succeeded: {
+        // The answer is evidence like any other, weighed with what is in hand (issue 33): the
+        // one evidence rule decides.
+        RefundSighting answer;
+        answer.refundId = outcome.providerObjectId;
+        answer.status = outcome.refundStatus;
+        answer.amount = outcome.amount;
+        answer.currency = outcome.currency;
+        answer.source = outcome.replayed ? QStringLiteral("the answer, replayed under the same key")
+                                         : QStringLiteral("the answer");
+        const EvidenceFinding finding = judgeEvidence(action, inHand + QList{answer});
+        if (finding.verdict == EvidenceVerdict::Committed) {
             d.trigger = Trigger::ProviderSucceeded;
             d.reason = QStringLiteral("provider answered HTTP %1%2: refund %3 (%4)")
                            .arg(outcome.httpStatus)
                            .arg(outcome.replayed ? QStringLiteral(", replayed under the same key") : QString(),
                                 outcome.providerObjectId, outcome.refundStatus);
+        } else {
+            d.trigger = Trigger::StopForReview;
+            d.reason = finding.verdict == EvidenceVerdict::Unsettled
+                ? finding.reason
+                : QStringLiteral("contradictory answer: ") + finding.reason;
         }
         return d;
+    }
     case Attempt::Outcome::Rejected:
         if (outcome.httpStatus == 401 || outcome.httpStatus == 403) {
             d.trigger = Trigger::StopForReview;

@@ -18,7 +18,8 @@ namespace cs {
 // | answer                         | EXECUTING                 | CONFIRMATION_UNKNOWN        |
 // |--------------------------------|---------------------------|-----------------------------|
 // | 2xx, same amount, succeeded/pending | COMPLETED            | COMPLETED                   |
-// | 2xx, other amount or status    | REQUIRES_REVIEW           | REQUIRES_REVIEW             |
+// | 2xx, other amount, currency or status, or another refund than one in hand (evidence rule)     |
+// |                                | REQUIRES_REVIEW           | REQUIRES_REVIEW             |
 // | definitive 4xx                 | REJECTED                  | REJECTED                    |
 // | 401 / 403                      | REQUIRES_REVIEW (credentials) | REQUIRES_REVIEW         |
 // | 400 idempotency_error          | REQUIRES_REVIEW, no new key | REQUIRES_REVIEW, no new key |
@@ -39,7 +40,10 @@ public:
         Next next = Next::Done;
     };
 
-    static Decision decide(const ActionRecord &action, const RefundOutcome &outcome, ActionState current);
+    // inHand: what the ledger already holds for the action (models/evidencerule.h); an answer that
+    // names another refund than one in hand is contradictory (two refunds for one action).
+    static Decision decide(const ActionRecord &action, const RefundOutcome &outcome, ActionState current,
+                           const QList<RefundSighting> &inHand = {});
     static ExecutionStore::AttemptResult attemptResult(const RefundOutcome &outcome);
 };
 

@@ -246,7 +246,7 @@ private:
 };
 
 Executor::Executor(Reconciler::Stores stores, ProviderClient &provider, ExecutionConfig config)
-    : m_ledger(stores.execution), m_provider(provider), m_config(std::move(config)), m_reconciler(stores, provider, m_config),
+    : m_ledger(stores.execution), m_reader(stores.reader), m_provider(provider), m_config(std::move(config)), m_reconciler(stores, provider, m_config),
       m_counters(std::make_unique<Counters>()),
       m_committer(std::make_unique<Committer>(stores.execution, m_config.leaseDuration, &m_counters->groupCommits))
 {
@@ -558,10 +558,25 @@ void Executor::workerLoop(int index)
     }
 }
 
+QString Executor::whyNotResend(const ActionRecord &record, const QDateTime &firstStart, const ProviderClock &clock) const
+{
+    const KeyWindow::Judgement judged =
+        KeyWindow(firstStart, m_config.keyWindow, m_config.keyWindowMargin).judge(m_ledger.currentTime(), clock);
+    if (!judged.open)
+        return judged.why;
+    const auto inHand = m_reader.lookups(record.id);
+    if (!inHand.ok())
+        return QStringLiteral("the evidence in hand cannot be read (%1)").arg(inHand.error().message());
+    if (const EvidenceFinding finding = judgeEvidence(record, sightingsOf(inHand.value())); finding.refundShown())
+        return QStringLiteral("evidence in hand: ") + finding.reason;
+    return {};
+}
+
 void Executor::execute(const ExecutionStore::Claim &claim, const QString &workerId)
 {
     ActionRecord record = claim.record;
     Attempt attempt = claim.attempt;
+    const QDateTime firstStart = claim.attempt.startedAt; // a claim begins attempt 1
     notify(record);
     const ProviderRequest request = record.providerRequest();
     const Backoff backoff(m_config.backoffBase, m_config.backoffMax);
@@ -576,6 +591,15 @@ void Executor::execute(const ExecutionStore::Claim &claim, const QString &worker
 
         AttemptPolicy::Decision decision = AttemptPolicy::decide(record, outcome, ActionState::Executing);
         bool resend = decision.next == AttemptPolicy::Next::WaitAndRetry;
+        // Before any resend (issue 33): the key window on both clocks — the 429/409 carries the
+        // provider's Date — and the evidence already in hand (a webhook may have shown the refund).
+        const QString notAgain = resend ? whyNotResend(record, firstStart, outcome.providerClock) : QString();
+        if (!notAgain.isEmpty()) {
+            resend = false;
+            decision.trigger = Trigger::OutcomeUnknown;
+            decision.reason = QStringLiteral("%1 — not sent again: %2; handed over to the reconciler")
+                                  .arg(decision.reason, notAgain);
+        }
         if (resend && busy >= m_config.maxBusyRetries) {
             resend = false;
             decision.trigger = Trigger::OutcomeUnknown;

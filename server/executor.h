@@ -104,12 +104,16 @@ private:
     // Sends the claimed attempt; its outcome is recorded by the committer (429 / 409: at once,
     // then the same key again).
     void execute(const ExecutionStore::Claim &claim, const QString &workerId);
+    // Why a 429/409 must not be followed by the same key again: the key window has passed on
+    // either clock, or the evidence in hand shows a refund; empty when it may.
+    QString whyNotResend(const ActionRecord &record, const QDateTime &firstStart, const ProviderClock &clock) const;
     void sweepIfDue();
     bool pause(std::chrono::milliseconds duration); // false when stopping
     void notify(const ActionRecord &record);
     void count(ActionState state);
 
     ExecutionStore &m_ledger;
+    const ActionReader &m_reader;
     ProviderClient &m_provider;
     ExecutionConfig m_config;
     Reconciler m_reconciler;

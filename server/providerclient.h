@@ -5,8 +5,10 @@
 #include "models/actionrecord.h"
 #include "models/attempt.h"
 #include "models/chargesnapshot.h"
+#include "models/evidencerule.h"
 #include "models/fingerprint.h"
 #include "models/providerlookup.h"
+#include "server/keywindow.h"
 
 #include <QString>
 #include <QStringList>
@@ -26,9 +28,11 @@ struct RefundOutcome
     QString providerObjectId;     // "re_…" when the answer named a refund
     QString refundStatus;         // the refund's status when one was returned
     qint64 amount = 0;            // the refund's amount when one was returned
+    QString currency;             // the refund's currency (lowercase) when one was returned
     bool replayed = false;        // Idempotent-Replayed: true
     int retryAfterMs = 0;         // from Retry-After on 429/409, 0 if absent
     QString errorExcerpt;         // at most 500 characters
+    ProviderClock providerClock;  // the answer's Date header; invalid when none arrived (issue 33)
 };
 
 // Every refund of an action's target that carries the action's id. More than one means the
@@ -37,6 +41,9 @@ struct RefundSearch
 {
     ProviderLookup lookup;         // as findRefundForAction returns it (FOUND: the newest match)
     QStringList matchingRefundIds; // every match, newest first; empty unless FOUND
+    QList<RefundSighting> sightings; // every match as the evidence rule reads it, newest first
+    ProviderClock providerClock;   // the last answer's Date (a failed look-up's too); invalid when
+                                   // no answer arrived
 };
 
 // A payment provider as the executor, the reconciler and the API see it.
@@ -69,8 +76,10 @@ public:
     {
         RefundSearch search;
         search.lookup = findRefundForAction(action, askedBy);
-        if (search.lookup.result == ProviderLookup::Result::Found)
+        if (search.lookup.result == ProviderLookup::Result::Found) {
             search.matchingRefundIds << search.lookup.providerObjectId;
+            search.sightings << sightingOf(search.lookup);
+        }
         return search;
     }
 
@@ -124,6 +133,10 @@ public:
     // Aborts every request in flight, from any thread; they end as Unknown (the request may
     // have reached the provider). The last resort of a graceful stop. Default: does nothing.
     virtual void abortInFlight() {}
+
+    // How long the provider promises to remember an idempotency key (Stripe: at least 24 h); 0 when
+    // it promises nothing. countersignd refuses a configured key window longer than this (issue 33).
+    virtual std::chrono::milliseconds promisedKeyWindow() const { return std::chrono::milliseconds(0); }
 
     // The longest a call may wait for the provider (0: not known). The executor sizes its leases
     // from its own request timeout and refuses to start if this is longer.

@@ -5,6 +5,7 @@
 #include "server/ledger/ledger.h"
 #include "server/metrics/metrics.h"
 
+#include "models/evidencerule.h"
 #include "models/refundstatus.h"
 #include "server/attemptpolicy.h"
 #include "server/executionlog.h"
@@ -82,16 +83,6 @@ Reconciler::Reconciler(Stores stores, ProviderClient &provider, ExecutionConfig 
 {
 }
 
-QString Reconciler::windowText(const QDateTime &firstStart, const ExecutionConfig &config)
-{
-    const QDateTime end = firstStart.addMSecs(config.keyWindow.count() - config.keyWindowMargin.count());
-    return QStringLiteral("first attempt at %1, key window %2 s minus margin %3 s ends at %4")
-        .arg(toWireTime(firstStart))
-        .arg(double(config.keyWindow.count()) / 1000.0)
-        .arg(double(config.keyWindowMargin.count()) / 1000.0)
-        .arg(toWireTime(end));
-}
-
 void Reconciler::notify(const ActionRecord &record) const
 {
     if (m_observer)
@@ -134,6 +125,15 @@ Reconciler::StepResult Reconciler::followNextSettlement(const QString &workerId)
     ProviderLookup lookup = check.refundId.isEmpty() ? m_provider.findRefundForAction(check.record, askedBy)
                                                      : m_provider.retrieveRefund(check.record, check.refundId, askedBy);
     lookup.askedBy = askedBy;
+    // Every refund carrying the action's id, not only the one followed: a second one is a
+    // duplicate at the provider (issue 33), whatever the first one's status.
+    const RefundSearch all = m_provider.searchRefundsForAction(check.record, askedBy);
+    std::optional<EvidenceFinding> contradiction;
+    if (all.lookup.result == ProviderLookup::Result::Found) {
+        const EvidenceFinding finding = judgeEvidence(check.record, all.sightings, check.refundId);
+        if (contradictsFinalState(check.record.state, finding))
+            contradiction = finding;
+    }
     const int checks = check.checks + 1;
     const auto recorded = m_evidence.recordLookup(
         lookup, std::nullopt,
@@ -158,6 +158,20 @@ Reconciler::StepResult Reconciler::followNextSettlement(const QString &workerId)
     reconcilerRounds.inc({toString(Step::Settlement)});
     if (recorded->record.stateVersion != check.record.stateVersion)
         notify(recorded->record);
+    if (contradiction) {
+        if (const LedgerError also = recordAlsoListed(all); !also.ok())
+            qCWarning(lcReconciler) << check.record.id << "listed refunds not recorded:" << also.toString();
+        const auto listed = m_evidence.recordLookup(all.lookup, std::nullopt,
+                                                    QStringLiteral("scheduled settlement check %1: %2")
+                                                        .arg(checks)
+                                                        .arg(contradiction->reason),
+                                                    contradiction);
+        if (listed.ok())
+            notify(listed->record);
+        else
+            qCWarning(lcReconciler) << check.record.id << "discrepancy not recorded (the next check tries again):"
+                                    << listed.error().toString();
+    }
     qCInfo(lcReconciler) << check.record.id << "settlement check" << checks << "of" << check.refundId << "->"
                          << toWire(lookup.result) << lookup.status;
     return {Step::Settlement, check.record.id,
@@ -206,40 +220,50 @@ Reconciler::StepResult Reconciler::round(const ActionRecord &record, const QStri
             notify(stopped.value());
         return {stopped.ok() ? Step::Review : Step::Failed, record.id, QString()};
     }
-    const QDateTime firstStart = attempts->constFirst().startedAt;
-    const QDateTime windowEnd = firstStart.addMSecs(m_config.keyWindow.count() - m_config.keyWindowMargin.count());
+    const KeyWindow window(attempts->constFirst().startedAt, m_config.keyWindow, m_config.keyWindowMargin);
+    const QString known = refundNamedByAttempts(attempts.value());
 
-    // 1. Evidence: every refund of the target carrying this action's id.
+    // 0. Evidence in hand first (issue 33): what the ledger already holds — a webhook stored while
+    //    an attempt was open, an earlier look-up — is weighed before the provider is asked again.
+    const auto inHand = m_reader.lookups(record.id);
+    if (!inHand.ok())
+        return {Step::Failed, record.id, inHand.error().message()};
+    const QList<RefundSighting> held = sightingsOf(inHand.value());
+    if (const EvidenceFinding finding = judgeEvidence(record, held, known); finding.refundShown())
+        return resolveFromStored(record, inHand.value(), finding);
+
+    // 1. Evidence: every refund of the target carrying this action's id, with what is in hand.
     const RefundSearch search = m_provider.searchRefundsForAction(record, reconcilerName());
+    if (const LedgerError also = recordAlsoListed(search); !also.ok())
+        return {Step::Failed, record.id, also.message()};
     if (search.lookup.result == ProviderLookup::Result::Found)
-        return applyEvidence(record, search.lookup, search.matchingRefundIds, QStringLiteral("lookup by metadata"));
+        return applyEvidence(record, search.lookup, judgeEvidence(record, held + search.sightings, known),
+                             QStringLiteral("lookup by metadata"));
 
     // An attempt that named a refund id: ask for it directly too (a second method).
     ProviderLookup latest = search.lookup;
-    QString knownId;
-    for (const Attempt &a : attempts.value()) {
-        if (!a.providerObjectId.isEmpty())
-            knownId = a.providerObjectId;
-    }
-    if (!knownId.isEmpty()) {
+    if (!known.isEmpty()) {
         const auto listed = m_evidence.recordLookup(search.lookup, std::nullopt,
-                                                  QStringLiteral("not listed; retrieving %1 by id").arg(knownId));
+                                                  QStringLiteral("not listed; retrieving %1 by id").arg(known));
         if (!listed.ok())
             return {Step::Failed, record.id, listed.error().message()};
-        const ProviderLookup retrieved = m_provider.retrieveRefund(record, knownId, reconcilerName());
+        const ProviderLookup retrieved = m_provider.retrieveRefund(record, known, reconcilerName());
         if (retrieved.result == ProviderLookup::Result::Found)
-            return applyEvidence(record, retrieved, {retrieved.providerObjectId}, QStringLiteral("retrieval by id"));
+            return applyEvidence(record, retrieved, judgeEvidence(record, held + QList{sightingOf(retrieved)}, known),
+                                 QStringLiteral("retrieval by id"));
         latest = retrieved;
     }
 
     const QDateTime now = m_execution.currentTime();
     const bool lookupFailed = latest.result == ProviderLookup::Result::Error;
+    const KeyWindow::Judgement judged = window.judge(now, search.providerClock);
 
-    // 2. Outside the key window: never a send. Only evidence, or a human.
-    if (now >= windowEnd) {
+    // 2. Outside the key window, on our clock or the provider's: never a send. Only evidence, or a human.
+    if (judged.passed()) {
         if (lookupFailed && tries < m_config.maxReconcileTries) {
             return recordAndReschedule(record, latest, workerId, tries, ms(0),
-                                       QStringLiteral("lookup failed after the key window passed; looking again"));
+                                       QStringLiteral("lookup failed after the key window passed (%1); looking again")
+                                           .arg(judged.why));
         }
         if (!lookupFailed) {
             const auto listed = m_evidence.recordLookup(latest, std::nullopt,
@@ -248,17 +272,17 @@ Reconciler::StepResult Reconciler::round(const ActionRecord &record, const QStri
                 return {Step::Failed, record.id, listed.error().message()};
             const ProviderLookup events = m_provider.findRefundInEvents(record, reconcilerName());
             if (events.result == ProviderLookup::Result::Found)
-                return applyEvidence(record, events, {events.providerObjectId}, QStringLiteral("refund events"));
-            return stopForReview(events, QStringLiteral("the key window passed (%1) and the provider shows no refund for"
-                                                        " this action (%2): a same-key retry could execute twice, so"
-                                                        " nothing is sent; a human must decide")
-                                             .arg(windowText(firstStart, m_config),
+                return applyEvidence(record, events, judgeEvidence(record, held + QList{sightingOf(events)}, known),
+                                     QStringLiteral("refund events"));
+            return stopForReview(events, QStringLiteral("%1, and the provider shows no refund for this action (%2): a"
+                                                        " same-key retry could execute twice, so nothing is sent; a"
+                                                        " human must decide")
+                                             .arg(judged.why,
                                                   toWire(events.result) + QLatin1Char(' ') + events.excerpt.left(160)));
         }
-        return stopForReview(latest, QStringLiteral("the key window passed (%1) and lookups kept failing after"
-                                                           " %2 rounds: a human must decide")
-                                                .arg(windowText(firstStart, m_config))
-                                                .arg(tries));
+        return stopForReview(latest, QStringLiteral("%1, and lookups kept failing after %2 rounds: a human must decide")
+                                         .arg(judged.why)
+                                         .arg(tries));
     }
 
     // 3. An ambiguous answer (charge_already_refunded): a same-key retry would only repeat it.
@@ -288,23 +312,39 @@ Reconciler::StepResult Reconciler::round(const ActionRecord &record, const QStri
                                  .arg(evidence, attempts->constLast().errorExcerpt.left(160)));
     }
 
-    // 5. Inside the window: the same key and the same body again.
+    // 5. No answer told the provider's clock: nothing is resent on the strength of ours alone.
+    if (!judged.open) {
+        return recordAndReschedule(record, latest, workerId, tries, ms(0),
+                                   QStringLiteral("%1; nothing resent this round, looking again").arg(judged.why));
+    }
+
+    // 6. Inside the window on both clocks: the same key and the same body again. A failed look-up
+    //    allows it exactly as "not found" does: the provider replays what it committed under the key.
     const auto noted = m_evidence.recordLookup(latest, std::nullopt,
-                                             QStringLiteral("%1; same-key retry inside the key window (%2)")
+                                             QStringLiteral("%1; same-key retry %2")
                                                  .arg(lookupFailed ? QStringLiteral("lookup failed")
                                                                    : QStringLiteral("not found"),
-                                                      windowText(firstStart, m_config)));
+                                                      judged.why));
     if (!noted.ok())
         return {Step::Failed, record.id, noted.error().message()};
-    return sameKeyRetry(record, workerId, tries, windowEnd);
+    return sameKeyRetry(record, workerId, tries, window, search.providerClock);
 }
 
 Reconciler::StepResult Reconciler::sameKeyRetry(const ActionRecord &record, const QString &workerId, int tries,
-                                                const QDateTime &windowEnd)
+                                                const KeyWindow &window, const ProviderClock &providerClock)
 {
-    // Re-checked right before the attempt row: the lookups may have taken a while.
-    if (m_execution.currentTime() >= windowEnd)
-        return {Step::StillUnknown, record.id, QStringLiteral("the key window ended during the lookup")};
+    // Re-checked right before the attempt row: the lookups may have taken a while, and a webhook
+    // may have arrived meanwhile.
+    if (const KeyWindow::Judgement judged = window.judge(m_execution.currentTime(), providerClock); !judged.open)
+        return {Step::StillUnknown, record.id, QStringLiteral("during the lookup: ") + judged.why};
+    const auto attempts = m_reader.attempts(record.id);
+    const auto inHand = m_reader.lookups(record.id);
+    if (!attempts.ok() || !inHand.ok())
+        return {Step::Failed, record.id, QStringLiteral("cannot read the evidence in hand")};
+    const QList<RefundSighting> held = sightingsOf(inHand.value());
+    if (const EvidenceFinding finding = judgeEvidence(record, held, refundNamedByAttempts(attempts.value()));
+        finding.refundShown())
+        return resolveFromStored(record, inHand.value(), finding);
     const auto attempt = m_execution.beginRetryAttempt(record.id, workerId);
     if (!attempt.ok()) {
         // Resolved meanwhile (a webhook, a supervisor's lookup) or the lease was lost: nothing sent.
@@ -315,7 +355,8 @@ Reconciler::StepResult Reconciler::sameKeyRetry(const ActionRecord &record, cons
     }
     const ProviderRequest request = record.providerRequest();
     const RefundOutcome outcome = m_provider.createRefund(request, attempt->idempotencyKey);
-    const AttemptPolicy::Decision decision = AttemptPolicy::decide(record, outcome, ActionState::ConfirmationUnknown);
+    const AttemptPolicy::Decision decision =
+        AttemptPolicy::decide(record, outcome, ActionState::ConfirmationUnknown, held);
     const QString reason = QStringLiteral("same-key retry, attempt %1: %2").arg(attempt->seq).arg(decision.reason);
     const auto finished = m_execution.finishAttempt(record.id, attempt->seq, AttemptPolicy::attemptResult(outcome),
                                                  decision.trigger, reason, workerId);
@@ -336,35 +377,81 @@ Reconciler::StepResult Reconciler::sameKeyRetry(const ActionRecord &record, cons
     return {Step::StillUnknown, record.id, reason};
 }
 
-Reconciler::StepResult Reconciler::applyEvidence(const ActionRecord &record, const ProviderLookup &lookup,
-                                                 const QStringList &matches, const QString &context)
+LedgerError Reconciler::recordAlsoListed(const RefundSearch &search)
 {
-    if (matches.size() > 1) {
-        return stopForReview(lookup, QStringLiteral("contradictory evidence: %1 refunds at the provider carry this"
-                                                    " action's id (%2)")
-                                         .arg(matches.size())
-                                         .arg(matches.join(QStringLiteral(", "))));
+    if (search.lookup.result != ProviderLookup::Result::Found)
+        return {};
+    for (const RefundSighting &s : search.sightings) {
+        if (s.refundId == search.lookup.providerObjectId)
+            continue;
+        ProviderLookup also = search.lookup; // the same question, asked by the same one
+        also.providerObjectId = s.refundId;
+        also.status = s.status;
+        also.amount = s.amount;
+        also.currency = s.currency;
+        also.failureReason.clear();
+        also.excerpt = QStringLiteral("also listed for this action: refund %1, %2, %3 %4")
+                           .arg(s.refundId, s.status)
+                           .arg(s.amount)
+                           .arg(s.currency);
+        const auto recorded = m_evidence.recordLookup(also, std::nullopt,
+                                                      QStringLiteral("another refund listed for this action"));
+        if (!recorded.ok())
+            return recorded.error();
     }
-    if (lookup.amount != record.amount || (!lookup.currency.isEmpty() && lookup.currency != record.currency)) {
-        return stopForReview(lookup, QStringLiteral("contradictory evidence: %1 found %2 of %3 %4, the action is %5 %6")
-                                         .arg(context, lookup.providerObjectId)
-                                         .arg(lookup.amount)
-                                         .arg(lookup.currency)
-                                         .arg(record.amount)
-                                         .arg(record.currency));
+    return {};
+}
+
+std::optional<Trigger> Reconciler::triggerFor(const EvidenceFinding &finding)
+{
+    switch (finding.verdict) {
+    case EvidenceVerdict::Committed: return Trigger::ProviderSucceeded;
+    case EvidenceVerdict::NotCommitted: return Trigger::ProviderRejected;
+    case EvidenceVerdict::Unsettled:
+    case EvidenceVerdict::Contradictory: return Trigger::StopForReview;
+    case EvidenceVerdict::Inconclusive: break;
     }
-    std::optional<Trigger> trigger;
-    QString reason;
-    if (provesCommitted(lookup.status)) {
-        trigger = Trigger::ProviderSucceeded;
-        reason = QStringLiteral("%1 found refund %2 (%3): it exists").arg(context, lookup.providerObjectId, lookup.status);
-    } else if (provesNotCommitted(lookup.status)) {
-        trigger = Trigger::ProviderRejected;
-        reason = QStringLiteral("%1 found refund %2 with status %3: no money moved")
-                     .arg(context, lookup.providerObjectId, lookup.status);
-    } else {
-        return stopForReview(lookup, QStringLiteral("%1 found refund %2 with status %3: a human must follow it")
-                                         .arg(context, lookup.providerObjectId, lookup.status));
+    return std::nullopt;
+}
+
+Reconciler::StepResult Reconciler::resolveFromStored(const ActionRecord &record, const QList<ProviderLookup> &stored,
+                                                     const EvidenceFinding &finding)
+{
+    // The look-up the verdict rests on: the newest that showed its refund with its status, else the
+    // newest that showed the refund at all.
+    int seq = 0;
+    for (const ProviderLookup &l : stored) {
+        if (l.result != ProviderLookup::Result::Found || l.providerObjectId != finding.refundId)
+            continue;
+        if (l.status == finding.status || seq == 0)
+            seq = l.seq;
+    }
+    if (seq == 0 && !stored.isEmpty())
+        seq = stored.constLast().seq;
+    const Trigger trigger = *triggerFor(finding);
+    const QString reason = QStringLiteral("evidence in hand (lookup %1): %2").arg(seq).arg(finding.reason);
+    const auto applied = m_evidence.applyStoredLookup(record.id, seq, trigger, reconcilerName(), reason);
+    if (!applied.ok()) {
+        qCWarning(lcReconciler) << record.id << "evidence in hand cannot be applied:" << applied.error().toString();
+        // Never a resend on the way out: the next round weighs it again.
+        return {applied.code() == Code::Conflict || applied.code() == Code::IllegalTransition ? Step::Busy : Step::Failed,
+                record.id, applied.error().message()};
+    }
+    notify(applied.value());
+    return {stepFor(applied->state), record.id, reason};
+}
+
+Reconciler::StepResult Reconciler::applyEvidence(const ActionRecord &record, const ProviderLookup &lookup,
+                                                 const EvidenceFinding &finding, const QString &context)
+{
+    const std::optional<Trigger> trigger = triggerFor(finding);
+    const QString reason = QStringLiteral("%1: %2").arg(context, finding.reason);
+    if (!carriesVerdict(lookup, finding)) { // it rests on an older report in hand: applied from that one
+        const auto recorded = m_evidence.recordLookup(lookup, std::nullopt, reason);
+        const auto stored = recorded.ok() ? m_reader.lookups(record.id) : LedgerResult<QList<ProviderLookup>>(recorded.error());
+        if (!stored.ok())
+            return {Step::Failed, record.id, stored.error().message()};
+        return resolveFromStored(record, stored.value(), finding);
     }
     return fromRecorded(lookup.actionId, m_evidence.recordLookup(lookup, trigger, reason), reason);
 }
@@ -407,31 +494,65 @@ LedgerResult<EvidenceStore::RecordedLookup> Reconciler::lookUpNow(const QString 
     if (!action.ok())
         return action.error();
     const ActionRecord &record = action.value();
-    const RefundSearch search = m_provider.searchRefundsForAction(record, askedBy);
+    const auto known = refundOnRecord(m_reader, record);
+    if (!known.ok())
+        return known.error();
+    const auto inHand = m_reader.lookups(actionId);
+    if (!inHand.ok())
+        return inHand.error();
+
+    RefundSearch search = m_provider.searchRefundsForAction(record, askedBy);
+    if (search.lookup.result != ProviderLookup::Result::Found && !known->isEmpty()) {
+        // Not listed (metadata edited, list lag): the refund on record, asked for by its id.
+        const ProviderLookup retrieved = m_provider.retrieveRefund(record, *known, askedBy);
+        if (retrieved.result == ProviderLookup::Result::Found) {
+            search.lookup = retrieved;
+            search.sightings = {sightingOf(retrieved)};
+        }
+    }
+    if (const LedgerError also = recordAlsoListed(search); !also.ok())
+        return also;
     const ProviderLookup &lookup = search.lookup;
     std::optional<Trigger> trigger;
     QString reason = QStringLiteral("look up now by %1").arg(askedBy);
-    const bool conclusive = lookup.result == ProviderLookup::Result::Found && search.matchingRefundIds.size() == 1
-        && lookup.amount == record.amount && (lookup.currency.isEmpty() || lookup.currency == record.currency);
-    if (record.state == ActionState::ConfirmationUnknown && conclusive) {
-        if (provesCommitted(lookup.status)) {
-            trigger = Trigger::ProviderSucceeded;
-            reason += QStringLiteral(": found refund %1 (%2)").arg(lookup.providerObjectId, lookup.status);
-        } else if (provesNotCommitted(lookup.status)) {
-            trigger = Trigger::ProviderRejected;
-            reason += QStringLiteral(": found refund %1 with status %2").arg(lookup.providerObjectId, lookup.status);
+    std::optional<EvidenceFinding> contradiction;
+    if (lookup.result == ProviderLookup::Result::Found) {
+        // A final action is judged by what the provider shows now against the refund on record; an
+        // open one by everything in hand as well.
+        const bool open = record.state == ActionState::ConfirmationUnknown;
+        const EvidenceFinding finding =
+            judgeEvidence(record, open ? sightingsOf(inHand.value()) + search.sightings : search.sightings, *known);
+        reason += QStringLiteral(": ") + finding.reason;
+        if (open) {
+            // Resting on an older report in hand, it is the reconciler's to apply from that one.
+            if (carriesVerdict(lookup, finding))
+                trigger = triggerFor(finding);
+        } else if (contradictsFinalState(record.state, finding)) {
+            contradiction = finding;
         }
     }
-    auto recorded = m_evidence.recordLookup(lookup, trigger, reason);
-    if (!recorded.ok() && trigger && (recorded.code() == LedgerError::Code::Conflict
-                                      || recorded.code() == LedgerError::Code::IllegalTransition)) {
+    auto recorded = m_evidence.recordLookup(lookup, trigger, reason, contradiction);
+    if (!recorded.ok() && (trigger || contradiction)
+        && (recorded.code() == LedgerError::Code::Conflict || recorded.code() == LedgerError::Code::IllegalTransition)) {
         // An attempt is in flight, or the action moved meanwhile: the evidence is still stored.
         recorded = m_evidence.recordLookup(lookup, std::nullopt, reason + QStringLiteral(" (not applied: ")
                                                                    + recorded.error().message() + QLatin1Char(')'));
     }
-    if (recorded.ok() && trigger)
+    if (recorded.ok() && (trigger || contradiction))
         notify(recorded->record);
     return recorded;
+}
+
+LedgerResult<QString> Reconciler::refundOnRecord(const ActionReader &reader, const ActionRecord &record)
+{
+    const auto settlement = record.state == ActionState::Completed ? reader.settlement(record.id)
+                                                                   : LedgerResult<std::optional<Settlement>>(std::nullopt);
+    if (!settlement.ok())
+        return settlement.error();
+    const auto attempts = reader.attempts(record.id);
+    if (!attempts.ok())
+        return attempts.error();
+    return cs::refundOnRecord(settlement.value(), attempts.value());
 }
 
 } // namespace cs

@@ -2,6 +2,8 @@
 
 #include "server/backoff.h"
 #include "server/executionconfig.h"
+#include "server/keywindow.h"
+#include "models/evidencerule.h"
 #include "server/ledger/actionreader.h"
 #include "server/ledger/evidencestore.h"
 #include "server/ledger/executionstore.h"
@@ -18,15 +20,18 @@ class Ledger;
 // Resolves CONFIRMATION_UNKNOWN actions from provider evidence, one step at a time:
 //
 //   1. lease the action, count the round (persisted first, so crash loops stay bounded);
-//   2. look it up by metadata (and by a refund id an attempt already named);
-//   3. FOUND, one refund, same amount and currency, succeeded|pending -> COMPLETED;
-//      FOUND failed|canceled -> REJECTED; several refunds, another amount, another status ->
-//      REQUIRES_REVIEW (contradictory);
-//   4. NOT_FOUND (or a failed lookup) while now < first attempt start + key window - margin ->
-//      a same-key retry with the same body (a new attempt row first). The provider replays a
-//      committed answer, so lookup lag never becomes a duplicate. Its answer decides as in the
-//      executor; 429, 409 and unknown answers reschedule with backoff and jitter;
-//   5. outside the window, after an ambiguous charge_already_refunded, or after
+//   2. evidence in hand first: every look-up and webhook already stored for it goes through the
+//      evidence rule (models/evidencerule.h); a refund shown there resolves it, never a resend;
+//   3. look it up by metadata (and by a refund id an attempt already named), judged together with
+//      what is in hand: committed -> COMPLETED; not committed -> REJECTED; unsettled or
+//      contradictory (two refunds, another amount, currency or charge) -> REQUIRES_REVIEW;
+//   4. NOT_FOUND (or a failed lookup) while the key window is open on both clocks — ours and the
+//      provider's as the Date of its answer told it (KeyWindow) -> the evidence in hand weighed
+//      once more, then a same-key retry with the same body (a new attempt row first). The
+//      provider replays a committed answer, so lookup lag never becomes a duplicate. Its answer
+//      decides as in the executor; 429, 409 and unknown answers reschedule with backoff and jitter;
+//      no answer at all (the provider's clock unknown) -> nothing sent, looked at again later;
+//   5. outside the window on either clock, after an ambiguous charge_already_refunded, or after
 //      maxReconcileTries rounds -> never a send, only REQUIRES_REVIEW with the reason.
 //
 // Every lookup is stored with its result; every state change writes an audit row saying why.
@@ -87,13 +92,25 @@ public:
     // Blocks on the provider: call it off the HTTP server's thread.
     LedgerResult<EvidenceStore::RecordedLookup> lookUpNow(const QString &actionId, const QString &askedBy);
 
-    static QString windowText(const QDateTime &firstStart, const ExecutionConfig &config);
+    // What the verdict of the evidence rule makes of an open action: COMPLETED, REJECTED, or review
+    // (unsettled, contradictory); nothing for an inconclusive one.
+    static std::optional<Trigger> triggerFor(const EvidenceFinding &finding);
+    // The refund the ledger holds for the action: a COMPLETED action's settlement's, else the one
+    // an attempt's answer named (refundNamedByAttempts); empty when none.
+    static LedgerResult<QString> refundOnRecord(const ActionReader &reader, const ActionRecord &record);
 
 private:
     StepResult round(const ActionRecord &leased, const QString &workerId, int tries);
-    StepResult applyEvidence(const ActionRecord &record, const ProviderLookup &lookup, const QStringList &matches,
+    StepResult applyEvidence(const ActionRecord &record, const ProviderLookup &lookup, const EvidenceFinding &finding,
                              const QString &context);
-    StepResult sameKeyRetry(const ActionRecord &record, const QString &workerId, int tries, const QDateTime &windowEnd);
+    // Evidence in hand: applies the verdict on the strength of the stored look-up it rests on.
+    StepResult resolveFromStored(const ActionRecord &record, const QList<ProviderLookup> &stored,
+                                 const EvidenceFinding &finding);
+    // A search that listed several refunds for the action is stored as one look-up per refund (the
+    // others here, before the look-up it is decided by), so the evidence in hand keeps every one.
+    LedgerError recordAlsoListed(const RefundSearch &search);
+    StepResult sameKeyRetry(const ActionRecord &record, const QString &workerId, int tries, const KeyWindow &window,
+                            const ProviderClock &providerClock);
     StepResult stopForReview(const ProviderLookup &lookup, const QString &reason);
     StepResult recordAndReschedule(const ActionRecord &record, const ProviderLookup &lookup, const QString &workerId,
                                    int tries, std::chrono::milliseconds retryAfter, const QString &note);

@@ -147,6 +147,12 @@ void fillFound(ProviderLookup &lookup, const QJsonObject &refund, int httpStatus
     lookup.httpStatus = httpStatus;
 }
 
+// An expandable field: the id, or the expanded object's id.
+QString idOf(const QJsonValue &value)
+{
+    return value.isObject() ? value.toObject().value(QLatin1String("id")).toString() : value.toString();
+}
+
 QString metadataActionId(const QJsonObject &refund)
 {
     return refund.value(QLatin1String("metadata")).toObject().value(kActionMetadata).toString();
@@ -377,6 +383,7 @@ StripeClient::HttpAnswer StripeClient::perform(const QByteArray &verb, const QUr
         answer.requestId = reply->rawHeader("Request-Id");
         answer.replayed = reply->rawHeader("Idempotent-Replayed").trimmed().compare("true", Qt::CaseInsensitive) == 0;
         answer.retryAfter = reply->rawHeader("Retry-After");
+        answer.clock = ProviderClock::fromHttpDate(reply->rawHeader("Date"), QDateTime::currentDateTimeUtc());
     } else if (timedOut) {
         answer.transportError = QStringLiteral("no complete answer within %1 ms").arg(timeout.count());
     } else if (answer.aborted) {
@@ -469,6 +476,7 @@ RefundOutcome StripeClient::classifyRefundAnswer(const HttpAnswer &answer)
         return out;
     }
     out.httpStatus = answer.status;
+    out.providerClock = answer.clock;
     out.providerRequestId = QString::fromLatin1(answer.requestId);
     out.replayed = answer.replayed;
     const QJsonObject json = jsonObject(answer.body);
@@ -486,6 +494,7 @@ RefundOutcome StripeClient::classifyRefundAnswer(const HttpAnswer &answer)
         out.providerObjectId = id;
         out.refundStatus = json.value(QLatin1String("status")).toString();
         out.amount = json.value(QLatin1String("amount")).toInteger();
+        out.currency = json.value(QLatin1String("currency")).toString().toLower();
         const RefundEvidence evidence = refundEvidence(out.refundStatus);
         if (evidence == RefundEvidence::Committed || evidence == RefundEvidence::Unsettled) {
             out.outcome = Attempt::Outcome::Succeeded;
@@ -555,6 +564,8 @@ RefundSearch StripeClient::searchRefundsForAction(const ActionRecord &action, co
         url.setQuery(query);
         const HttpAnswer answer = perform("GET", url, {}, {}, m_config.lookupTimeout, action.id);
         lastStatus = answer.status;
+        if (answer.clock.isValid())
+            search.providerClock = answer.clock;
         if (!answer.answered || answer.status != 200) {
             fillError(lookup, answer, QStringLiteral("listing refunds of %1").arg(action.targetId));
             return search;
@@ -593,8 +604,18 @@ RefundSearch StripeClient::searchRefundsForAction(const ActionRecord &action, co
         return search;
     }
     fillFound(lookup, matches.first(), lastStatus);
-    for (const QJsonObject &match : std::as_const(matches))
+    for (const QJsonObject &match : std::as_const(matches)) {
         search.matchingRefundIds << match.value(QLatin1String("id")).toString();
+        RefundSighting seen;
+        seen.refundId = match.value(QLatin1String("id")).toString();
+        seen.status = match.value(QLatin1String("status")).toString();
+        seen.amount = match.value(QLatin1String("amount")).toInteger();
+        seen.currency = match.value(QLatin1String("currency")).toString().toLower();
+        seen.chargeId = idOf(match.value(QLatin1String("charge")));
+        seen.paymentIntentId = idOf(match.value(QLatin1String("payment_intent")));
+        seen.source = QStringLiteral("list of %1's refunds").arg(action.targetId);
+        search.sightings << seen;
+    }
     QString excerpt = QStringLiteral("%1 (%2 %3 %4)").arg(lookup.providerObjectId, lookup.status)
                           .arg(lookup.amount).arg(lookup.currency);
     if (matches.size() > 1)
@@ -717,12 +738,6 @@ bool isResourceMissing(const StripeClient::HttpAnswer &answer)
     return answer.answered && answer.status == 404
         && jsonObject(answer.body).value(QLatin1String("error")).toObject().value(QLatin1String("code")).toString()
                == u"resource_missing";
-}
-
-// An expandable field: the id, or the expanded object's id.
-QString idOf(const QJsonValue &value)
-{
-    return value.isObject() ? value.toObject().value(QLatin1String("id")).toString() : value.toString();
 }
 
 QDateTime unixTime(const QJsonValue &value)

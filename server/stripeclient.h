@@ -23,6 +23,9 @@ struct StripeClientConfig
     std::chrono::milliseconds requestTimeout{30000}; // deadline of a POST, from send to last byte
     std::chrono::milliseconds lookupTimeout{15000};  // deadline of each GET of a lookup
     int maxListPages = 20;                // 100 objects a page
+    // How long the provider promises to keep an idempotency key: Stripe prunes keys "after they're
+    // at least 24 hours old" (paysim by default too). countersignd's key window may not exceed it.
+    std::chrono::milliseconds keyRetention{std::chrono::hours(24)};
 
     // Empty when usable. A plain-http base URL is refused unless its host is loopback (paysim on
     // http://127.0.0.1): the secret key goes out in every request's Authorization header.
@@ -59,6 +62,7 @@ public:
         bool aborted = false;   // abortInFlight() aborted it
         QString transportError; // when !answered
         qint64 elapsedMs = 0;
+        ProviderClock clock;    // the Date header (invalid when none arrived)
     };
 
     explicit StripeClient(StripeClientConfig config);
@@ -78,6 +82,7 @@ public:
     {
         return std::max(m_config.requestTimeout, m_config.lookupTimeout);
     }
+    std::chrono::milliseconds promisedKeyWindow() const override { return m_config.keyRetention; }
     RefundOutcome createRefund(const ProviderRequest &request, const QString &idempotencyKey) override;
     ProviderLookup findRefundForAction(const ActionRecord &action, const QString &askedBy) override;
     ProviderLookup retrieveRefund(const ActionRecord &action, const QString &refundId,

@@ -1,6 +1,8 @@
 #include "server/webhookreceiver.h"
 
+#include "models/evidencerule.h"
 #include "models/refundstatus.h"
+#include "server/reconciler.h"
 #include "server/attemptpolicy.h"
 #include "server/executionlog.h"
 
@@ -234,28 +236,39 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
                          .arg(lookup.currency);
 
     std::optional<Trigger> trigger;
+    std::optional<EvidenceFinding> contradiction;
     QString reason = QStringLiteral("webhook %1 %2").arg(record.eventId, record.type);
-    if (target.state == ActionState::ConfirmationUnknown) {
-        const bool sameMoney = lookup.amount == target.amount && (lookup.currency.isEmpty() || lookup.currency == target.currency);
-        if (!sameMoney) {
-            trigger = Trigger::StopForReview;
-            reason = QStringLiteral("contradictory webhook %1: refund %2 of %3 %4, the action is %5 %6")
-                         .arg(record.eventId, lookup.providerObjectId)
-                         .arg(lookup.amount)
-                         .arg(lookup.currency)
-                         .arg(target.amount)
-                         .arg(target.currency);
-        } else if (provesCommitted(lookup.status)) {
-            trigger = Trigger::ProviderSucceeded;
-            reason += QStringLiteral(": refund %1 exists (%2)").arg(lookup.providerObjectId, lookup.status);
-        } else if (provesNotCommitted(lookup.status)) {
-            trigger = Trigger::ProviderRejected;
-            reason += QStringLiteral(": refund %1 has status %2").arg(lookup.providerObjectId, lookup.status);
+    bool deferred = false;
+    const bool open = target.state == ActionState::ConfirmationUnknown;
+    if (open || isTerminal(target.state)) {
+        // The one evidence rule (issue 33): an open action is judged by this event with everything
+        // in hand; a final one by this event against the refund on record.
+        RefundSighting seen = sightingOf(lookup);
+        seen.chargeId = record.chargeId;
+        seen.paymentIntentId = record.summary.value(QLatin1String("payment_intent")).toString();
+        seen.source = QStringLiteral("event ") + record.eventId;
+        const auto known = Reconciler::refundOnRecord(m_reader, target);
+        const auto inHand = open ? m_reader.lookups(target.id) : LedgerResult<QList<ProviderLookup>>(QList<ProviderLookup>());
+        if (!known.ok() || !inHand.ok()) {
+            failWith(result, known.ok() ? inHand.error() : known.error());
+            return result;
+        }
+        const EvidenceFinding finding = judgeEvidence(target, sightingsOf(inHand.value()) + QList{seen}, known.value());
+        reason += QStringLiteral(": ") + finding.reason;
+        if (open) {
+            // Resting on an earlier report in hand, the reconciler applies it from that one, now.
+            if (carriesVerdict(lookup, finding))
+                trigger = Reconciler::triggerFor(finding);
+            else
+                deferred = true;
+        } else if (contradictsFinalState(target.state, finding)) {
+            contradiction = finding;
         }
     }
-    record.disposition = trigger ? QStringLiteral("lookup+") + toWire(*trigger) : QStringLiteral("lookup");
-    auto recorded = m_evidence.recordWebhookEvent(record, lookup, trigger, reason);
-    bool deferred = false;
+    record.disposition = trigger ? QStringLiteral("lookup+") + toWire(*trigger)
+        : contradiction        ? QStringLiteral("lookup+discrepancy")
+                               : QStringLiteral("lookup");
+    auto recorded = m_evidence.recordWebhookEvent(record, lookup, trigger, reason, contradiction);
     if (!recorded.ok() && trigger
         && (recorded.code() == Code::Conflict || recorded.code() == Code::IllegalTransition)) {
         // An attempt is in flight, or the action moved meanwhile: store the evidence, and have
@@ -282,7 +295,7 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
     result.message = reason;
     if (recorded->lookup) {
         result.state = recorded->lookup->record.state;
-        if (trigger && !deferred && m_observer)
+        if ((trigger || contradiction) && !deferred && m_observer)
             m_observer(recorded->lookup->record);
         if (deferred && recorded->lookup->record.state == ActionState::ConfirmationUnknown) {
             const auto schedule = m_evidence.reconcileSchedule(target.id);

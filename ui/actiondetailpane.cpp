@@ -10,6 +10,7 @@
 #include "ui/chargestoryview.h"
 #include "ui/payloaddiffwidget.h"
 #include "ui/settlementview.h"
+#include "ui/discrepancybanner.h"
 #include "ui/statepalette.h"
 #include "ui/timelinewidget.h"
 
@@ -139,6 +140,10 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     settlementLayout->addLayout(settlementButtons);
     m_settlementBanner->setVisible(false);
     layout->addWidget(m_settlementBanner);
+
+    // Issue 33: the provider holds two refunds for this action (or one that contradicts it).
+    m_discrepancyBanner = new DiscrepancyBanner(m_content);
+    layout->addWidget(m_discrepancyBanner);
 
     m_buttonRow = new QWidget(m_content);
     auto *buttons = new QHBoxLayout(m_buttonRow);
@@ -396,6 +401,11 @@ void ActionDetailPane::setSettlementActions(QAction *followUp, QAction *close)
     }
 }
 
+void ActionDetailPane::setDiscrepancyAction(QAction *close)
+{
+    m_discrepancyBanner->setCloseAction(close);
+}
+
 void ActionDetailPane::showMessage(const QString &message)
 {
     m_hasDetail = false;
@@ -460,6 +470,7 @@ void ActionDetailPane::updateHeader()
     m_subtitle->setText(bits.join(QStringLiteral("  \u00b7  ")));
 
     updateSettlementBanner();
+    m_discrepancyBanner->setDetail(m_detail);
     const bool review = r.state == ActionState::RequiresReview || r.state == ActionState::ConfirmationUnknown;
     m_reviewBanner->setVisible(review);
     if (review) {

@@ -16,6 +16,8 @@ class QFrame;
 
 namespace cs {
 
+class DiscrepancyBanner;
+
 class AgentReasonsView;
 class ApprovalTableModel;
 class AttemptTableModel;
@@ -53,6 +55,8 @@ public:
     // Issue 18: the two ways to decide a refund that failed after COMPLETED, shown as buttons in
     // the banner that says so: propose it again (the follow-up action) or close it with a note.
     void setSettlementActions(QAction *followUp, QAction *close);
+    // Issue 33: the banner over an action the provider contradicts carries this decision.
+    void setDiscrepancyAction(QAction *close);
 
     void setDetail(const ActionDetail &detail);
     void showMessage(const QString &message); // no action: a placeholder text
@@ -71,6 +75,7 @@ public:
     SettlementView *settlementView() const { return m_settlementView; }
     // The banner over a refund that failed after COMPLETED while its review item is open.
     QFrame *settlementBanner() const { return m_settlementBanner; }
+    DiscrepancyBanner *discrepancyBanner() const { return m_discrepancyBanner; }
     QByteArray splitterState() const;
     void restoreSplitterState(const QByteArray &state);
 
@@ -104,6 +109,7 @@ private:
     QFrame *m_reviewBanner;
     QLabel *m_reviewText;
     QFrame *m_settlementBanner;
+    DiscrepancyBanner *m_discrepancyBanner;
     QLabel *m_settlementText;
     QWidget *m_settlementTitle = nullptr;
     SettlementView *m_settlementView = nullptr;

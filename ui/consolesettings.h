@@ -36,7 +36,7 @@ public:
     SettingValue<QByteArray> splitterState;
     SettingValue<QByteArray> detailSplitterState;
     SettingValue<QByteArray> queueHeaderState;
-    SettingValue<QString> queueFilter;      // "queue", "pending", "unknown", "review", "all", "refund_failed"
+    SettingValue<QString> queueFilter;      // "queue", "pending", "unknown", "review", "all", "refund_failed", "two_refunds"
     SettingValue<QString> queueSearch;
     SettingValue<int> detailTab;
     SettingValue<QString> exportDirectory;  // the folder File → Export last wrote to

@@ -9,6 +9,7 @@
 #include "ui/reconciledialog.h"
 #include "ui/rejectdialog.h"
 #include "ui/settlementclosedialog.h"
+#include "ui/discrepancyclosedialog.h"
 #include "ui/uilog.h"
 
 #include <QJsonDocument>
@@ -77,6 +78,11 @@ void DecisionController::openCloseSettlement()
     openDecision(QStringLiteral("close_settlement"));
 }
 
+void DecisionController::openCloseDiscrepancy()
+{
+    openDecision(QStringLiteral("close_discrepancy"));
+}
+
 void DecisionController::openDecision(const QString &kind)
 {
     if (!m_pane->hasDetail())
@@ -105,6 +111,8 @@ void DecisionController::openDecision(const QString &kind)
         showDialog(new ReconcileDialog(detail, m_dialogParent));
     else if (kind == QLatin1String("close_settlement"))
         showDialog(new SettlementCloseDialog(detail, m_dialogParent));
+    else if (kind == QLatin1String("close_discrepancy"))
+        showDialog(new DiscrepancyCloseDialog(detail, m_dialogParent));
     else if (kind == QLatin1String("follow_up")) {
         // The remainder counts earlier follow-ups by their own provider evidence: fetch them.
         auto followUps = std::make_shared<QList<ActionDetail>>();
@@ -182,6 +190,9 @@ void DecisionController::submit(DecisionDialog *dialog)
     } else if (auto *d = qobject_cast<SettlementCloseDialog *>(dialog)) {
         path = QStringLiteral("/actions/%1/settlement/close").arg(encoded);
         body.insert(QStringLiteral("note"), d->note());
+    } else if (auto *d = qobject_cast<DiscrepancyCloseDialog *>(dialog)) {
+        path = QStringLiteral("/actions/%1/discrepancy/close").arg(encoded);
+        body.insert(QStringLiteral("note"), d->note());
     } else {
         return;
     }
@@ -247,7 +258,8 @@ void DecisionController::applyResult(DecisionDialog *dialog, const ApiResponse &
     if (!response.ok()) {
         const ApiError &error = response.error;
         // A settlement review item decided meanwhile (409: none open any more) is overtaken too.
-        const bool reviewGone = kind == QLatin1String("close_settlement") && error.httpStatus == 409;
+        const bool reviewGone = (kind == QLatin1String("close_settlement") || kind == QLatin1String("close_discrepancy"))
+            && error.httpStatus == 409;
         if (error.httpStatus == 412 || error.code == QLatin1String("illegal_state")
             || error.code == QLatin1String("already_approved") || error.code == QLatin1String("already_sent")
             || error.code == QLatin1String("in_flight") || reviewGone) {
@@ -301,6 +313,8 @@ void DecisionController::applyResult(DecisionDialog *dialog, const ApiResponse &
         else if (kind == QLatin1String("close_settlement")) {
             message = tr("Closed the failed refund of %1 without re-sending%2.").arg(id, replayed);
             emit queueRowOutdated(id); // its row leaves "Refund failed"
+        } else if (kind == QLatin1String("close_discrepancy")) {
+            message = tr("Closed the discrepancy of %1 with your note%2.").arg(id, replayed);
         } else {
             message = tr("Reconciled %1%2.").arg(id, replayed);
         }

@@ -62,6 +62,7 @@ public slots:
     void openFollowUp();
     // Issue 18: close a failed refund's review item with a note, without re-sending.
     void openCloseSettlement();
+    void openCloseDiscrepancy(); // issue 33
     // `kind` is one of "approve", "reject", "lookup", "reconcile", "follow_up", "close_settlement"
     // (the Permissions keys); nothing happens without a shown action, and a refused permission
     // says why.

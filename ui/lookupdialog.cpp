@@ -1,5 +1,6 @@
 #include "ui/lookupdialog.h"
 #include "models/displayformat.h"
+#include "models/evidencerule.h"
 #include "models/lookuppurpose.h"
 #include "models/lookuptablemodel.h"
 #include "ui/statepalette.h"
@@ -19,17 +20,11 @@ LookupDialog::LookupDialog(const ActionDetail &detail, QWidget *parent)
 void LookupDialog::refresh()
 {
     const ActionRecord &r = m_detail.record;
-    QString how;
-    QString objectId;
-    for (const Attempt &a : m_detail.attempts) {
-        if (!a.providerObjectId.isEmpty())
-            objectId = a.providerObjectId;
-    }
+    QString how = tr("list the refunds of <code>%1</code> and match <code>metadata[countersign_action_id] = %2</code>")
+                      .arg(r.targetId.toHtmlEscaped(), r.id.toHtmlEscaped());
+    const QString objectId = refundOnRecord(m_detail.settlement, m_detail.attempts);
     if (!objectId.isEmpty())
-        how = tr("retrieve refund <code>%1</code>").arg(objectId.toHtmlEscaped());
-    else
-        how = tr("list the refunds of <code>%1</code> and match <code>metadata[countersign_action_id] = %2</code>")
-                  .arg(r.targetId.toHtmlEscaped(), r.id.toHtmlEscaped());
+        how = tr("%1, or retrieve refund <code>%2</code> by its id if it is not listed").arg(how, objectId.toHtmlEscaped());
     QString html = tr("<p style=\"font-size:large\"><b>Ask %1 what happened to this refund</b></p>"
                       "<p>The backend will %2 and record the answer as <b>lookup #%3</b> (asked by you), whatever it is. "
                       "A lookup only reads: it cannot refund anything. In CONFIRMATION_UNKNOWN a conclusive answer "

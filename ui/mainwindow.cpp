@@ -246,6 +246,11 @@ void MainWindow::buildActions()
           QT_TR_NOOP("Close failed refund"), "reconcile", "Ctrl+Shift+X",
           QT_TR_NOOP("Close the review of a refund that failed after it was accepted, with a note: nothing is re-sent"),
           &DecisionController::openCloseSettlement },
+        // Issue 33: in the banner over an action the provider contradicts (two refunds for it).
+        { "close_discrepancy", "closeDiscrepancyAction", QT_TR_NOOP("Close &discrepancy…"),
+          QT_TR_NOOP("Close discrepancy"), "reconcile", "Ctrl+Shift+D",
+          QT_TR_NOOP("Close the discrepancy of an action the provider holds two refunds for, with a note: nothing is sent or undone"),
+          &DecisionController::openCloseDiscrepancy },
     };
     QList<QPair<QAction *, QString>> paneActions;
     for (const auto &d : decisions) {
@@ -259,12 +264,13 @@ void MainWindow::buildActions()
         connect(action, &QAction::triggered, m_decisions, d.slot);
         addAction(action);
         m_decisionActions.insert(QString::fromLatin1(d.kind), action);
-        if (qstrcmp(d.kind, "close_settlement") != 0)
+        if (qstrcmp(d.kind, "close_settlement") != 0 && qstrcmp(d.kind, "close_discrepancy") != 0)
             paneActions.append({ action, QString::fromLatin1(d.kind) });
     }
     m_pane->setDecisionActions(paneActions);
     m_pane->setSettlementActions(m_decisionActions.value(QStringLiteral("follow_up")),
                                  m_decisionActions.value(QStringLiteral("close_settlement")));
+    m_pane->setDiscrepancyAction(m_decisionActions.value(QStringLiteral("close_discrepancy")));
 
     m_refreshAction = new QAction(QIcon(QStringLiteral(":/icons/refresh.svg")), tr("&Refresh"), this);
     m_refreshAction->setObjectName(QStringLiteral("refreshAction"));
@@ -329,7 +335,8 @@ void MainWindow::buildMenus()
     quit->setObjectName(QStringLiteral("quitAction"));
 
     QMenu *action = menuBar()->addMenu(tr("&Action"));
-    for (const char *kind : { "approve", "reject", "lookup", "reconcile", "follow_up", "close_settlement" })
+    for (const char *kind : { "approve", "reject", "lookup", "reconcile", "follow_up", "close_settlement",
+                              "close_discrepancy" })
         action->addAction(m_decisionActions.value(QString::fromLatin1(kind)));
     action->addSeparator();
     action->addActions({ m_bulkApproveAction, m_bulkRejectAction });

@@ -42,6 +42,8 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
         { Filter::All, "All", QT_TR_NOOP("All"), "Ctrl+5" },
         // Issue 18: not a state (they stay COMPLETED) but work for a supervisor, so a filter of its own.
         { Filter::RefundFailed, "RefundFailed", QT_TR_NOOP("Refund failed"), "Ctrl+6" },
+        // Issue 33: money may have gone out twice; they keep their state, a supervisor looks.
+        { Filter::TwoRefunds, "TwoRefunds", QT_TR_NOOP("Two refunds"), "Ctrl+7" },
     };
     for (const auto &f : filters) {
         auto *button = new QToolButton(this);
@@ -77,6 +79,9 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     m_filterButtons.value(Filter::RefundFailed)
         ->setToolTip(tr("Refunds the provider accepted that then failed or were canceled: the customer has not been "
                         "refunded. They stay COMPLETED; a supervisor decides whether to propose them again (Ctrl+6)"));
+    m_filterButtons.value(Filter::TwoRefunds)
+        ->setToolTip(tr("Actions the provider holds two refunds for (or a refund that contradicts them): money may have "
+                        "gone out twice. They keep their state; a supervisor checks and closes each with a note (Ctrl+7)"));
     filterRow->addStretch(1);
     layout->addLayout(filterRow);
 
@@ -217,13 +222,16 @@ QString QueueView::filterName(Filter filter)
         return QStringLiteral("all");
     case Filter::RefundFailed:
         return QStringLiteral("refund_failed");
+    case Filter::TwoRefunds:
+        return QStringLiteral("two_refunds");
     }
     return QStringLiteral("queue");
 }
 
 QueueView::Filter QueueView::filterFromName(const QString &name)
 {
-    for (Filter f : { Filter::Queue, Filter::Pending, Filter::Unknown, Filter::Review, Filter::All, Filter::RefundFailed }) {
+    for (Filter f : { Filter::Queue, Filter::Pending, Filter::Unknown, Filter::Review, Filter::All, Filter::RefundFailed,
+                      Filter::TwoRefunds }) {
         if (filterName(f) == name)
             return f;
     }
@@ -251,6 +259,9 @@ ActionQuery QueueView::queryFor(Filter filter, const QString &search)
     case Filter::RefundFailed:
         query.settlementReview = true; // every one is COMPLETED: no state filter needed
         break;
+    case Filter::TwoRefunds:
+        query.discrepancyOpen = true; // COMPLETED or REJECTED: no state filter needed
+        break;
     }
     query.search = search.trimmed();
     return query;
@@ -266,6 +277,7 @@ void QueueView::apply(Filter filter, const QString &search)
     m_filter = filter;
     if (QToolButton *button = m_filterButtons.value(filter); button && !button->isChecked())
         button->setChecked(true);
+    updateTwoRefundsVisibility();
     if (m_search->text().trimmed() != search.trimmed())
         m_search->setText(search);
     m_searchTimer.stop();
@@ -387,6 +399,15 @@ void QueueView::startSearchTimer()
     m_searchTimer.start();
 }
 
+// "Two refunds" is an exception that pages at once (issue 33): its button stands in the row while
+// there is one, or while it is the filter shown, so the row of everyday filters stays as narrow as
+// it was. Ctrl+7 works either way.
+void QueueView::updateTwoRefundsVisibility()
+{
+    QToolButton *button = m_filterButtons.value(Filter::TwoRefunds);
+    button->setVisible(m_model->counts().discrepancies() > 0 || m_filter == Filter::TwoRefunds);
+}
+
 void QueueView::updateCounts()
 {
     const StateCounts counts = m_model->counts();
@@ -403,6 +424,8 @@ void QueueView::updateCounts()
     label(Filter::Review, counts.count(ActionState::RequiresReview));
     label(Filter::All, counts.total());
     label(Filter::RefundFailed, counts.settlementReview());
+    label(Filter::TwoRefunds, counts.discrepancies());
+    updateTwoRefundsVisibility();
     updateStatus();
 }
 

@@ -33,7 +33,9 @@ class QueueView : public QWidget
 public:
     // RefundFailed (issue 18): COMPLETED actions whose refund failed or was canceled afterwards
     // and whose review item is open (GET /actions?settlement=review).
-    enum class Filter { Queue, Pending, Unknown, Review, All, RefundFailed };
+    // TwoRefunds (issue 33): final actions the provider contradicts — two refunds for one action,
+    // or a refund that contradicts it — not closed yet (GET /actions?discrepancy=open).
+    enum class Filter { Queue, Pending, Unknown, Review, All, RefundFailed, TwoRefunds };
     Q_ENUM(Filter)
 
     explicit QueueView(ActionQueueModel *model, QWidget *parent = nullptr);
@@ -76,6 +78,7 @@ protected:
 
 private:
     void updateCounts();
+    void updateTwoRefundsVisibility();
     void updateStatus();
     void onCurrentChanged();
     void restoreSelection();

@@ -1,38 +1,30 @@
 #include "ui/settlementclosedialog.h"
 #include "models/displayformat.h"
 
-#include <QPlainTextEdit>
-
 namespace cs {
 
 SettlementCloseDialog::SettlementCloseDialog(const ActionDetail &detail, QWidget *parent)
-    : DecisionDialog(QStringLiteral("close_settlement"), detail, parent)
+    : CloseWithNoteDialog(QStringLiteral("close_settlement"), detail,
+                          {tr("&Note (required: why nothing more is refunded through Countersign):"),
+                           tr("e.g. refunded by bank transfer, ticket 4411"), tr("Close without re-sending")},
+                          parent)
 {
     setObjectName(QStringLiteral("settlementCloseDialog"));
     setWindowTitle(tr("Close the failed refund without re-sending"));
-    m_note = addTextField(tr("&Note (required: why nothing more is refunded through Countersign):"), QStringLiteral("note"),
-                          QStringLiteral("noteEdit"), tr("Closing note"), 96);
-    m_note->setPlaceholderText(tr("e.g. refunded by bank transfer, ticket 4411"));
-    setConfirmText(tr("Close without re-sending"));
     refresh();
     updateConfirm();
 }
 
-QString SettlementCloseDialog::note() const
-{
-    return m_note->toPlainText().trimmed();
-}
-
-QString SettlementCloseDialog::inputProblem() const
+QString SettlementCloseDialog::whyNothingToClose() const
 {
     if (!m_detail.settlement || !m_detail.settlement->needsReview())
         return tr("This refund has no open review item: it was decided already, or it did not fail.");
-    const QString text = note();
-    if (text.isEmpty())
-        return tr("Write a note: why the customer is not refunded again through Countersign.");
-    if (text.size() > MaxNoteLength)
-        return tr("The note is %1 characters long; at most %2 are recorded.").arg(text.size()).arg(MaxNoteLength);
     return QString();
+}
+
+QString SettlementCloseDialog::whatTheNoteSays() const
+{
+    return tr("Write a note: why the customer is not refunded again through Countersign.");
 }
 
 void SettlementCloseDialog::refresh()

@@ -632,6 +632,15 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     // One key window for the executor, the reconciler and the API's key_window_ends_at.
     execution.keyWindow = std::chrono::milliseconds(qint64(windowHours * 3600 * 1000));
     execution.keyWindowMargin = std::chrono::minutes(marginMinutes);
+    // Invariant 7 (issue 33): a window longer than the provider promises to keep a key would allow
+    // a "same-key" resend that the provider treats as new. Stripe (and paysim) promise 24 h.
+    if (const auto promised = cs::StripeClientConfig().keyRetention; execution.keyWindow > promised)
+        return fail(QStringLiteral("--key-window-hours %1 is longer than the %2 h for which %3 promises to remember an"
+                                   " idempotency key: a same-key resend after that could refund twice. Use at most %2"
+                                   " (with --key-window-margin-minutes as the safety margin)")
+                        .arg(parser.value(keyWindowHours))
+                        .arg(double(promised.count()) / 3600000.0)
+                        .arg(providerName));
     execution.instanceName = QStringLiteral("countersignd-%1").arg(QCoreApplication::applicationPid());
 
     QByteArray webhookSecret;
@@ -660,9 +669,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     }
 
     std::unique_ptr<cs::Executor> executor;
-    std::unique_ptr<cs::Reconciler> reconciler; // "look up now" through the API
     if (providerClient) {
-        reconciler = std::make_unique<cs::Reconciler>(cs::Reconciler::storesOf(ledger), *providerClient, execution);
         if (!parser.isSet(noExecutor))
             executor = std::make_unique<cs::Executor>(cs::Reconciler::storesOf(ledger), *providerClient, execution);
     }
@@ -688,12 +695,6 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     if (executorPtr)
         options.service.approved = [executorPtr] { executorPtr->wake(); };
     cs::ApiServer api(&ledger, providerClient.get(), options);
-    if (cs::Reconciler *lookups = reconciler.get()) {
-        // "Look up now" through the API follows the reconciler's own code.
-        api.service()->setLookupRunner([lookups](const QString &actionId, const QString &askedBy) {
-            return lookups->lookUpNow(actionId, askedBy);
-        });
-    }
     if (cs::WebhookReceiver *receiver = webhooks.get()) {
         api.setWebhookHandler(cs::webhookHandlerFor(receiver));
     }

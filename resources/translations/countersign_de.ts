@@ -75,6 +75,14 @@
         <source>failed refund re-proposed by %1 as follow-up %2</source>
         <translation>fehlgeschlagene Erstattung von %1 als Folgeaktion %2 neu vorgeschlagen</translation>
     </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>discrepancy closed by %1: %2</source>
+        <translation>Abweichung von %1 geschlossen: %2</translation>
+    </message>
 </context>
 <context>
     <name>cs::ActionDetailPane</name>
@@ -1709,6 +1717,17 @@ vorheriger %2</translation>
     </message>
 </context>
 <context>
+    <name>cs::CloseWithNoteDialog</name>
+    <message>
+        <source>Closing note</source>
+        <translation>Notiz zum Schließen</translation>
+    </message>
+    <message>
+        <source>The note is %1 characters long; at most %2 are recorded.</source>
+        <translation>Die Notiz ist %1 Zeichen lang; höchstens %2 werden gespeichert.</translation>
+    </message>
+</context>
+<context>
     <name>cs::ConnectionDialog</name>
     <message>
         <source>Connection profile</source>
@@ -1800,6 +1819,10 @@ vorheriger %2</translation>
     <message>
         <source>Closed the failed refund of %1 without re-sending%2.</source>
         <translation>Fehlgeschlagene Erstattung von %1 ohne erneutes Senden geschlossen%2.</translation>
+    </message>
+    <message>
+        <source>Closed the discrepancy of %1 with your note%2.</source>
+        <translation>Abweichung von %1 mit Ihrer Notiz geschlossen%2.</translation>
     </message>
 </context>
 <context>
@@ -1925,6 +1948,102 @@ vorheriger %2</translation>
         <source>%1 %2</source>
         <comment>a scenario&apos;s number (with its mnemonic &amp;) and title</comment>
         <translation>%1 %2</translation>
+    </message>
+</context>
+<context>
+    <name>cs::Discrepancy</name>
+    <message numerus="yes">
+        <source>The provider holds %n refunds for this action</source>
+        <translation>
+            <numerusform>Der Anbieter hält %n Erstattung für diese Aktion</numerusform>
+            <numerusform>Der Anbieter hält %n Erstattungen für diese Aktion</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The provider holds a refund that contradicts this action</source>
+        <translation>Der Anbieter hält eine Erstattung, die dieser Aktion widerspricht</translation>
+    </message>
+</context>
+<context>
+    <name>cs::DiscrepancyBanner</name>
+    <message>
+        <source>Close with a note…</source>
+        <translation>Mit Notiz schließen…</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1.&lt;/b&gt; Money may have gone out twice: this %2 refund was made %3 times at the provider.</source>
+        <translation>&lt;b&gt;%1.&lt;/b&gt; Womöglich ist zweimal Geld geflossen: Diese Erstattung über %2 wurde beim Anbieter %3-mal ausgeführt.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1.&lt;/b&gt; What the provider holds does not match this %2 refund in state %3.</source>
+        <translation>&lt;b&gt;%1.&lt;/b&gt; Was der Anbieter hält, passt nicht zu dieser Erstattung über %2 im Zustand %3.</translation>
+    </message>
+    <message>
+        <source>a notification from the provider</source>
+        <translation>einer Benachrichtigung des Anbieters</translation>
+    </message>
+    <message>
+        <source>the reconciler</source>
+        <translation>dem Reconciler</translation>
+    </message>
+    <message>
+        <source>a scheduled check of the refund</source>
+        <translation>einer geplanten Prüfung der Erstattung</translation>
+    </message>
+    <message>
+        <source>a look-up by %1</source>
+        <translation>einer Abfrage durch %1</translation>
+    </message>
+    <message>
+        <source>%1 First seen on %2, in %3. Nothing is undone by itself: check the refunds at the provider and with the customer, then close this with a note. The provider&apos;s refunds are in the &lt;i&gt;Evidence&lt;/i&gt; tab.</source>
+        <translation>%1 Zuerst gesehen am %2, in %3. Nichts wird von selbst rückgängig gemacht: Prüfen Sie die Erstattungen beim Anbieter und mit dem Kunden und schließen Sie dies dann mit einer Notiz. Die Erstattungen des Anbieters stehen im Reiter &lt;i&gt;Nachweise&lt;/i&gt;.</translation>
+    </message>
+</context>
+<context>
+    <name>cs::DiscrepancyCloseDialog</name>
+    <message>
+        <source>&amp;Note (required: what you found and what was done):</source>
+        <translation>&amp;Notiz (erforderlich: was Sie festgestellt haben und was getan wurde):</translation>
+    </message>
+    <message>
+        <source>e.g. second refund confirmed with the customer, kept as goodwill; ticket 4411</source>
+        <translation>z. B. zweite Erstattung mit dem Kunden geklärt, als Kulanz belassen; Ticket 4411</translation>
+    </message>
+    <message>
+        <source>Close discrepancy</source>
+        <translation>Abweichung schließen</translation>
+    </message>
+    <message>
+        <source>Close the discrepancy</source>
+        <translation>Abweichung schließen</translation>
+    </message>
+    <message>
+        <source>This action has no open discrepancy: it was closed already.</source>
+        <translation>Zu dieser Aktion ist keine Abweichung offen: Sie wurde schon geschlossen.</translation>
+    </message>
+    <message>
+        <source>Write a note: what you found at the provider and what was done about it.</source>
+        <translation>Schreiben Sie eine Notiz: was Sie beim Anbieter festgestellt haben und was unternommen wurde.</translation>
+    </message>
+    <message>
+        <source>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;%1&lt;/b&gt;&lt;/p&gt;</source>
+        <translation>&lt;p style="font-size:large"&gt;&lt;b&gt;%1&lt;/b&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>No discrepancy</source>
+        <translation>Keine Abweichung</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;This action is a refund of &lt;b&gt;%1&lt;/b&gt; for order &lt;b&gt;%2&lt;/b&gt;.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Diese Aktion ist eine Erstattung von &lt;b&gt;%1&lt;/b&gt; für Bestellung &lt;b&gt;%2&lt;/b&gt;.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;%1&lt;/p&gt;</source>
+        <translation>&lt;p&gt;%1&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Closing records that you checked the refunds at the provider and dealt with the customer; &lt;b&gt;nothing is sent or undone&lt;/b&gt; by Countersign, and the action keeps its state. A refund not seen before opens it again.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Das Schließen hält fest, dass Sie die Erstattungen beim Anbieter geprüft und mit dem Kunden geklärt haben; Countersign &lt;b&gt;sendet nichts und macht nichts rückgängig&lt;/b&gt;, und die Aktion behält ihren Zustand. Eine bisher nicht gesehene Erstattung öffnet sie wieder.&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -2583,10 +2702,6 @@ vorheriger %2</translation>
         <translation>Jetzt abfragen</translation>
     </message>
     <message>
-        <source>retrieve refund &lt;code&gt;%1&lt;/code&gt;</source>
-        <translation>die Erstattung &lt;code&gt;%1&lt;/code&gt; abrufen</translation>
-    </message>
-    <message>
         <source>list the refunds of &lt;code&gt;%1&lt;/code&gt; and match &lt;code&gt;metadata[countersign_action_id] = %2&lt;/code&gt;</source>
         <translation>die Erstattungen von &lt;code&gt;%1&lt;/code&gt; auflisten und nach &lt;code&gt;metadata[countersign_action_id] = %2&lt;/code&gt; suchen</translation>
     </message>
@@ -2609,6 +2724,10 @@ vorheriger %2</translation>
     <message>
         <source>&lt;p&gt;The action stays %1.&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Aktion bleibt im Zustand %1.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>%1, or retrieve refund &lt;code&gt;%2&lt;/code&gt; by its id if it is not listed</source>
+        <translation>%1, oder die Erstattung &lt;code&gt;%2&lt;/code&gt; über ihre ID abrufen, falls sie nicht aufgeführt ist</translation>
     </message>
 </context>
 <context>
@@ -3046,6 +3165,18 @@ vorheriger %2</translation>
         <source>Queue, Pending, Unknown, Review, All, Refund failed</source>
         <translation>Warteschlange, Ausstehend, Unbekannt, Prüfung, Alle, Erstattung fehlgeschlagen</translation>
     </message>
+    <message>
+        <source>Close &amp;discrepancy…</source>
+        <translation>Abweic&amp;hung schließen…</translation>
+    </message>
+    <message>
+        <source>Close discrepancy</source>
+        <translation>Abweichung schließen</translation>
+    </message>
+    <message>
+        <source>Close the discrepancy of an action the provider holds two refunds for, with a note: nothing is sent or undone</source>
+        <translation>Die Abweichung einer Aktion, zu der der Anbieter zwei Erstattungen hält, mit einer Notiz schließen: Nichts wird gesendet oder rückgängig gemacht</translation>
+    </message>
 </context>
 <context>
     <name>cs::NarrationPanel</name>
@@ -3383,6 +3514,14 @@ vorheriger %2</translation>
     <message>
         <source>Refunds the provider accepted that then failed or were canceled: the customer has not been refunded. They stay COMPLETED; a supervisor decides whether to propose them again (Ctrl+6)</source>
         <translation>Erstattungen, die der Anbieter angenommen hat und die dann fehlgeschlagen sind oder storniert wurden: Der Kunde hat kein Geld zurückerhalten. Sie bleiben COMPLETED; ein Supervisor entscheidet, ob sie erneut vorgeschlagen werden (Strg+6)</translation>
+    </message>
+    <message>
+        <source>Two refunds</source>
+        <translation>Zwei Erstattungen</translation>
+    </message>
+    <message>
+        <source>Actions the provider holds two refunds for (or a refund that contradicts them): money may have gone out twice. They keep their state; a supervisor checks and closes each with a note (Ctrl+7)</source>
+        <translation>Aktionen, zu denen der Anbieter zwei Erstattungen hält (oder eine, die ihnen widerspricht): Womöglich ist zweimal Geld geflossen. Sie behalten ihren Zustand; ein Supervisor prüft jede und schließt sie mit einer Notiz (Strg+7)</translation>
     </message>
 </context>
 <context>
@@ -3800,10 +3939,6 @@ vorheriger %2</translation>
         <translation>&amp;Notiz (erforderlich: warum über Countersign nichts mehr erstattet wird):</translation>
     </message>
     <message>
-        <source>Closing note</source>
-        <translation>Notiz zum Schließen</translation>
-    </message>
-    <message>
         <source>e.g. refunded by bank transfer, ticket 4411</source>
         <translation>z. B. per Banküberweisung erstattet, Ticket 4411</translation>
     </message>
@@ -3818,10 +3953,6 @@ vorheriger %2</translation>
     <message>
         <source>Write a note: why the customer is not refunded again through Countersign.</source>
         <translation>Schreiben Sie eine Notiz: warum der Kunde nicht erneut über Countersign erstattet bekommt.</translation>
-    </message>
-    <message>
-        <source>The note is %1 characters long; at most %2 are recorded.</source>
-        <translation>Die Notiz ist %1 Zeichen lang; höchstens %2 werden gespeichert.</translation>
     </message>
     <message>
         <source>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;Close the failed refund of %1 on %2&lt;/b&gt;&lt;/p&gt;</source>

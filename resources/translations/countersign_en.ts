@@ -194,6 +194,16 @@
     </message>
 </context>
 <context>
+    <name>cs::Discrepancy</name>
+    <message numerus="yes">
+        <source>The provider holds %n refunds for this action</source>
+        <translation>
+            <numerusform>The provider holds %n refund for this action</numerusform>
+            <numerusform>The provider holds %n refunds for this action</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>cs::ExportController</name>
     <message numerus="yes">
         <source>%Ln action(s) written…</source>

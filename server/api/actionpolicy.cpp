@@ -50,6 +50,7 @@ bool ActionPolicy::mayCall(Role role, Operation operation)
     case Operation::Reconcile:
     case Operation::FollowUp:
     case Operation::CloseSettlement:
+    case Operation::CloseDiscrepancy:
     case Operation::PauseExecution:
         return role == Role::Supervisor || role == Role::Admin;
     }
@@ -101,6 +102,8 @@ QString ActionPolicy::operationName(Operation operation)
         return QStringLiteral("read a charge's actions and refunds");
     case Operation::CloseSettlement:
         return QStringLiteral("close settlement review items");
+    case Operation::CloseDiscrepancy:
+        return QStringLiteral("close discrepancies");
     }
     return QString();
 }
@@ -226,6 +229,17 @@ ActionPolicy::Verdict ActionPolicy::closeSettlement(const User &user, const Acti
         return refuse(QStringLiteral("illegal_state"),
                       QStringLiteral("no settlement review item is open: its refund has not failed or been canceled,"
                                      " or the item was decided already"));
+    return {};
+}
+
+ActionPolicy::Verdict ActionPolicy::closeDiscrepancy(const User &user, const std::optional<Discrepancy> &discrepancy)
+{
+    if (!mayCall(user.role, Operation::CloseDiscrepancy))
+        return roleRefusal(user, Operation::CloseDiscrepancy);
+    if (!discrepancy || !discrepancy->isOpen())
+        return refuse(QStringLiteral("illegal_state"),
+                      QStringLiteral("no discrepancy is open: the provider has shown nothing that contradicts this"
+                                     " action, or it was closed already"));
     return {};
 }
 

@@ -7,6 +7,7 @@
 #include "models/attempt.h"
 #include "models/providerlookup.h"
 #include "models/settlement.h"
+#include "models/discrepancy.h"
 
 #include <QList>
 #include <QString>
@@ -28,6 +29,7 @@ public:
         ReadMetrics,                   // GET /metrics (auditor, admin: a monitoring user is an auditor)
         ReadCharge,                    // GET /charges/{id}: every requester's actions on it (not agents)
         CloseSettlement,               // POST /actions/{id}/settlement/close (supervisor, admin)
+        CloseDiscrepancy,              // POST /actions/{id}/discrepancy/close (supervisor, admin; issue 33)
     };
 
     // The role × operation matrix. Own-only roles (agents reading) are allowed here; the handler
@@ -60,6 +62,9 @@ public:
     // afterwards and the item is still open.
     static Verdict closeSettlement(const User &user, const ActionRecord &action,
                                    const std::optional<Settlement> &settlement);
+    // close a discrepancy (issue 33): role, an open one (two refunds at the provider for one
+    // action, or a refund that contradicts a final action).
+    static Verdict closeDiscrepancy(const User &user, const std::optional<Discrepancy> &discrepancy);
 
     // Whether `lookup` supports `committed` / `not_committed` for an action with these attempts.
     static bool supportsCommitted(const ProviderLookup &lookup);

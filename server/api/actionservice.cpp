@@ -101,6 +101,13 @@ ActionService::ActionService(Stores stores, ProviderClient *provider, Config con
       m_charges(stores.charges), m_provider(provider), m_config(std::move(config)),
       m_views(m_config.keyWindow, m_config.keyWindowSafetyMargin)
 {
+    if (m_provider && stores.execution) {
+        ExecutionConfig config;
+        config.keyWindow = m_config.keyWindow;
+        config.keyWindowMargin = m_config.keyWindowSafetyMargin;
+        m_lookups = std::make_unique<Reconciler>(Reconciler::Stores{*stores.execution, *m_evidence, *m_reader},
+                                                 *m_provider, config);
+    }
 }
 
 // --- shared answers ---------------------------------------------------------------------------
@@ -269,6 +276,9 @@ ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const 
     const auto settlementReview = m_reader->settlementReviewCount(user.role == Role::Agent ? user.name : QString());
     if (!settlementReview.ok())
         return ledgerFailure(settlementReview.error(), instance);
+    const auto discrepancies = m_reader->discrepancyCount(user.role == Role::Agent ? user.name : QString());
+    if (!discrepancies.ok())
+        return ledgerFailure(discrepancies.error(), instance);
     // Dual control's "1 of 2" for the page's PENDING rows, in one read.
     QList<ActionRecord> records;
     for (const ActionReader::Summary &row : page->rows)
@@ -285,7 +295,7 @@ ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const 
         {QStringLiteral("data"), data},
         {QStringLiteral("next_cursor"), page->hasMore ? QJsonValue(ListQueryParser::cursorAfter(page->rows.constLast(), filters))
                                                       : QJsonValue(QJsonValue::Null)},
-        {QStringLiteral("counts"), ActionViews::counts(*counts, *settlementReview)},
+        {QStringLiteral("counts"), ActionViews::counts(*counts, *settlementReview, *discrepancies)},
     };
     return ApiResponse::json(200, body);
 }
@@ -306,8 +316,10 @@ ApiResponse ActionService::get(const User &user, const QString &id, const QStrin
     const auto conflicts = m_proposals->conflicts(id);
     const auto followUps = m_reader->followUps(id);
     const auto settlement = m_reader->settlement(id);
+    const auto discrepancy = m_reader->discrepancy(id);
     for (const LedgerError *error : {&attempts.error(), &lookups.error(), &approvals.error(), &reconciliations.error(),
-                                     &audit.error(), &conflicts.error(), &followUps.error(), &settlement.error()}) {
+                                     &audit.error(), &conflicts.error(), &followUps.error(), &settlement.error(),
+                                     &discrepancy.error()}) {
         if (!error->ok())
             return ledgerFailure(*error, instance);
     }
@@ -334,6 +346,8 @@ ApiResponse ActionService::get(const User &user, const QString &id, const QStrin
     }
     json.insert(QStringLiteral("conflicts"), conflictArray);
     json.insert(QStringLiteral("settlement"), *settlement ? QJsonValue((*settlement)->toJson()) : QJsonValue(QJsonValue::Null));
+    json.insert(QStringLiteral("discrepancy"),
+                *discrepancy ? QJsonValue((*discrepancy)->toJson()) : QJsonValue(QJsonValue::Null));
 
     QStringList relatedIds;
     for (const ActionRecord &f : *followUps)
@@ -379,6 +393,8 @@ ApiResponse ActionService::get(const User &user, const QString &id, const QStrin
                     {QStringLiteral("follow_up"), ActionViews::permission(ActionPolicy::followUp(user, record, *followUps))},
                     {QStringLiteral("close_settlement"),
                      ActionViews::permission(ActionPolicy::closeSettlement(user, record, *settlement))},
+                    {QStringLiteral("close_discrepancy"),
+                     ActionViews::permission(ActionPolicy::closeDiscrepancy(user, *discrepancy))},
                 });
     return ApiResponse::json(200, json, {{"ETag", etagFor(record.stateVersion)}});
 }
@@ -666,15 +682,44 @@ ApiResponse ActionService::closeSettlement(const User &user, const QString &id, 
     if (!verdict.allowed)
         return refusal(verdict, record, instance);
     const auto closed = m_evidence->closeSettlement(id, user.name, *note, ifMatch);
-    if (!closed.ok()) {
-        if (closed.code() == LedgerError::Code::StaleVersion)
-            return mutationFailure(closed.error(), id, ifMatch, instance);
-        if (closed.code() == LedgerError::Code::Conflict)
-            return problem(QStringLiteral("illegal_state"), closed.error().message(), instance);
-        return ledgerFailure(closed.error(), instance);
-    }
+    if (!closed.ok())
+        return closeFailure(closed.error(), id, ifMatch, instance);
     qCInfo(lcApi) << id << "settlement review item closed by" << user.name;
     return withAction(200, QJsonObject{{QStringLiteral("settlement"), closed->settlement.toJson()}}, closed->record);
+}
+
+// A close of an attention item the ledger refused: 412 for a stale If-Match, 409 illegal_state when
+// nothing is open (decided meanwhile), else as any ledger failure.
+ApiResponse ActionService::closeFailure(const LedgerError &error, const QString &id, qint64 ifMatch,
+                                        const QString &instance) const
+{
+    if (error.code() == LedgerError::Code::StaleVersion)
+        return mutationFailure(error, id, ifMatch, instance);
+    if (error.code() == LedgerError::Code::Conflict)
+        return problem(QStringLiteral("illegal_state"), error.message(), instance);
+    return ledgerFailure(error, instance);
+}
+
+ApiResponse ActionService::closeDiscrepancy(const User &user, const QString &id, qint64 ifMatch,
+                                            const QJsonObject &body, const QString &instance)
+{
+    QList<FieldError> errors;
+    const auto start =
+        startMutation(*this, DecisionParser::settlementClose(body, &errors), errors, user, id, ifMatch, instance);
+    if (start.refused)
+        return *start.refused;
+    const auto &[refused, note, record] = start;
+    const auto discrepancy = m_reader->discrepancy(id);
+    if (!discrepancy.ok())
+        return ledgerFailure(discrepancy.error(), instance);
+    const ActionPolicy::Verdict verdict = ActionPolicy::closeDiscrepancy(user, *discrepancy);
+    if (!verdict.allowed)
+        return refusal(verdict, record, instance);
+    const auto closed = m_evidence->closeDiscrepancy(id, user.name, *note, ifMatch);
+    if (!closed.ok())
+        return closeFailure(closed.error(), id, ifMatch, instance);
+    qCInfo(lcApi) << id << "discrepancy closed by" << user.name;
+    return withAction(200, QJsonObject{{QStringLiteral("discrepancy"), closed->discrepancy.toJson()}}, closed->record);
 }
 
 // --- the charge ---------------------------------------------------------------------------------
@@ -815,57 +860,12 @@ std::variant<ApiResponse, ActionRecord> ActionService::prepareLookup(const User 
 
 ApiResponse ActionService::runLookup(const User &user, const QString &id, const QString &instance)
 {
-    if (m_lookupRunner) {
-        const auto recorded = m_lookupRunner(id, user.name);
-        if (!recorded.ok())
-            return ledgerFailure(recorded.error(), instance);
-        qCInfo(lcApi) << id << "looked up by" << user.name << toWire(recorded->lookup.result);
-        return withAction(200, QJsonObject{{QStringLiteral("lookup"), recorded->lookup.toJson()}}, recorded->record);
-    }
-    const auto current = m_reader->action(id);
-    if (!current.ok())
-        return ledgerFailure(current.error(), instance);
-    const auto attempts = m_reader->attempts(id);
-    if (!attempts.ok())
-        return ledgerFailure(attempts.error(), instance);
-    QString refundId;
-    bool attemptOpen = false;
-    for (const Attempt &attempt : *attempts) {
-        if (!attempt.providerObjectId.isEmpty())
-            refundId = attempt.providerObjectId;
-        if (attempt.outcome == Attempt::Outcome::Open)
-            attemptOpen = true;
-    }
-    ProviderLookup lookup = refundId.isEmpty() ? m_provider->findRefundForAction(*current, user.name)
-                                               : m_provider->retrieveRefund(*current, refundId, user.name);
-    lookup.actionId = id;
-    lookup.askedBy = user.name;
-    lookup.seq = 0;
-
-    // The reconciler's rules: only CONFIRMATION_UNKNOWN moves on a lookup, never while an attempt
-    // is open, and NOT_FOUND never rejects.
-    std::optional<Trigger> trigger;
-    QString reason = QStringLiteral("look up now by %1").arg(user.name);
-    if (current->state == ActionState::ConfirmationUnknown && !attemptOpen
-        && lookup.result == ProviderLookup::Result::Found) {
-        if (ActionPolicy::supportsCommitted(lookup) && lookup.amount == current->amount) {
-            trigger = Trigger::ProviderSucceeded;
-            reason += QStringLiteral(": refund %1 %2 for the action's amount").arg(lookup.providerObjectId, lookup.status);
-        } else if (provesNotCommitted(lookup.status)) {
-            trigger = Trigger::ProviderRejected;
-            reason += QStringLiteral(": refund %1 %2").arg(lookup.providerObjectId, lookup.status);
-        } else if (lookup.amount != current->amount) {
-            trigger = Trigger::StopForReview;
-            reason += QStringLiteral(": refund %1 is %2, the action %3").arg(lookup.providerObjectId).arg(lookup.amount).arg(current->amount);
-        }
-    }
-    auto recorded = m_evidence->recordLookup(lookup, trigger, reason);
-    if (!recorded.ok() && trigger
-        && (recorded.code() == LedgerError::Code::IllegalTransition || recorded.code() == LedgerError::Code::Conflict
-            || recorded.code() == LedgerError::Code::Invalid)) {
-        // The action moved while the provider was asked: keep the answer as evidence, no transition.
-        recorded = m_evidence->recordLookup(lookup, std::nullopt, reason);
-    }
+    if (!m_lookups)
+        return Problem(QStringLiteral("unavailable"),
+                       QStringLiteral("no provider client is configured in this countersignd; nothing was recorded"))
+            .withHeader("Retry-After", "60")
+            .toResponse(instance);
+    const auto recorded = m_lookups->lookUpNow(id, user.name);
     if (!recorded.ok())
         return ledgerFailure(recorded.error(), instance);
     qCInfo(lcApi) << id << "looked up by" << user.name << toWire(recorded->lookup.result);

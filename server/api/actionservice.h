@@ -10,6 +10,8 @@
 #include "server/ledger/chargestore.h"
 #include "server/ledger/evidencestore.h"
 #include "server/ledger/proposalstore.h"
+#include "server/ledger/executionstore.h"
+#include "server/reconciler.h"
 
 #include <QJsonObject>
 #include <QString>
@@ -17,6 +19,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <variant>
 
@@ -51,6 +54,7 @@ public:
         EvidenceStore *evidence;
         const ActionReader *reader;
         ChargeStore *charges; // the provider's view of each charge; may be null (no charge is read)
+        ExecutionStore *execution; // for "look up now", which is the reconciler's (Reconciler::lookUpNow)
     };
 
     ActionService(Stores stores, ProviderClient *provider, Config config);
@@ -74,6 +78,9 @@ public:
                          const QString &instance);
     // Closes the open settlement review item of a COMPLETED action whose refund failed or was
     // canceled afterwards, without re-sending anything (issue 18): 200 {settlement, action}.
+    // POST /actions/{id}/discrepancy/close (issue 33): a supervisor closes an open discrepancy with a note.
+    ApiResponse closeDiscrepancy(const User &user, const QString &id, qint64 ifMatch, const QJsonObject &body,
+                                 const QString &instance);
     ApiResponse closeSettlement(const User &user, const QString &id, qint64 ifMatch, const QJsonObject &body,
                                 const QString &instance);
 
@@ -83,7 +90,7 @@ public:
     std::variant<ApiResponse, ActionRecord> prepareLookup(const User &user, const QString &id, qint64 ifMatch,
                                                           const QJsonObject &body, const QString &instance) const;
     ApiResponse runLookup(const User &user, const QString &id, const QString &instance);
-    bool hasProvider() const { return m_provider != nullptr || m_lookupRunner != nullptr; }
+    bool hasProvider() const { return m_provider != nullptr; }
     // Whether proposals and charge-lookups ask the provider (ProviderClient::readsCharges).
     bool readsCharges() const;
 
@@ -102,15 +109,6 @@ public:
     // {requested_by, today, week}: ActionReader::requesterRecord as JSON.
     static QJsonObject requesterRecordJson(const ActionReader::RequesterRecord &record);
 
-    // Who asks the provider for "look up now". Unset: the service's own rules with the
-    // ProviderClient (retrieve by refund id when an attempt named one, else list by metadata;
-    // CONFIRMATION_UNKNOWN moves as the reconciler would). Set: e.g. Reconciler::lookUpNow, so a
-    // look-up through the API and one by the reconciler follow literally the same code. Called on
-    // a worker thread.
-    using LookupRunner = std::function<LedgerResult<EvidenceStore::RecordedLookup>(const QString &actionId,
-                                                                                const QString &askedBy)>;
-    void setLookupRunner(LookupRunner runner) { m_lookupRunner = std::move(runner); }
-
     // Problem answers shared with the HTTP layer.
     ApiResponse ledgerFailure(const LedgerError &error, const QString &instance) const;
     // 422 exceeds_refundable: the charge's budget from the error's detail (captured, refunded,
@@ -128,6 +126,8 @@ public:
     // ledgerFailure.
     ApiResponse mutationFailure(const LedgerError &error, const QString &id, qint64 ifMatch,
                                 const QString &instance) const;
+    // A refused close of an attention item (settlement review, discrepancy): 412, 409 or as ledgerFailure.
+    ApiResponse closeFailure(const LedgerError &error, const QString &id, qint64 ifMatch, const QString &instance) const;
 
     const ActionViews &views() const { return m_views; }
 
@@ -154,7 +154,8 @@ private:
     const ActionReader *m_reader;
     ChargeStore *m_charges;
     ProviderClient *m_provider;
-    LookupRunner m_lookupRunner;
+    // "Look up now" follows literally the reconciler's code (one evidence rule); null without a provider.
+    std::unique_ptr<Reconciler> m_lookups;
     Config m_config;
     ActionViews m_views;
 };

@@ -43,6 +43,7 @@ QJsonObject ActionViews::summary(const ActionReader::Summary &summary, const App
     row.possibleDuplicates = summary.possibleDuplicates;
     row.settlementStatus = summary.settlementStatus;
     row.settlementReview = summary.settlementReview;
+    row.discrepancy = summary.discrepancyOpen;
     if (quorum && quorum->requirement.approvals > 1) {
         row.approvalsRequired = quorum->requirement.approvals;
         row.approvalsGiven = quorum->given;
@@ -61,6 +62,7 @@ QJsonArray ActionViews::possibleDuplicates(const ActionRecord &of,
         row.lastEventAt = d.other.lastEventAt;
         row.settlementStatus = d.other.settlementStatus;
         row.settlementReview = d.other.settlementReview;
+        row.discrepancy = d.other.discrepancyOpen;
         const PossibleDuplicate wire{
             row, d.sameBusinessReference ? QStringLiteral("business_reference") : QStringLiteral("charge"),
             PossibleDuplicate::sentenceFor(of, d.other.record, d.sameBusinessReference, now)};
@@ -69,12 +71,13 @@ QJsonArray ActionViews::possibleDuplicates(const ActionRecord &of,
     return out;
 }
 
-QJsonObject ActionViews::counts(const QMap<ActionState, qint64> &counts, qint64 settlementReview)
+QJsonObject ActionViews::counts(const QMap<ActionState, qint64> &counts, qint64 settlementReview, qint64 discrepancies)
 {
     StateCounts wire;
     for (auto it = counts.constBegin(); it != counts.constEnd(); ++it)
         wire.setCount(it.key(), it.value());
     wire.setSettlementReview(settlementReview);
+    wire.setDiscrepancies(discrepancies);
     return wire.toJson();
 }
 

@@ -37,7 +37,9 @@ public:
     static QJsonArray possibleDuplicates(const ActionRecord &of, const QList<ActionReader::PossibleDuplicate> &duplicates,
                                          const QDateTime &now);
     // StateCounts: one per state, and settlement_review (issue 18: not a state).
-    static QJsonObject counts(const QMap<ActionState, qint64> &counts, qint64 settlementReview = 0);
+    // ... and discrepancies (issue 33: final actions the provider contradicts, open).
+    static QJsonObject counts(const QMap<ActionState, qint64> &counts, qint64 settlementReview = 0,
+                              qint64 discrepancies = 0);
     static QJsonObject permission(const ActionPolicy::Verdict &verdict);
 
 private:

@@ -117,6 +117,11 @@ Reply followUp(const Call &c, const Services &s)
     return s.actions->followUp(c.user, c.actionId, c.checked.ifMatch, c.checked.json, c.instance);
 }
 
+Reply closeDiscrepancy(const Call &c, const Services &s)
+{
+    return s.actions->closeDiscrepancy(c.user, c.actionId, c.checked.ifMatch, c.checked.json, c.instance);
+}
+
 Reply closeSettlement(const Call &c, const Services &s)
 {
     return s.actions->closeSettlement(c.user, c.actionId, c.checked.ifMatch, c.checked.json, c.instance);
@@ -278,6 +283,8 @@ const QList<ApiRoutes::Endpoint> &ApiRoutes::endpoints()
          .operation = Op::FollowUp,    .needs = mutation,     .handler = followUp},
         {.method = "POST", .path = QStringLiteral("/actions/{id}/settlement/close"), .access = Access::Token,
          .operation = Op::CloseSettlement, .needs = mutation, .handler = closeSettlement},
+        {.method = "POST", .path = QStringLiteral("/actions/{id}/discrepancy/close"), .access = Access::Token,
+         .operation = Op::CloseDiscrepancy, .needs = mutation, .handler = closeDiscrepancy},
         {.method = "GET",  .path = QStringLiteral("/charges/{id}"),                 .access = Access::Token,
          .operation = Op::ReadCharge,  .needs = nothing,      .handler = getCharge},
         {.method = "POST", .path = QStringLiteral("/charges/{id}/lookups"),         .access = Access::Token,

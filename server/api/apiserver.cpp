@@ -88,7 +88,8 @@ ApiServer::ApiServer(Ledger *ledger, ProviderClient *provider, Options options, 
     m_replays = std::make_unique<RequestReplayStore>(&ledger->database(), systemClock(), replayOptions);
     m_reader = &ledger->reader();
     m_service = std::make_unique<ActionService>(
-        ActionService::Stores{&ledger->proposals(), &ledger->approvals(), &ledger->evidence(), m_reader, &ledger->charges()}, m_provider,
+        ActionService::Stores{&ledger->proposals(), &ledger->approvals(), &ledger->evidence(), m_reader, &ledger->charges(),
+                              &ledger->execution()}, m_provider,
         m_options.service);
     m_events = new EventStream(m_reader, &ledger->database(), m_options.events, this);
     m_execution = std::make_unique<ExecutionService>(&ledger->pauses());

@@ -58,7 +58,7 @@ void checkNames(const QUrlQuery &query, QList<FieldError> *errors)
 {
     static const QStringList known = {QStringLiteral("state"), QStringLiteral("q"), QStringLiteral("requested_by"),
                                       QStringLiteral("cursor"), QStringLiteral("limit"), QStringLiteral("sort"),
-                                      QStringLiteral("settlement")};
+                                      QStringLiteral("settlement"), QStringLiteral("discrepancy")};
     QSet<QString> seen;
     for (const auto &item : query.queryItems(QUrl::FullyDecoded)) {
         if (!known.contains(item.first))
@@ -133,6 +133,14 @@ std::variant<ListQueryParser::Parsed, Problem> ListQueryParser::parse(const QUrl
                            QStringLiteral("must be \"review\": the COMPLETED actions whose refund failed or was"
                                           " canceled afterwards and whose review item is open")});
     }
+    if (has(QStringLiteral("discrepancy"))) {
+        if (value(QStringLiteral("discrepancy")) == u"open")
+            list.discrepancyOpen = true;
+        else
+            errors.append({QStringLiteral("discrepancy"),
+                           QStringLiteral("must be \"open\": the final actions the provider contradicts (two refunds"
+                                          " for one action, …) whose discrepancy is not closed")});
+    }
     if (has(QStringLiteral("limit"))) {
         bool ok = false;
         const QString text = value(QStringLiteral("limit"));
@@ -159,10 +167,12 @@ std::variant<ListQueryParser::Parsed, Problem> ListQueryParser::parse(const QUrl
             list.descending = descending;
         }
     }
-    parsed.filters = filterFingerprint(list.states, list.text,
-                                       list.settlementReview ? list.requestedBy + QStringLiteral("\nsettlement=review")
-                                                             : list.requestedBy,
-                                       sort);
+    QString scope = list.requestedBy;
+    if (list.settlementReview)
+        scope += QStringLiteral("\nsettlement=review");
+    if (list.discrepancyOpen)
+        scope += QStringLiteral("\ndiscrepancy=open");
+    parsed.filters = filterFingerprint(list.states, list.text, scope, sort);
     if (has(QStringLiteral("cursor"))) {
         const QString cursor = value(QStringLiteral("cursor"));
         QString cursorFilters;

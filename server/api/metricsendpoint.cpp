@@ -158,6 +158,20 @@ QByteArray MetricsEndpoint::scrape(int pendingRequests)
     } else {
         qCWarning(lcApi) << "metrics: cannot read settlements:" << settlement.error().toString();
     }
+    // Issue 33: what the provider holds that contradicts a final action (two refunds for one).
+    if (const auto discrepancies = m_reader->discrepancyGauges(); discrepancies.ok()) {
+        out.gauge(QStringLiteral("countersign_discrepancies_open"),
+                  QStringLiteral("Final actions the provider contradicts (two refunds for one action, or a refund that"
+                                 " contradicts it), not closed by a supervisor"),
+                  double(discrepancies->open));
+        out.gauge(QStringLiteral("countersign_discrepancy_oldest_age_seconds"),
+                  QStringLiteral("Seconds since the oldest open discrepancy opened (0: none)"),
+                  discrepancies->oldestOpenedAt.isValid()
+                      ? std::max<qint64>(0, discrepancies->oldestOpenedAt.msecsTo(now)) / 1000.0
+                      : 0.0);
+    } else {
+        qCWarning(lcApi) << "metrics: cannot read discrepancies:" << discrepancies.error().toString();
+    }
 
     readAuditTail();
     QList<Sample> transitions;

@@ -6,6 +6,7 @@
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/ledgerrows.h"
 #include "server/ledger/settlementrows.h"
+#include "server/ledger/discrepancyrows.h"
 #include "server/ledger/searchterms.h"
 
 #include <QSet>
@@ -31,10 +32,12 @@ const QString &summaryColumns()
                          " (SELECT MIN(t.started_at) FROM attempts t WHERE t.action_id = a.id), a.amount_scaled,"
                          // issue 18: a probe of the settlement's primary key per row
                          " (SELECT s.status FROM settlements s WHERE s.action_id = a.id),"
-                         " (SELECT s.attention FROM settlements s WHERE s.action_id = a.id)");
+                         " (SELECT s.attention FROM settlements s WHERE s.action_id = a.id),"
+                         // issue 33: a probe of the discrepancy's primary key per row
+                         " (SELECT d.attention FROM discrepancies d WHERE d.action_id = a.id)");
     return columns;
 }
-constexpr int kSummaryColumnCount = kActionColumnCount + 6;
+constexpr int kSummaryColumnCount = kActionColumnCount + 7;
 
 // The column a sort key orders by (created_at: the default, newest first).
 QLatin1String sortColumn(ActionReader::SortKey key)
@@ -69,6 +72,7 @@ ActionReader::Summary summaryFromQuery(const QSqlQuery &q)
     s.amountScaled = q.value(at + 3).toLongLong();
     s.settlementStatus = q.value(at + 4).toString();
     s.settlementReview = q.value(at + 5).toString() == u"open";
+    s.discrepancyOpen = q.value(at + 6).toString() == u"open";
     return s;
 }
 
@@ -148,6 +152,8 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
     }
     if (query.settlementReview)
         where << QStringLiteral("a.id IN (SELECT s.action_id FROM settlements s WHERE s.attention = 'open')");
+    if (query.discrepancyOpen)
+        where << QStringLiteral("a.id IN (SELECT d.action_id FROM discrepancies d WHERE d.attention = 'open')");
     if (!query.requestedBy.isEmpty()) {
         where << QStringLiteral("a.requested_by = ?");
         values << query.requestedBy;
@@ -417,6 +423,55 @@ LedgerResult<qint64> ActionReader::settlementReviewCount(const QString &requeste
     if (!ok)
         return error;
     return q.next() ? q.value(0).toLongLong() : 0;
+}
+
+// Read like settlementReviewCount (runOnce, not a pooled statement): a pooled QPSQL statement left
+// after its one row keeps the session from telling that the server ended it, and the next request
+// on this thread then fails once (tst_api_postgres::terminatedSessionsReconnect).
+LedgerResult<qint64> ActionReader::discrepancyCount(const QString &requestedBy) const
+{
+    LedgerError error;
+    QSqlDatabase db = m_db.connection(&error);
+    if (!error.ok())
+        return error;
+    QSqlQuery q(db);
+    const bool ok = requestedBy.isEmpty()
+        ? runOnce(q, QStringLiteral("SELECT COUNT(*) FROM discrepancies WHERE attention = 'open'"), {}, &error)
+        : runOnce(q, QStringLiteral("SELECT COUNT(*) FROM discrepancies d JOIN actions a ON a.id = d.action_id"
+                                    " WHERE d.attention = 'open' AND a.requested_by = ?"),
+                  {requestedBy}, &error);
+    if (!ok)
+        return error;
+    return q.next() ? q.value(0).toLongLong() : 0;
+}
+
+LedgerResult<ActionReader::DiscrepancyGauges> ActionReader::discrepancyGauges() const
+{
+    DiscrepancyGauges out;
+    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
+        LedgerError e;
+        sql::Statement q(db);
+        if (!sql::run(q, QStringLiteral("SELECT COUNT(*), MIN(opened_at) FROM discrepancies WHERE attention = 'open'"),
+                      {}, &e))
+            return e;
+        if (q.next()) {
+            out.open = q.value(0).toLongLong();
+            out.oldestOpenedAt = q.value(1).isNull() ? QDateTime() : fromMs(q.value(1).toLongLong());
+        }
+        return e;
+    });
+    return resultOf(error, out);
+}
+
+LedgerResult<std::optional<Discrepancy>> ActionReader::discrepancy(const QString &actionId) const
+{
+    std::optional<Discrepancy> out;
+    const LedgerError error = m_db.read([&](QSqlDatabase &db) {
+        LedgerError e;
+        discrepancies::loadIn(db, actionId, &out, &e);
+        return e;
+    });
+    return resultOf(error, out);
 }
 
 LedgerResult<ActionReader::SettlementGauges> ActionReader::settlementGauges(const QDateTime &now) const

@@ -11,6 +11,7 @@
 #include "models/providerlookup.h"
 #include "models/reconciliation.h"
 #include "models/settlement.h"
+#include "models/discrepancy.h"
 
 #include <QDateTime>
 #include <QElapsedTimer>
@@ -53,6 +54,7 @@ public:
         int possibleDuplicates = 0;  // list() and summaries(): possibleDuplicatesIn's count, when read
         QString settlementStatus;    // issue 18: a COMPLETED action's refund status (empty: none)
         bool settlementReview = false; // its refund failed after COMPLETED and the review item is open
+        bool discrepancyOpen = false;  // issue 33: the provider holds what contradicts it, unclosed
     };
 
     // What a list is ordered by; ties by created_at, then id, in the same direction.
@@ -72,6 +74,7 @@ public:
                                      // requested_by, client_reference; empty: none
         QString requestedBy;         // exact; empty: anyone
         bool settlementReview = false; // only actions whose settlement review item is open (issue 18)
+        bool discrepancyOpen = false;  // only actions with an open discrepancy (issue 33)
         bool afterCursor = false;    // keyset position: rows strictly after (sortValue, createdAtMs,
                                      // id) in the list's order
         qint64 cursorSortValue = 0;  // ignored when sorting by created_at
@@ -148,6 +151,17 @@ public:
         QDateTime oldestReviewSince; // null when none is open
     };
     LedgerResult<SettlementGauges> settlementGauges(const QDateTime &now) const;
+    // Issue 33: final actions the provider contradicts (two refunds for one action, …) whose
+    // discrepancy is open (the partial index discrepancies_open); requestedBy empty: every action.
+    LedgerResult<qint64> discrepancyCount(const QString &requestedBy) const;
+    struct DiscrepancyGauges
+    {
+        qint64 open = 0;
+        QDateTime oldestOpenedAt; // null when none is open
+    };
+    LedgerResult<DiscrepancyGauges> discrepancyGauges() const;
+    // The action's discrepancy (open or closed); nullopt when it has none.
+    LedgerResult<std::optional<Discrepancy>> discrepancy(const QString &actionId) const;
     // Issue 18: the action's settlement with its history; nullopt when it has none (not
     // COMPLETED, or completed before the ledger followed settlements and not looked up since).
     LedgerResult<std::optional<Settlement>> settlement(const QString &actionId) const;

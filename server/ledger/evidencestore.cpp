@@ -3,6 +3,7 @@
 #include "server/ledger/ledgerdatabase.h"
 #include "server/ledger/ledgerrows.h"
 #include "server/ledger/settlementrows.h"
+#include "server/ledger/discrepancyrows.h"
 
 #include "models/refundstatus.h"
 
@@ -35,9 +36,34 @@ LedgerError checkLookup(const ProviderLookup &lookup, std::optional<Trigger> tri
     return {};
 }
 
+// Weighs every FOUND lookup of a final action against `onRecord` (the evidence rule) and opens its
+// discrepancy when they contradict it.
+LedgerError flagInHandIn(QSqlDatabase &db, const QDateTime &now, const ActionRecord &record, const QString &onRecord,
+                         const QString &actor, bool *flagged)
+{
+    *flagged = false;
+    if (!isTerminal(record.state))
+        return {};
+    LedgerError e;
+    Statement q(db);
+    if (!run(q, QStringLiteral("SELECT %1 FROM lookups WHERE action_id = ? AND result = 'FOUND' ORDER BY seq")
+                    .arg(lookupColumns()),
+             {record.id}, &e))
+        return e;
+    QList<ProviderLookup> found;
+    while (q.next())
+        found << lookupFromRow(q);
+    q.finish();
+    const EvidenceFinding finding = judgeEvidence(record, sightingsOf(found), onRecord);
+    if (!contradictsFinalState(record.state, finding))
+        return {};
+    return discrepancies::flagIn(db, now, record.id, finding, QStringLiteral("the evidence in hand"), actor, flagged);
+}
+
 // recordLookup's work inside the caller's write transaction.
 LedgerError recordLookupIn(QSqlDatabase &db, const QDateTime &now, const ProviderLookup &lookup,
-                           std::optional<Trigger> trigger, const QString &reason, EvidenceStore::RecordedLookup *out)
+                           std::optional<Trigger> trigger, const QString &reason, EvidenceStore::RecordedLookup *out,
+                           const std::optional<EvidenceFinding> &contradiction, const QString &evidenceSuffix = QString())
 {
     LedgerError e;
     ActionRow row;
@@ -79,6 +105,14 @@ LedgerError recordLookupIn(QSqlDatabase &db, const QDateTime &now, const Provide
                                          stored.askedBy};
         e = row.record.state == ActionState::Completed ? settlements::observeIn(db, now, after, report)
                                                        : settlements::startIn(db, now, after, report);
+    }
+    if (e.ok() && contradiction) {
+        bool changed = false;
+        e = discrepancies::flagIn(db, now, lookup.actionId, *contradiction,
+                                  QStringLiteral("lookup %1%2").arg(stored.seq).arg(evidenceSuffix), stored.askedBy,
+                                  &changed);
+        if (e.ok() && changed && !loadAction(db, lookup.actionId, &after, &e))
+            return e;
     }
     out->record = after.record;
     out->lookup = stored;
@@ -123,14 +157,59 @@ QDateTime EvidenceStore::currentTime() const
 
 LedgerResult<EvidenceStore::RecordedLookup> EvidenceStore::recordLookup(const ProviderLookup &lookup,
                                                                         std::optional<Trigger> trigger,
-                                                                        const QString &reason)
+                                                                        const QString &reason,
+                                                                        const std::optional<EvidenceFinding> &contradiction)
 {
     LedgerError error = checkLookup(lookup, trigger);
     if (!error.ok())
         return error;
     RecordedLookup out;
     error = m_db.write("recordLookup", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
-        return recordLookupIn(db, now, lookup, trigger, reason, &out);
+        return recordLookupIn(db, now, lookup, trigger, reason, &out, contradiction);
+    });
+    return resultOf(error, out);
+}
+
+LedgerResult<ActionRecord> EvidenceStore::applyStoredLookup(const QString &actionId, int lookupSeq, Trigger trigger,
+                                                             const QString &actor, const QString &reason)
+{
+    LedgerError error = requireText(actor, QStringLiteral("actor"));
+    if (!error.ok())
+        return error;
+    ActionRecord out;
+    error = m_db.write("applyStoredLookup", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        LedgerError e;
+        ActionRow row;
+        if (!loadAction(db, actionId, &row, &e))
+            return e;
+        Statement q(db);
+        if (!run(q, QStringLiteral("SELECT %1 FROM lookups WHERE action_id = ? AND seq = ?").arg(lookupColumns()),
+                 {actionId, lookupSeq}, &e))
+            return e;
+        if (!q.next())
+            return err(Code::NotFound, QStringLiteral("%1 has no lookup %2").arg(actionId).arg(lookupSeq));
+        const ProviderLookup stored = lookupFromRow(q);
+        q.finish();
+        e = checkLookup(stored, trigger);
+        if (e.ok() && trigger == Trigger::ProviderSucceeded && stored.amount != row.record.amount)
+            e = err(Code::Invalid, QStringLiteral("lookup %1 shows %2 minor units, the action %3: stop for review"
+                                                  " instead").arg(lookupSeq).arg(stored.amount).arg(row.record.amount));
+        if (!e.ok())
+            return e;
+        if (!requireNoOpenAttempt(db, actionId, QStringLiteral("is in flight; evidence in hand waits for its answer"),
+                                  nullptr, &e))
+            return e;
+        ActionRow after = row;
+        e = applyTrigger(after, trigger, reason);
+        if (e.ok())
+            e = commitChange(db, now, row, after,
+                             {actor, QStringLiteral("evidence"), reason, QStringLiteral("lookup"), stored.toJson()});
+        if (e.ok() && after.record.state == ActionState::Completed)
+            e = settlements::startIn(db, now, after,
+                                     {stored.providerObjectId, stored.status, stored.failureReason,
+                                      settlements::sourceOf(stored), QStringLiteral("lookup %1").arg(stored.seq), actor});
+        out = after.record;
+        return e;
     });
     return resultOf(error, out);
 }
@@ -195,6 +274,14 @@ LedgerResult<EvidenceStore::Reconciled> EvidenceStore::reconcile(const QString &
                                       QStringLiteral("reconciliation"),
                                       QStringLiteral("reconciliation %1 (lookup %2)").arg(rec.seq).arg(evidence.seq),
                                       supervisor});
+        // What is in hand may already contradict the outcome just confirmed (two refunds for the
+        // action, issue 33): the decision stands and the discrepancy opens with it, never silent.
+        if (e.ok()) {
+            bool flagged = false;
+            e = flagInHandIn(db, now, after.record, evidence.providerObjectId, supervisor, &flagged);
+            if (e.ok() && flagged && !loadAction(db, actionId, &after, &e))
+                return e;
+        }
         out.record = after.record;
         out.reconciliation = rec;
         return e;
@@ -205,7 +292,8 @@ LedgerResult<EvidenceStore::Reconciled> EvidenceStore::reconcile(const QString &
 LedgerResult<EvidenceStore::WebhookRecorded> EvidenceStore::recordWebhookEvent(const WebhookEvent &event,
                                                                                const std::optional<ProviderLookup> &lookup,
                                                                                std::optional<Trigger> trigger,
-                                                                               const QString &reason)
+                                                                               const QString &reason,
+                                                                               const std::optional<EvidenceFinding> &contradiction)
 {
     LedgerError error = requireText(event.eventId, QStringLiteral("event id"));
     if (error.ok() && lookup)
@@ -239,12 +327,37 @@ LedgerResult<EvidenceStore::WebhookRecorded> EvidenceStore::recordWebhookEvent(c
         }
         if (lookup) {
             RecordedLookup recorded;
-            e = recordLookupIn(db, now, *lookup, trigger, reason, &recorded);
+            e = recordLookupIn(db, now, *lookup, trigger, reason, &recorded, contradiction,
+                               QStringLiteral(" (event %1)").arg(event.eventId));
             if (!e.ok())
                 return e;
             out.lookup = recorded;
         }
         return {};
+    });
+    return resultOf(error, out);
+}
+
+LedgerResult<EvidenceStore::ClosedDiscrepancy> EvidenceStore::closeDiscrepancy(const QString &actionId,
+                                                                                const QString &supervisor,
+                                                                                const QString &note,
+                                                                                qint64 expectedStateVersion)
+{
+    LedgerError error = requireText(supervisor, QStringLiteral("supervisor"));
+    if (error.ok())
+        error = checkNote(note);
+    if (error.ok() && note.trimmed().isEmpty())
+        error = err(Code::Invalid, QStringLiteral("closing a discrepancy needs a note: what was done about it"));
+    if (!error.ok())
+        return error;
+    ClosedDiscrepancy out;
+    error = m_db.write("closeDiscrepancy", [&](QSqlDatabase &db, const QDateTime &now) -> LedgerError {
+        LedgerError e = discrepancies::closeIn(db, now, actionId, supervisor, note, expectedStateVersion,
+                                               &out.discrepancy);
+        ActionRow row;
+        if (e.ok() && loadAction(db, actionId, &row, &e))
+            out.record = row.record;
+        return e;
     });
     return resultOf(error, out);
 }

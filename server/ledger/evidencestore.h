@@ -7,6 +7,8 @@
 #include "models/providerlookup.h"
 #include "models/reconciliation.h"
 #include "models/settlement.h"
+#include "models/discrepancy.h"
+#include "models/evidencerule.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -76,8 +78,20 @@ public:
     // ProviderSucceeded (FOUND, a status that proves committed), ProviderRejected (FOUND, a status
     // that proves not committed — never on NOT_FOUND) or StopForReview. A transition is refused
     // while an attempt is open (Conflict): record the lookup without one.
+    // `contradiction`: what the lookup shows contradicts the action's final state
+    // (Reconciler::contradictsFinalState): its discrepancy is flagged in the same transaction
+    // (discrepancyrows.h, issue 33).
     LedgerResult<RecordedLookup> recordLookup(const ProviderLookup &lookup, std::optional<Trigger> trigger,
-                                              const QString &reason);
+                                              const QString &reason,
+                                              const std::optional<EvidenceFinding> &contradiction = std::nullopt);
+
+    // Evidence in hand (issue 33): applies `trigger` on the strength of lookup `lookupSeq` already
+    // stored for the action (a webhook that arrived while an attempt was open, an earlier look-up),
+    // under the same rules as recordLookup — the stored lookup must support the trigger, no attempt
+    // may be open — and without asking the provider again. The audit row names the lookup; a
+    // COMPLETED action's settlement starts from it. NotFound when there is no such lookup.
+    LedgerResult<ActionRecord> applyStoredLookup(const QString &actionId, int lookupSeq, Trigger trigger,
+                                                 const QString &actor, const QString &reason);
 
     // REQUIRES_REVIEW only, with a lookup of this action as evidence. Committed needs a FOUND
     // lookup whose status proves committed; NotCommitted needs a NOT_FOUND lookup, or a FOUND one
@@ -90,7 +104,8 @@ public:
     // trigger, under the same rules as recordLookup). A known event id writes nothing.
     LedgerResult<WebhookRecorded> recordWebhookEvent(const WebhookEvent &event,
                                                      const std::optional<ProviderLookup> &lookup,
-                                                     std::optional<Trigger> trigger, const QString &reason);
+                                                     std::optional<Trigger> trigger, const QString &reason,
+                                                     const std::optional<EvidenceFinding> &contradiction = std::nullopt);
     LedgerResult<std::optional<WebhookEvent>> webhookEvent(const QString &eventId) const;
     // Refund events for `chargeId` that matched no action of this ledger — refunds Countersign
     // never asked for (made in the dashboard, by another system) — newest first, at most `limit`.
@@ -123,6 +138,18 @@ public:
     // is decided (followed_up). false when there was no open item (nothing written).
     LedgerResult<bool> markSettlementFollowedUp(const QString &actionId, const QString &followUpId,
                                                 const QString &decidedBy);
+
+    // --- discrepancies (issue 33, discrepancyrows.h) ------------------------------------------
+    // Closes the open discrepancy of a final action once a supervisor has dealt with it (with the
+    // customer and the provider: nothing is sent or undone here); a note is required. Conflict when
+    // none is open; StaleVersion on If-Match. A refund not seen before reopens it.
+    struct ClosedDiscrepancy
+    {
+        ActionRecord record;
+        Discrepancy discrepancy;
+    };
+    LedgerResult<ClosedDiscrepancy> closeDiscrepancy(const QString &actionId, const QString &supervisor,
+                                                     const QString &note, qint64 expectedStateVersion);
 
     struct SettlementCheck
     {

@@ -63,6 +63,8 @@ QList<TableSpec> knownTables()
         // After actions: a settlement is refused unless its action is COMPLETED (migration 14).
         spec("settlements", "action_id"),
         spec("settlement_changes", "action_id,seq"),
+        // After actions: a discrepancy is refused unless its action is COMPLETED or REJECTED (migration 15).
+        spec("discrepancies", "action_id"),
         spec("audit", "seq"),
         spec("reconcile_schedule", "action_id"),
         spec("webhook_events", "event_id"),

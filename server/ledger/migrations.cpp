@@ -1040,6 +1040,58 @@ Migrations::Migration settlementSchema()
     return m;
 }
 
+// Version 15 (issue 33, models/discrepancy.h): what the provider holds that contradicts a final
+// action — two refunds carrying one action's id, a refund whose money or charge is not a COMPLETED
+// action's, any refund for a REJECTED one. One row per action, opened by the look-up or webhook
+// that showed it (in the same transaction), closed by a supervisor with a note; a refund not seen
+// before reopens it. In the database on both engines: a row only for a COMPLETED or REJECTED
+// action, never deleted, a closed row always says who closed it and when.
+Migrations::Migration discrepancySchema()
+{
+    Migrations::Migration m;
+    m.version = 15;
+    m.name = QStringLiteral("discrepancies: refunds at the provider that contradict a final action");
+    const QStringList tables = {
+        QStringLiteral("CREATE TABLE discrepancies ("
+                       " action_id TEXT NOT NULL PRIMARY KEY REFERENCES actions (id),"
+                       " kind TEXT NOT NULL CHECK (kind IN ('duplicate_refund', 'contradicting_refund')),"
+                       " refund_ids TEXT NOT NULL,"
+                       " detail TEXT NOT NULL,"
+                       " evidence TEXT NOT NULL,"
+                       " found_by TEXT NOT NULL,"
+                       " opened_at BIGINT NOT NULL,"
+                       " last_seen_at BIGINT NOT NULL,"
+                       " sightings INTEGER NOT NULL CHECK (sightings > 0),"
+                       " attention TEXT NOT NULL CHECK (attention IN ('open', 'closed')),"
+                       " resolved_by TEXT NOT NULL,"
+                       " resolved_at BIGINT,"
+                       " resolution_note TEXT NOT NULL,"
+                       " CHECK ((attention = 'closed') = (resolved_at IS NOT NULL AND resolved_by <> ''"
+                       "        AND resolution_note <> '')))"),
+        QStringLiteral("CREATE INDEX discrepancies_open ON discrepancies (opened_at) WHERE attention = 'open'"),
+    };
+    for (const QString &ddl : tables) {
+        m.statements << ddl;
+        m.postgres << pg(ddl);
+    }
+    const QString finalOnly = QStringLiteral("countersign: only a COMPLETED or REJECTED action carries a discrepancy");
+    const QString notFinal = QStringLiteral(
+        "NOT EXISTS (SELECT 1 FROM actions a WHERE a.id = NEW.action_id AND a.state IN ('COMPLETED', 'REJECTED'))");
+    const QString kept = QStringLiteral("countersign: a discrepancy is never deleted");
+    m.statements << QStringLiteral("CREATE TRIGGER discrepancies_final_only BEFORE INSERT ON discrepancies WHEN %1"
+                                   " BEGIN SELECT RAISE(ABORT, '%2'); END").arg(notFinal, finalOnly)
+                 << forbid(QStringLiteral("discrepancies_no_delete"), QStringLiteral("DELETE"),
+                           QStringLiteral("discrepancies"), kept);
+    m.postgres << QStringLiteral("CREATE FUNCTION countersign_discrepancy_final_only() RETURNS trigger"
+                                 " LANGUAGE plpgsql AS $$ BEGIN IF %1 THEN RAISE EXCEPTION '%2'; END IF; RETURN NEW; END $$")
+                      .arg(notFinal, finalOnly)
+               << QStringLiteral("CREATE TRIGGER discrepancies_final_only BEFORE INSERT ON discrepancies FOR EACH ROW"
+                                 " EXECUTE FUNCTION countersign_discrepancy_final_only()")
+               << pgForbid(QStringLiteral("discrepancies_no_delete"), QStringLiteral("DELETE"),
+                           QStringLiteral("discrepancies"), kept);
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -1058,7 +1110,7 @@ const QList<Migrations::Migration> &Migrations::all()
                                                    sortSchema(), tokenLifecycleSchema(), followUpIndexSchema(),
                                                    stepCostSchema(), chargeBudgetSchema(), reasonsSchema(),
                                                    policySchema(), pauseSchema(), approvalExpirySchema(),
-                                                   settlementSchema()};
+                                                   settlementSchema(), discrepancySchema()};
     return migrations;
 }
 

@@ -4,6 +4,7 @@
 #include "server/api/proposalparser.h"
 #include "server/mcp/mcplog.h"
 
+#include "models/evidencerule.h"
 #include "models/money.h"
 
 #include <QDateTime>
@@ -577,22 +578,21 @@ QJsonObject McpTools::actionView(const QJsonObject &a)
     const QJsonObject last = attempts.isEmpty() ? QJsonObject() : attempts.last().toObject();
 
     const QJsonObject settlement = a.value(QStringLiteral("settlement")).toObject();
-    QString refundId = settlement.value(QStringLiteral("refund_id")).toString();
-    if (state == u"COMPLETED" && refundId.isEmpty()) {
-        for (const QJsonValue &v : attempts) {
-            const QJsonObject at = v.toObject();
-            if (at.value(QStringLiteral("outcome")).toString() == u"succeeded")
-                refundId = at.value(QStringLiteral("provider_object_id")).toString();
-        }
-        if (refundId.isEmpty()) {
-            for (const QJsonValue &v : a.value(QStringLiteral("lookups")).toArray()) {
-                const QJsonObject lookup = v.toObject();
-                const QString status = lookup.value(QStringLiteral("status")).toString();
-                if (lookup.value(QStringLiteral("result")).toString() == u"FOUND" && (status == u"succeeded" || status == u"pending"))
-                    refundId = lookup.value(QStringLiteral("provider_object_id")).toString();
-            }
-        }
+    // Only once COMPLETED: the refund its settlement follows, or (completed before settlements
+    // existed, migration 14) the one its attempts named — read from the API's JSON as far as the
+    // rule needs it.
+    std::optional<Settlement> followed;
+    if (const QString id = settlement.value(QStringLiteral("refund_id")).toString(); !id.isEmpty()) {
+        followed.emplace();
+        followed->refundId = id;
     }
+    QList<Attempt> named;
+    for (const QJsonValue &v : attempts) {
+        Attempt attempt;
+        attempt.providerObjectId = v.toObject().value(QStringLiteral("provider_object_id")).toString();
+        named << attempt;
+    }
+    const QString refundId = state == u"COMPLETED" ? refundOnRecord(followed, named) : QString();
     return QJsonObject{
         {QStringLiteral("action_id"), a.value(QStringLiteral("id")).toString()},
         {QStringLiteral("state"), state},

@@ -698,8 +698,9 @@ private slots:
             QVERIFY2(state != u"REJECTED" && state != u"EXECUTING", qPrintable(state));
         }
         const QJsonObject counts = queue.json.value(QStringLiteral("counts")).toObject();
-        QCOMPARE(counts.size(), 7); // the six states and settlement_review (not a state)
+        QCOMPARE(counts.size(), 8); // the six states, settlement_review and discrepancies (not states)
         QVERIFY(counts.value(QStringLiteral("settlement_review")).isDouble());
+        QVERIFY(counts.value(QStringLiteral("discrepancies")).isDouble());
     }
 
     void listSorted()

@@ -4,6 +4,7 @@
 #include "server/attemptpolicy.h"
 #include "server/backoff.h"
 #include "server/executionconfig.h"
+#include "server/keywindow.h"
 
 #include <QJsonDocument>
 #include <QSet>
@@ -28,6 +29,12 @@ private slots:
     void configValidation_data();
     void configValidation();
     void configJsonRoundTrip();
+    void answersWeighedWithEvidenceInHand_data();
+    void answersWeighedWithEvidenceInHand();
+    void providerClockFromDate_data();
+    void providerClockFromDate();
+    void keyWindowOnBothClocks_data();
+    void keyWindowOnBothClocks();
 };
 
 void TestExecutionUnits::outcomeTable_data()
@@ -183,6 +190,106 @@ void TestExecutionUnits::configJsonRoundTrip()
     QCOMPARE(back.keyWindow, 5000ms);
     QCOMPARE(back.instanceName, QStringLiteral("east"));
     QCOMPARE(back.toJson(), config.toJson());
+}
+
+// Issue 33: an answer is evidence like any other and goes through the one evidence rule with what
+// the ledger already holds: another currency, or another refund than one in hand, is contradictory.
+void TestExecutionUnits::answersWeighedWithEvidenceInHand_data()
+{
+    QTest::addColumn<QString>("currency");     // the answer's
+    QTest::addColumn<QString>("inHandRefund"); // a refund already seen for the action ("" none)
+    QTest::addColumn<QString>("trigger");
+    QTest::newRow("same currency, nothing in hand -> completed") << "usd" << "" << "provider_succeeded";
+    QTest::newRow("another currency -> review") << "eur" << "" << "stop_for_review";
+    QTest::newRow("the refund in hand replayed -> completed") << "usd" << "re_1" << "provider_succeeded";
+    QTest::newRow("another refund than the one in hand -> review (two refunds)") << "usd" << "re_0" << "stop_for_review";
+}
+
+void TestExecutionUnits::answersWeighedWithEvidenceInHand()
+{
+    QFETCH(QString, currency);
+    QFETCH(QString, inHandRefund);
+    QFETCH(QString, trigger);
+    ActionRecord action;
+    action.amount = 4000;
+    action.currency = QStringLiteral("usd");
+    RefundOutcome answer;
+    answer.outcome = Attempt::Outcome::Succeeded;
+    answer.httpStatus = 200;
+    answer.providerObjectId = QStringLiteral("re_1");
+    answer.refundStatus = QStringLiteral("succeeded");
+    answer.amount = 4000;
+    answer.currency = currency;
+    answer.replayed = true;
+    QList<RefundSighting> inHand;
+    if (!inHandRefund.isEmpty())
+        inHand << RefundSighting{inHandRefund, QStringLiteral("succeeded"), 4000, QStringLiteral("usd"), {}, {}, QStringLiteral("lookup #1")};
+    const AttemptPolicy::Decision d = AttemptPolicy::decide(action, answer, ActionState::ConfirmationUnknown, inHand);
+    QCOMPARE(d.trigger ? toWire(*d.trigger) : QString(), trigger);
+    if (trigger == u"stop_for_review")
+        QVERIFY2(d.reason.startsWith(QLatin1String("contradictory answer")), qPrintable(d.reason));
+}
+
+void TestExecutionUnits::providerClockFromDate_data()
+{
+    QTest::addColumn<QByteArray>("header");
+    QTest::addColumn<QString>("expected"); // wire time, "" invalid
+    QTest::newRow("IMF-fixdate") << QByteArray("Tue, 08 Dec 2026 15:38:37 GMT") << "2026-12-08T15:38:37.000Z";
+    QTest::newRow("padded") << QByteArray("  Mon, 07 Dec 2026 09:05:00 GMT ") << "2026-12-07T09:05:00.000Z";
+    QTest::newRow("absent") << QByteArray() << "";
+    QTest::newRow("not GMT") << QByteArray("Mon, 07 Dec 2026 09:05:00 +0100") << "";
+    QTest::newRow("garbage") << QByteArray("yesterday GMT") << "";
+}
+
+void TestExecutionUnits::providerClockFromDate()
+{
+    QFETCH(QByteArray, header);
+    QFETCH(QString, expected);
+    const QDateTime received = QDateTime::currentDateTimeUtc();
+    const ProviderClock clock = ProviderClock::fromHttpDate(header, received);
+    QCOMPARE(clock.isValid(), !expected.isEmpty());
+    QCOMPARE(toWireTime(clock.providerTime), expected);
+    if (clock.isValid())
+        QCOMPARE(clock.providerNow(received.addSecs(10)), clock.providerTime.addSecs(11)); // + what passed + 1 s
+}
+
+// Invariant 7 on both clocks: the window is open only while our clock and the provider's (as its
+// last answer's Date told it) are both before first start + window - margin; an unknown provider
+// clock closes it. A mutant that judges on our clock alone fails the "provider ahead" rows.
+void TestExecutionUnits::keyWindowOnBothClocks_data()
+{
+    QTest::addColumn<qint64>("oursAfterMs");   // our clock: this long after the first attempt
+    QTest::addColumn<qint64>("providerAheadMs"); // the provider's Date: this far ahead of ours (-1: no Date)
+    QTest::addColumn<bool>("open");
+    QTest::addColumn<QString>("says");
+    const qint64 h = 3600LL * 1000;
+    QTest::newRow("both clocks early -> open") << 1 * h << qint64(0) << true << "inside the key window on both clocks";
+    QTest::newRow("ours past window - margin -> closed") << 23 * h + 1000 << qint64(0) << false << "passed on our clock";
+    QTest::newRow("provider a day ahead -> closed (issue 33)") << 1 * h << 24 * h << false << "passed on the provider's clock";
+    QTest::newRow("provider ahead into the margin -> closed") << 20 * h << 3 * h + 1000 << false << "passed on the provider's clock";
+    QTest::newRow("provider a little ahead -> open") << 20 * h << 2 * h << true << "both clocks";
+    QTest::newRow("provider behind -> ours decides") << 1 * h << -5 * h << true << "both clocks";
+    QTest::newRow("no Date from the provider -> closed") << 1 * h << qint64(-1) << false << "clock is unknown";
+}
+
+void TestExecutionUnits::keyWindowOnBothClocks()
+{
+    QFETCH(qint64, oursAfterMs);
+    QFETCH(qint64, providerAheadMs);
+    QFETCH(bool, open);
+    QFETCH(QString, says);
+    const QDateTime first = QDateTime(QDate(2026, 12, 7), QTime(12, 0), Qt::UTC);
+    const KeyWindow window(first, 24h, 1h);
+    QCOMPARE(window.end(), first.addSecs(23 * 3600));
+    const QDateTime now = first.addMSecs(oursAfterMs);
+    ProviderClock clock;
+    if (providerAheadMs != -1) {
+        clock.receivedAt = now;
+        clock.providerTime = now.addMSecs(providerAheadMs);
+    }
+    const KeyWindow::Judgement j = window.judge(now, clock, now);
+    QCOMPARE(j.open, open);
+    QVERIFY2(j.why.contains(says), qPrintable(j.why));
 }
 
 QTEST_GUILESS_MAIN(TestExecutionUnits)

@@ -11,6 +11,8 @@
 #include "server/executor.h"
 #include "server/reconciler.h"
 #include "server/stripeclient.h"
+#include "server/webhookreceiver.h"
+#include "simulator/webhooksignature.h"
 #include "tests/execution/executiontestsupport.h"
 #include "tests/support/testledger.h"
 
@@ -51,6 +53,8 @@ private slots:
     void keyWindowPassed_data();
     void keyWindowPassed();
     void lookupLagLongerThanFirstLookup();
+    void providerClockAheadAfterFailedLookup_data();
+    void providerClockAheadAfterFailedLookup();
     void ambiguousAnswerIsNeverSuccessOrFailure_data();
     void ambiguousAnswerIsNeverSuccessOrFailure();
     void contradictoryEvidence_data();
@@ -187,6 +191,95 @@ void TestReconciler::keyWindowPassed()
     QVERIFY(!lookups.isEmpty());
 }
 
+void TestReconciler::providerClockAheadAfterFailedLookup_data()
+{
+    QTest::addColumn<bool>("webhookInHand");  // a signed webhook for the refund arrived while the attempt was open
+    QTest::addColumn<qint64>("providerAheadMs"); // paysim's clock ahead of ours after the lost answer
+    QTest::addColumn<QString>("state");
+    QTest::addColumn<int>("attempts");
+
+    // Issue 33, as reproduced: the webhook is evidence in hand; nothing is sent again.
+    QTest::newRow("webhook in hand, provider a day ahead -> COMPLETED from it, never resent")
+        << true << 25 * HourMs << "COMPLETED" << 1;
+    // Without it, the failed look-up's 503 carries paysim's Date: the key window has passed on the
+    // provider's clock though not on ours, so no same-key resend; lookups keep failing -> review.
+    QTest::newRow("no webhook, provider a day ahead -> review, never resent")
+        << false << 25 * HourMs << "REQUIRES_REVIEW" << 1;
+    // The control: clocks in step, the same-key resend after a failed look-up is still made (it is
+    // what makes lookup lag safe) and the provider replays the committed refund.
+    QTest::newRow("no webhook, clocks in step -> same-key resend replayed, COMPLETED")
+        << false << qint64(0) << "COMPLETED" << 2;
+}
+
+// Issue 33 reproduced: the first POST commits and its answer is lost; every look-up fails (503); a
+// signed webhook for the refund arrives while the attempt is still open; paysim's clock moves a day
+// ahead, past its key retention. Before the fix the reconciler resent the same key "inside the key
+// window" on our clock alone and paysim, having forgotten the key, made a second refund.
+void TestReconciler::providerClockAheadAfterFailedLookup()
+{
+    QFETCH(bool, webhookInHand);
+    QFETCH(qint64, providerAheadMs);
+    QFETCH(QString, state);
+    QFETCH(int, attempts);
+
+    const QByteArray secret = QByteArrayLiteral("whsec_issue33");
+    WebhookReceiver receiver(m_ledger->evidence(), m_ledger->reader(), WebhookReceiver::Options{secret, 300s});
+    const QString charge = m_sim->seedCharge(10000); // room for a second 4000 refund: a duplicate would succeed
+    const ActionRecord action = approvedRefund(*m_ledger, charge, 4000, QStringLiteral("issue33"));
+    QVERIFY(!action.id.isEmpty());
+    const auto claim = m_ledger->execution().claim(action.id, LostExecutor, 60s);
+    QVERIFY2(claim.ok(), qPrintable(claim.error().toString()));
+    const RefundOutcome sent = m_client->createRefund(claim->record.providerRequest(), claim->attempt.idempotencyKey);
+    QCOMPARE(sent.outcome, Attempt::Outcome::Succeeded); // committed; the executor never sees this answer
+    if (webhookInHand) {
+        const QJsonObject refund{{QStringLiteral("id"), sent.providerObjectId},
+                                 {QStringLiteral("object"), QStringLiteral("refund")},
+                                 {QStringLiteral("amount"), 4000},
+                                 {QStringLiteral("charge"), charge},
+                                 {QStringLiteral("currency"), QStringLiteral("usd")},
+                                 {QStringLiteral("status"), QStringLiteral("succeeded")},
+                                 {QStringLiteral("metadata"), QJsonObject{{QStringLiteral("countersign_action_id"), action.id}}}};
+        const QByteArray body = QJsonDocument(QJsonObject{
+            {QStringLiteral("id"), QStringLiteral("evt_issue33")}, {QStringLiteral("object"), QStringLiteral("event")},
+            {QStringLiteral("type"), QStringLiteral("refund.created")}, {QStringLiteral("created"), 1700000000},
+            {QStringLiteral("data"), QJsonObject{{QStringLiteral("object"), refund}}}}).toJson(QJsonDocument::Compact);
+        const WebhookReceiver::Result r = receiver.handle(
+            paysim::WebhookSignature::header(secret, QDateTime::currentSecsSinceEpoch(), body), body);
+        QCOMPARE(toString(r.status), QStringLiteral("accepted"));
+        QCOMPARE(toWire(*r.state), QStringLiteral("EXECUTING")); // stored, not applied: the attempt is open
+    }
+    ExecutionStore::AttemptResult lost;
+    lost.outcome = Attempt::Outcome::Unknown;
+    lost.errorExcerpt = QStringLiteral("response lost (drop_response_after_commit)");
+    QVERIFY(m_ledger->execution().finishAttempt(action.id, claim->attempt.seq, lost, Trigger::OutcomeUnknown,
+                                                QStringLiteral("no answer"), LostExecutor).ok());
+    QVERIFY(m_sim->addFault(QJsonObject{{QStringLiteral("method"), QStringLiteral("GET")},
+                                        {QStringLiteral("fault"), QStringLiteral("outage_503")},
+                                        {QStringLiteral("times"), 0}}));
+    if (providerAheadMs > 0)
+        m_sim->server().advanceClock(providerAheadMs); // our clock: a few seconds in, well inside 24 h - 1 h
+
+    ExecutionConfig config = fastConfig(1);
+    config.keyWindow = 24h;
+    config.keyWindowMargin = 1h;
+    config.maxReconcileTries = 4;
+    runUntilSettled(config, action.id);
+
+    const ActionRecord after = m_ledger->reader().action(action.id).value();
+    QCOMPARE(toWire(after.state), state);
+    QCOMPARE(m_sim->refundsFor(action.id).size(), 1); // the number that matters most
+    QCOMPARE(m_ledger->reader().attempts(action.id)->size(), attempts);
+    QCOMPARE(m_sim->requestsTo(QStringLiteral("POST"), QStringLiteral("/v1/refunds")), attempts);
+    if (webhookInHand) {
+        const QList<AuditEvent> audit = m_ledger->reader().audit(action.id).value();
+        QVERIFY2(std::any_of(audit.cbegin(), audit.cend(),
+                             [](const AuditEvent &e) { return e.reason.contains(QLatin1String("evidence in hand")); }),
+                 qPrintable(describe(*m_ledger, action.id)));
+    } else if (providerAheadMs > 0) {
+        QVERIFY2(after.reviewReason.contains(QLatin1String("provider's clock")), qPrintable(after.reviewReason));
+    }
+}
+
 // The refund is committed but invisible to lookups for longer than the first lookup takes: the
 // lookup says NOT_FOUND, the same-key retry gets paysim's saved answer replayed — no duplicate.
 void TestReconciler::lookupLagLongerThanFirstLookup()
@@ -223,18 +316,26 @@ void TestReconciler::ambiguousAnswerIsNeverSuccessOrFailure_data()
     QTest::newRow("own refund stays hidden -> REQUIRES_REVIEW") << 5 * HourMs << "REQUIRES_REVIEW";
 }
 
-// paysim pruned the key early (its clock ran ahead); the same-key retry runs as a new request and
-// the fully refunded charge answers charge_already_refunded. That proves neither success nor
-// failure: only this action's own refund, found by lookup, settles it.
+// paysim forgot the key earlier than it promised (it keeps keys 1 h here, against our 24 h window;
+// its clock is 2 h on, inside the window on both clocks): the same-key retry runs as a new request
+// and the fully refunded charge answers charge_already_refunded. That proves neither success nor
+// failure: only this action's own refund, found by lookup, settles it. (A provider clock that runs
+// past the window is caught before any retry: providerClockAheadAfterFailedLookup.)
 void TestReconciler::ambiguousAnswerIsNeverSuccessOrFailure()
 {
     QFETCH(qint64, extraLagMs);
     QFETCH(QString, state);
+    paysim::PaysimConfig forgetful;
+    forgetful.keyWindowHours = 1.0;
+    m_client.reset();
+    m_sim = std::make_unique<Paysim>(forgetful);
+    QVERIFY(m_sim->start());
+    m_client = std::make_unique<StripeClient>(providerConfig(m_sim->url(), 400));
     const QString charge = m_sim->seedCharge(4000); // the refund takes all of it
-    QVERIFY(m_sim->addFault(postRule(QStringLiteral("lookup_lag"), 25 * HourMs + extraLagMs)));
+    QVERIFY(m_sim->addFault(postRule(QStringLiteral("lookup_lag"), 2 * HourMs + extraLagMs)));
     const ActionRecord action = lostResponse(charge, 4000, QStringLiteral("ambiguous"));
     QVERIFY(!action.id.isEmpty());
-    m_sim->server().advanceClock(25 * HourMs);
+    m_sim->server().advanceClock(2 * HourMs);
 
     ExecutionConfig config = fastConfig(1);
     config.backoffBase = 200ms;
@@ -303,6 +404,24 @@ void TestReconciler::contradictoryEvidence()
     if (!reasonContains.isEmpty())
         QVERIFY2(after.reviewReason.contains(reasonContains), qPrintable(after.reviewReason));
     QCOMPARE(m_ledger->reader().attempts(action.id)->size(), 1); // evidence, not a retry, decided it
+    if (evidence != u"duplicate")
+        return;
+    // Issue 33: a supervisor who confirms one of the two as committed does not make the other go
+    // away: the action is COMPLETED and its discrepancy opens in the same transaction.
+    const QList<ProviderLookup> lookups = m_ledger->reader().lookups(action.id).value();
+    const auto found = std::find_if(lookups.crbegin(), lookups.crend(),
+                                    [](const ProviderLookup &l) { return l.result == ProviderLookup::Result::Found; });
+    QVERIFY(found != lookups.crend());
+    const auto reconciled = m_ledger->evidence().reconcile(action.id, QStringLiteral("sue"), Reconciliation::Outcome::Committed,
+                                                           found->seq, QStringLiteral("the first one is ours"),
+                                                           after.stateVersion);
+    QVERIFY2(reconciled.ok(), qPrintable(reconciled.error().toString()));
+    QCOMPARE(reconciled->record.state, ActionState::Completed);
+    const auto flagged = m_ledger->reader().discrepancy(action.id).value();
+    QVERIFY(flagged.has_value() && flagged->isOpen());
+    QCOMPARE(flagged->refundIds.size(), 2);
+    QCOMPARE(flagged->foundBy, QStringLiteral("sue"));
+    QVERIFY(reconciled->record.stateVersion > after.stateVersion + 1); // the discrepancy moved it too
 }
 
 void TestReconciler::lookUpNowIsStoredWhoeverAsks()

@@ -79,6 +79,8 @@ private slots:
     void eventsMatchedByKeyOrRefundWithoutMetadata();
     void scheduledLookupsFollowWithoutWebhooks();
     void unmatchedRefundIsListedForItsCharge();
+    void duplicateRefundsAreFlagged_data();
+    void duplicateRefundsAreFlagged();
 
 private:
     void startSim(bool webhooks);
@@ -200,7 +202,9 @@ void TestSettlementExecution::pendingRefundSettlesByWebhook()
     Settlement s = settlementOf(action.id);
     QCOMPARE(s.status, QStringLiteral("pending"));
     QVERIFY(s.refundId.startsWith(QLatin1String("re_")));
-    QCOMPARE(s.confirmedBy, QStringLiteral("attempt"));
+    // Started by the attempt's own answer; the refund.created webhook may confirm it again by now.
+    QCOMPARE(s.history.first().source, QStringLiteral("attempt"));
+    QVERIFY2(s.confirmedBy == u"attempt" || s.confirmedBy == u"webhook", qPrintable(s.confirmedBy));
     QVERIFY(!s.settledAt.isValid());
     QVERIFY(s.nextCheckAt.isValid()); // followed by schedule too, until it settles
     QCOMPARE(s.attention, Settlement::Attention::None);
@@ -481,6 +485,90 @@ void TestSettlementExecution::unmatchedRefundIsListedForItsCharge()
     QCOMPARE(e.summary.value(QStringLiteral("status")).toString(), QStringLiteral("succeeded"));
     QVERIFY(e.disposition.startsWith(QLatin1String("unmatched")));
     QVERIFY(m_ledger->evidence().unmatchedRefundEvents(QStringLiteral("ch_other"))->isEmpty());
+}
+
+void TestSettlementExecution::duplicateRefundsAreFlagged_data()
+{
+    QTest::addColumn<QString>("foundBy");
+    QTest::newRow("by a webhook") << "webhook";
+    QTest::newRow("by a look-up") << "lookup";
+    QTest::newRow("by a scheduled settlement check") << "settlement";
+}
+
+// Issue 33: a second refund at the provider carrying a COMPLETED action's id (a resend the provider
+// took as new) is never silent, whichever evidence shows it first: the action stays COMPLETED (six
+// states) and carries an open discrepancy that the queue lists and counts until a supervisor closes
+// it with a note; a refund not seen before reopens it.
+void TestSettlementExecution::duplicateRefundsAreFlagged()
+{
+    QFETCH(QString, foundBy);
+    startSim(false);
+    QVERIFY(m_sim->addFault(refundSettlesRule(3600, QStringLiteral("succeeded")))); // pending: followed
+    // 3000 of the charge's 10000: room for the two more refunds the provider will take under other keys.
+    const ActionRecord action = completed(3000, QStringLiteral("twice-") + foundBy, slowAnswerConfig());
+    QCOMPARE(action.state, ActionState::Completed);
+    const QString first = settlementOf(action.id).refundId;
+    QVERIFY(!first.isEmpty());
+    // The same request under another key: the provider now holds two refunds for the action.
+    const RefundOutcome second = m_client->createRefund(action.providerRequest(), QStringLiteral("another-key-1"));
+    QCOMPARE(second.outcome, Attempt::Outcome::Succeeded);
+    QCOMPARE(m_sim->refundsFor(action.id).size(), 2);
+    QVERIFY(!m_ledger->reader().discrepancy(action.id).value().has_value());
+
+    Reconciler reconciler(Reconciler::storesOf(*m_ledger), *m_client, slowAnswerConfig());
+    const auto show = [&](const QString &refundId, const QString &eventId) {
+        if (foundBy == u"webhook") {
+            const QByteArray body = refundEvent(eventId, QStringLiteral("refund.created"), refundId, m_charge,
+                                                QStringLiteral("pending"), action.id, QString(), 3000);
+            QCOMPARE(toString(m_receiver->handle(signNow(body), body).status), QStringLiteral("accepted"));
+        } else if (foundBy == u"lookup") {
+            const auto looked = reconciler.lookUpNow(action.id, QStringLiteral("sue"));
+            QVERIFY2(looked.ok(), qPrintable(looked.error().toString()));
+        } else {
+            m_clock.advance(std::max<qint64>(61'000, slowAnswerConfig().settlementCheckMax.count() + 1000));
+            QCOMPARE(toString(reconciler.followNextSettlement(QStringLiteral("w1")).step),
+                     toString(Reconciler::Step::Settlement));
+        }
+    };
+    show(second.providerObjectId, QStringLiteral("evt_second"));
+    if (QTest::currentTestFailed())
+        return;
+
+    const auto flagged = m_ledger->reader().discrepancy(action.id);
+    QVERIFY(flagged.ok() && flagged->has_value());
+    const Discrepancy d = **flagged;
+    QVERIFY(d.isOpen());
+    QCOMPARE(toWire(d.kind), QStringLiteral("duplicate_refund"));
+    QVERIFY2(d.refundIds.contains(first) && d.refundIds.contains(second.providerObjectId), qPrintable(d.refundIds.join(u' ')));
+    QVERIFY2(d.detail.contains(QLatin1String("2 refunds for this action")), qPrintable(d.detail));
+    const ActionRecord after = m_ledger->reader().action(action.id).value();
+    QCOMPARE(after.state, ActionState::Completed); // the six states stay six
+    QVERIFY(after.stateVersion > action.stateVersion); // a reviewer's If-Match sees it
+    QCOMPARE(settlementOf(action.id).refundId, first); // the settlement still follows the first
+    QCOMPARE(m_ledger->reader().discrepancyCount(QString()).value(), 1);
+    ActionReader::ListQuery query;
+    query.discrepancyOpen = true;
+    const auto listed = m_ledger->reader().list(query);
+    QVERIFY(listed.ok());
+    QCOMPARE(listed->rows.size(), 1);
+    QVERIFY(listed->rows.first().discrepancyOpen);
+
+    // Closed by a supervisor, with a note; a third refund (never seen) opens it again.
+    const auto closed = m_ledger->evidence().closeDiscrepancy(action.id, QStringLiteral("sue"),
+                                                              QStringLiteral("customer told; second refund kept"),
+                                                              after.stateVersion);
+    QVERIFY2(closed.ok(), qPrintable(closed.error().toString()));
+    QVERIFY(!closed->discrepancy.isOpen());
+    QCOMPARE(m_ledger->reader().discrepancyCount(QString()).value(), 0);
+    QVERIFY(!m_ledger->evidence().closeDiscrepancy(action.id, QStringLiteral("sue"), QStringLiteral("again"),
+                                                   closed->record.stateVersion).ok());
+    const RefundOutcome third = m_client->createRefund(action.providerRequest(), QStringLiteral("another-key-2"));
+    QCOMPARE(third.outcome, Attempt::Outcome::Succeeded);
+    show(third.providerObjectId, QStringLiteral("evt_third"));
+    const Discrepancy reopened = m_ledger->reader().discrepancy(action.id).value().value();
+    QVERIFY(reopened.isOpen());
+    QVERIFY2(reopened.refundIds.contains(third.providerObjectId), qPrintable(reopened.refundIds.join(u' ')));
+    QVERIFY(m_ledger->reader().verifyAudit()->ok);
 }
 
 QTEST_GUILESS_MAIN(TestSettlementExecution)

@@ -187,6 +187,10 @@ void TestConfigFile::countersigndStopsAtABadLine()
         {"db = " + db + "\nlisten = 127.0.0.1:0\nmcp-poll-ms = 10\n", QStringLiteral("countersignd.conf:3: --mcp-poll-ms expects 50 to 60000")},
         {"db = " + db + "\nlisten = 127.0.0.1:0\nprovder = paysim\n", QStringLiteral("countersignd.conf:3: unknown key \"provder\" (did you mean provider?)")},
         {"db = " + db + "\nlisten = nowhere\n", QStringLiteral("countersignd.conf:2: --listen expects host:port")},
+        // Issue 33: a key window longer than the provider promises to keep a key is refused, with why.
+        {"db = " + db + "\nlisten = 127.0.0.1:0\nkey-window-hours = 1000000\n",
+         QStringLiteral("--key-window-hours 1000000 is longer than the 24 h for which stripe promises to remember an"
+                        " idempotency key")},
     };
     for (const Case &c : cases) {
         const QString path = writeConfig(dir, c.text);

@@ -1,3 +1,4 @@
+#include "models/discrepancy.h"
 #include "models/actionrecord.h"
 #include "models/actionsummary.h"
 #include "models/approval.h"
@@ -619,7 +620,7 @@ void TestWire::goldenWireText_data()
     QVERIFY(!followUp.record.parentId.isEmpty());
     QTest::newRow("action summary of a follow-up: parent_id not written") << followUp.toJson() << QByteArray(
         R"({"amount":4000,"attempt_count":2,"business_reference":"order 1042",)"
-        R"("created_at":"2026-11-29T22:38:35.123Z","currency":"usd","id":"act_k3v9q2m7x4p8r1t6w5y0z2ab",)"
+        R"("created_at":"2026-11-29T22:38:35.123Z","currency":"usd","discrepancy":false,"id":"act_k3v9q2m7x4p8r1t6w5y0z2ab",)"
         R"("last_event_at":"2026-11-29T22:39:01.007Z","possible_duplicate":false,"possible_duplicates":0,)"
         R"("requested_by":"agent-7","review_reason":"","settlement_review":false,"settlement_status":null,)"
         R"("state":"EXECUTING","state_version":4,"target":{"charge":"ch_3NqX1a2eZvKYlo2C0p8M4b7t"},)"
@@ -628,6 +629,31 @@ void TestWire::goldenWireText_data()
     original.record.parentId.clear();
     QTest::newRow("action summary of an original action: the same members") << original.toJson()
                                                                              << compact(followUp.toJson());
+
+    // Issue 33: what the provider holds that contradicts a final action.
+    Discrepancy d;
+    d.actionId = fullRecord().id;
+    d.kind = Discrepancy::Kind::DuplicateRefund;
+    d.refundIds = {QStringLiteral("re_1"), QStringLiteral("re_2")};
+    d.detail = QStringLiteral("the provider holds 2 refunds for this action (re_2, re_1): contradictory evidence");
+    d.evidence = QStringLiteral("lookup 4 (event evt_9)");
+    d.foundBy = QStringLiteral("webhook");
+    d.openedAt = fullRecord().updatedAt;
+    d.lastSeenAt = fullRecord().updatedAt;
+    d.sightings = 2;
+    QTest::newRow("discrepancy, open") << d.toJson() << QByteArray(
+        R"j({"action_id":"act_k3v9q2m7x4p8r1t6w5y0z2ab","attention":"open",)j"
+        R"j("detail":"the provider holds 2 refunds for this action (re_2, re_1): contradictory evidence",)j"
+        R"j("evidence":"lookup 4 (event evt_9)","found_by":"webhook","kind":"duplicate_refund",)j"
+        R"j("last_seen_at":"2026-11-29T22:39:01.007Z","opened_at":"2026-11-29T22:39:01.007Z",)j"
+        R"j("refund_ids":["re_1","re_2"],"resolution_note":null,"resolved_at":null,"resolved_by":null,"sightings":2})j");
+    QVERIFY(Discrepancy::fromJson(d.toJson()) == d);
+    Discrepancy closed = d;
+    closed.attention = Discrepancy::Attention::Closed;
+    closed.resolvedBy = QStringLiteral("sue");
+    closed.resolvedAt = fullRecord().updatedAt;
+    closed.resolutionNote = QStringLiteral("kept as goodwill");
+    QVERIFY(Discrepancy::fromJson(closed.toJson()) == closed);
 
     AuditEvent e = knownEvent();
     e.reason = QStringLiteral("ok");

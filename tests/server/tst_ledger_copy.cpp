@@ -215,16 +215,22 @@ void TestLedgerCopy::buildHistory(const QString &path)
     lookup.actionId = reviewed.id;
     lookup.askedBy = QStringLiteral("sue");
     lookup.result = ProviderLookup::Result::Found;
+    lookup.providerObjectId = QStringLiteral("re_first");
     lookup.status = QStringLiteral("succeeded");
     lookup.amount = 4000;
     lookup.currency = QStringLiteral("usd");
     lookup.excerpt = text();
     const auto l = ledger.evidence().recordLookup(lookup, std::nullopt, text());
     QVERIFY(l.ok());
-    QVERIFY(ledger.evidence()
-                .reconcile(reviewed.id, QStringLiteral("sue"), Reconciliation::Outcome::Committed, l->lookup.seq,
-                           text(), l->record.stateVersion)
-                .ok());
+    const auto r = ledger.evidence().reconcile(reviewed.id, QStringLiteral("sue"), Reconciliation::Outcome::Committed,
+                                               l->lookup.seq, text(), l->record.stateVersion);
+    QVERIFY(r.ok());
+    // Issue 33: a second refund for it at the provider, then its discrepancy.
+    ProviderLookup second = lookup;
+    second.providerObjectId = QStringLiteral("re_second");
+    const EvidenceFinding twice = judgeEvidence(r->record, {sightingOf(second)}, QStringLiteral("re_first"));
+    QVERIFY(twice.duplicate);
+    QVERIFY(ledger.evidence().recordLookup(second, std::nullopt, text(), twice).ok());
     // A changed resubmission: refused, recorded as a conflict.
     QVERIFY(ledger.proposals().propose(sampleInput(QStringLiteral("reviewed"), 4500), agent()).ok());
 
@@ -354,6 +360,7 @@ void TestLedgerCopy::copyKeepsEveryRow()
         {QStringLiteral("conflicts"), QStringLiteral("action_id, seq")},
         {QStringLiteral("settlements"), QStringLiteral("action_id")},
         {QStringLiteral("settlement_changes"), QStringLiteral("action_id, seq")},
+        {QStringLiteral("discrepancies"), QStringLiteral("action_id")},
         {QStringLiteral("audit"), QStringLiteral("seq")},
         {QStringLiteral("reconcile_schedule"), QStringLiteral("action_id")},
         {QStringLiteral("webhook_events"), QStringLiteral("event_id")},

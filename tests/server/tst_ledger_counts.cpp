@@ -249,7 +249,7 @@ void TestLedgerCounts::countsMatchGroupBy()
 // columns start exact.
 void TestLedgerCounts::migrationCountsExistingRows()
 {
-    SKIP_ON_POSTGRES("undoes SQLite's migrations 4 to 14 by hand (DROP TRIGGER, DROP COLUMN on the SQLite schema)");
+    SKIP_ON_POSTGRES("undoes SQLite's migrations 4 to 15 by hand (DROP TRIGGER, DROP COLUMN on the SQLite schema)");
     randomOperations(5, 200, 2);
     m_reader = nullptr;
     m_store.reset();
@@ -257,7 +257,9 @@ void TestLedgerCounts::migrationCountsExistingRows()
         QSqlDatabase db = rawDb();
         {
             QSqlQuery q(db);
-            for (const char *sql : {"DROP TRIGGER settlements_completed_only", "DROP TRIGGER settlements_forward_only",
+            for (const char *sql : {"DROP TRIGGER discrepancies_final_only", "DROP TRIGGER discrepancies_no_delete",
+                                    "DROP TABLE discrepancies", "DELETE FROM schema_version WHERE version = 15",
+                                    "DROP TRIGGER settlements_completed_only", "DROP TRIGGER settlements_forward_only",
                                     "DROP TRIGGER settlements_no_delete", "DROP TRIGGER settlement_changes_no_update",
                                     "DROP TRIGGER settlement_changes_no_delete", "DROP TABLE settlement_changes",
                                     "DROP TABLE settlements", "DROP INDEX webhook_events_by_charge",
