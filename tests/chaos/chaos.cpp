@@ -199,7 +199,7 @@ int main(int argc, char *argv[])
         sum.replayedProposals += r.replayedProposals;
         sum.resentApprovals += r.resentApprovals;
         sum.deferredApprovals += r.deferredApprovals;
-        for (int i = 0; i < 6; ++i)
+        for (int i = 0; i < 7; ++i)
             sum.reviewsByRule[i] += r.reviewsByRule[i];
         sum.stops += r.stops;
         sum.stopsHoldingLease += r.stopsHoldingLease;
@@ -293,14 +293,15 @@ int main(int argc, char *argv[])
                 .arg(sum.resentApprovals)
                 .arg(sum.deferredApprovals)
                 .arg(options.postgres ? QStringLiteral("A/B/C") : QStringLiteral("A/B")));
-    out(QStringLiteral("  final states: %1; reviews by rule W=%2 M=%3 S=%4 F=%5 A=%6 B=%7")
+    out(QStringLiteral("  final states: %1; reviews by rule W=%2 M=%3 S=%4 F=%5 A=%6 B=%7 K=%8")
             .arg(states.join(QLatin1Char(' ')))
             .arg(sum.reviewsByRule[0])
             .arg(sum.reviewsByRule[1])
             .arg(sum.reviewsByRule[2])
             .arg(sum.reviewsByRule[3])
             .arg(sum.reviewsByRule[4])
-            .arg(sum.reviewsByRule[5]));
+            .arg(sum.reviewsByRule[5])
+            .arg(sum.reviewsByRule[6]));
     out(QStringLiteral("  issue 14: refunds made outside Countersign=%1 (made by paysim %2, leaving the action no room %3; "
                        "charge read again after %4)")
             .arg(sum.outsideRefunds)
@@ -362,6 +363,8 @@ int main(int argc, char *argv[])
         int twoAgentSteps = 0;
         int settlesRules = 0;
         int simClockSteps = 0;
+        int skewSteps = 0;      // issue 33
+        int skewPastWindow = 0;
         for (const quint32 seed : std::as_const(seeds)) {
             const Schedule schedule = scheduleFor(seed, options.actions, options.steps, options.viaApi, options.postgres);
             for (const Step &step : schedule.steps) {
@@ -383,6 +386,8 @@ int main(int argc, char *argv[])
                     ? 1
                     : 0;
                 simClockSteps += step.kind == Step::Kind::SimClock ? 1 : 0;
+                skewSteps += step.kind == Step::Kind::ProviderSkew ? 1 : 0;
+                skewPastWindow += step.kind == Step::Kind::ProviderSkew && step.advanceMs > 24LL * 3600 * 1000 ? 1 : 0;
                 jumps += step.kind == Step::Kind::ClockJump ? 1 : 0;
                 secondExecutor = secondExecutor || (step.kind == Step::Kind::Start && step.executor == 1);
             }
@@ -424,8 +429,15 @@ int main(int argc, char *argv[])
             && (!options.viaApi || webhookSeeds >= 1 || options.webhooks == RunOptions::Webhooks::Off);
         if (!issue18Ok)
             out(QStringLiteral("coverage: NOT MET (issue 18): a refund_settles rule or a paysim clock step never scheduled"));
+        // Issue 33, by the seeds alone: paysim's clock ahead of the ledger's, once past a key window.
+        out(QStringLiteral("coverage (issue 33): provider clock skew steps %1, of them past a key window %2 (need 1 each)")
+                .arg(skewSteps)
+                .arg(skewPastWindow));
+        const bool issue33Ok = skewSteps >= 1 && skewPastWindow >= 1;
+        if (!issue33Ok)
+            out(QStringLiteral("coverage: NOT MET (issue 33): no step ran paysim's clock past a key window ahead of ours"));
         coverageOk = unscheduled.isEmpty() && busyKills >= (options.postgres ? 1 : 3) && clockOk && secondExecutor
-            && firedTotal > 0 && sum.killsWithWorkInFlight >= 1 && issue14Ok && issue18Ok;
+            && firedTotal > 0 && sum.killsWithWorkInFlight >= 1 && issue14Ok && issue18Ok && issue33Ok;
         if (options.postgres) {
             // Each new kind scheduled at least once (by the seeds alone), and of what timing decides,
             // that a SIGSTOP caught an instance holding a lease and that a stopped instance's late

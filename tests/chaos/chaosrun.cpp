@@ -235,6 +235,7 @@ private:
     QTemporaryDir m_dir;
     QString m_dbPath, m_keyFile, m_clockFile, m_stopFile;
     qint64 m_clockOffsetMs = 0;
+    qint64 m_paysimAheadMs = 0; // paysim-only clock steps so far (simclock, skew, the settle's): paysim ahead of the ledger
     QList<Jump> m_jumps;
     Http m_http;
     std::unique_ptr<QProcess> m_paysim;
@@ -1508,6 +1509,7 @@ bool ChaosRun::simClock(qint64 advanceMs)
         return false;
     }
     ++m_result.simClockSteps;
+    m_paysimAheadMs += advanceMs; // clock jumps move both clocks; this moves paysim's alone
     return true;
 }
 
@@ -2220,6 +2222,10 @@ void ChaosRun::check()
             // refund made outside Countersign on its charge, or on the two agents' charge.
             const bool b = action->reviewReason.contains(QLatin1String("over the charge's refundable amount"))
                 && (outsideLeftNoRoom(i) || (planned.contested && m_twoAgentsReadFaulted)) && truth.isEmpty();
+            // K (issue 33): the key window passed on paysim's clock, which paysim-only steps ran ahead
+            // of the ledger's far enough that it did (first attempt + 24 h - 1 h): nothing was resent.
+            const bool k = action->reviewReason.contains(QLatin1String("on the provider's clock")) && !attempts->isEmpty()
+                && attempts->first().startedAt.msecsTo(m_ledger->currentTime()) + m_paysimAheadMs >= 23LL * 3600 * 1000;
             QStringList rules;
             if (w) { rules << QStringLiteral("W"); ++m_result.reviewsByRule[0]; }
             if (m) { rules << QStringLiteral("M"); ++m_result.reviewsByRule[1]; }
@@ -2227,6 +2233,7 @@ void ChaosRun::check()
             if (f) { rules << QStringLiteral("F"); ++m_result.reviewsByRule[3]; }
             if (a) { rules << QStringLiteral("A"); ++m_result.reviewsByRule[4]; }
             if (b) { rules << QStringLiteral("B"); ++m_result.reviewsByRule[5]; }
+            if (k) { rules << QStringLiteral("K"); ++m_result.reviewsByRule[6]; }
             if (rules.isEmpty())
                 violation(2, QStringLiteral("#%1 %2 REQUIRES_REVIEW without a reason the schedule made it unknowable "
                                             "(provider refunds %3; reason: %4)")
@@ -2483,6 +2490,7 @@ RunResult ChaosRun::run()
             twoAgents(step);
             break;
         case Step::Kind::SimClock:
+        case Step::Kind::ProviderSkew:
             ok = simClock(step.advanceMs);
             break;
         }

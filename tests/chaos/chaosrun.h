@@ -110,7 +110,7 @@ struct RunResult
     int webhooksGaveUp = 0;         // ... failed after all of paysim's attempts ...
     int webhooksPending = 0;        // ... still being retried when the run ended
     QMap<QString, int> finalStates;
-    int reviewsByRule[6] = {0, 0, 0, 0, 0, 0}; // W, M, S, F, A, B (see docs/CHAOS.md)
+    int reviewsByRule[7] = {0, 0, 0, 0, 0, 0, 0}; // W, M, S, F, A, B, K (see docs/CHAOS.md)
 };
 
 RunResult runChaos(const RunOptions &options);

@@ -175,6 +175,10 @@ QString Step::describe() const
     case Kind::SimClock:
         what = QStringLiteral("simclock  paysim's clock alone +%1 s (pending refunds due by then settle)").arg(advanceMs / 1000);
         break;
+    case Kind::ProviderSkew:
+        what = QStringLiteral("skew      paysim's clock alone +%1 h (ahead of the ledger's; past 24 h its keys are pruned)")
+                   .arg(double(advanceMs) / 3600000.0, 0, 'f', 1);
+        break;
     case Kind::DbRestart:
         what = immediate ? QStringLiteral("database  stop -m immediate, down %1 ms, start again").arg(holdMs)
                          : QStringLiteral("database  stop -m fast, down %1 ms, start again").arg(holdMs);
@@ -391,12 +395,29 @@ void addSettlementSteps(Schedule &schedule)
     }
 }
 
+void addProviderSkewSteps(Schedule &schedule)
+{
+    QRandomGenerator random(schedule.seed ^ 0x33c10c4bu);
+    if (!chance(random, 80))
+        return;
+    Step skew;
+    skew.kind = Step::Kind::ProviderSkew;
+    skew.waitMs = between(random, 0, 400);
+    // In whole minutes: past the key window (24 h .. 48 h) in 3 of 5, else 1 h .. 23 h (inside the
+    // margin, or across the window's end on paysim's clock only).
+    skew.advanceMs = (chance(random, 60) ? between(random, 24 * 60, static_cast<int>(ProviderSkewMaxMs / 60000))
+                                         : between(random, 60, 23 * 60))
+        * 60000LL;
+    schedule.steps.insert(between(random, 1, static_cast<int>(schedule.steps.size())), skew);
+}
+
 Schedule scheduleFor(quint32 seed, int actionCount, int stepCount, bool viaApi, bool postgres)
 {
     Schedule schedule = postgres ? generatePostgresSchedule(seed, actionCount, stepCount)
                                  : generateSchedule(seed, actionCount, stepCount);
     addIssue14Steps(schedule, viaApi || postgres);
     addSettlementSteps(schedule);
+    addProviderSkewSteps(schedule);
     return schedule;
 }
 

@@ -59,6 +59,9 @@ struct Step
         SimClock,      // paysim's clock alone forward by advanceMs (POST /_sim/clock): the refunds a
                        // refund_settles rule left pending settle at the provider; the ledger learns
                        // it later (scheduled look-ups, look-ups through the API)
+        // Issue 33 (addProviderSkewSteps, every mode):
+        ProviderSkew,  // paysim's clock alone ahead by advanceMs, up to two key windows: the provider
+                       // prunes idempotency keys that the ledger's clock still holds inside the window
     };
     enum Variant { OutsideBefore = 0, OutsideInFlight = 1, OutsideLater = 2 };
     Kind kind = Kind::Pause;
@@ -86,9 +89,8 @@ struct Schedule
     QList<Step> steps;
 };
 
-// Fault names paysim supports that the harness injects (clock_advance is not among them: a
-// paysim-only clock jump would be a provider clock that disagrees with ours by a day, which the
-// product does not claim to survive; ClockJump steps move both clocks instead).
+// Fault names paysim supports that the harness injects (clock_advance is not among them: ClockJump
+// steps move both clocks, and ProviderSkew steps move paysim's alone, by the schedule).
 QStringList injectedFaultKinds();
 
 Schedule generateSchedule(quint32 seed, int actionCount, int stepCount);
@@ -116,13 +118,21 @@ void addIssue14Steps(Schedule &schedule, bool viaApi);
 void addSettlementSteps(Schedule &schedule);
 constexpr int SettlementMaxAfterSeconds = 600;
 QString settlementRuleKind(); // "refund_settles": paysim decides it in a lane of its own
+// Issue 33: the provider's clock running ahead of the ledger's. In 4 seeds of 5 (a generator of its
+// own: nothing else a seed draws changes) one ProviderSkew step, anywhere after the first start,
+// moves paysim's clock alone ahead: in 3 of 5 of them past the key window (24 h to two windows,
+// 48 h) — past its key retention while the ledger's clock is still inside the window — else 1 h
+// to 23 h. Countersign must then read paysim's clock
+// from the Date of its answers and never resend a key paysim may have forgotten.
+void addProviderSkewSteps(Schedule &schedule);
+constexpr qint64 ProviderSkewMaxMs = 48LL * 3600 * 1000;
 // Issue 18, --via-api and --postgres: whether paysim's signed webhooks reach the countersignd
 // instances in this seed's run (through a relay in the harness; docs/CHAOS.md). Three seeds in
 // four, by the seed alone (a generator of its own: nothing else a seed draws changes); the rest
 // learn what became of a refund only from their own answers and look-ups.
 bool webhooksFor(quint32 seed);
 // What a run plays: generateSchedule or generatePostgresSchedule, then addIssue14Steps, then
-// addSettlementSteps.
+// addSettlementSteps, then addProviderSkewSteps.
 Schedule scheduleFor(quint32 seed, int actionCount, int stepCount, bool viaApi, bool postgres);
 QString outsideVariantName(int variant); // "before its approval", "in flight", "later"
 // The executor lease of the instances in --postgres runs (request_timeout_ms 300: the validated
