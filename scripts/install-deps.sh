@@ -28,7 +28,8 @@ packages=(
   # scripts/deployment-demo.sh (ctest deployment_demo) talks to the API with curl and jq.
   curl jq
   # GUI tests and screenshots without a display.
-  xvfb xauth x11-apps imagemagick fonts-dejavu-core
+  # xdotool drives a real console window with the keyboard for scripts/screenshot-two-refunds.sh.
+  xvfb xauth x11-apps imagemagick fonts-dejavu-core xdotool
   # TLS: Qt's OpenSSL backend at run time, and the throwaway CA and certificates that
   # tests/client/tst_tls and tst_hostile_http make; bench_http runs countersignd under prlimit.
   openssl libssl3 util-linux

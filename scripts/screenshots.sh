@@ -39,6 +39,9 @@ xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
 # File → Export: the progress dialog over the console, 1,200 refunds (tests/ui/screenshot_export.cpp).
 xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
   "$build_dir/tests/ui/screenshot_export" --out "$top/docs/screenshot-export.png" --window-size 1440x900
+# Two refunds for one action (issue 33), as a supervisor gets there: a real backend, the console at
+# 1366x768 driven with the keyboard (scripts/screenshot-two-refunds.sh).
+bash "$top/scripts/screenshot-two-refunds.sh" "$build_dir" "$top/docs/screenshot-two-refunds.png"
 # A refund that failed after it was accepted (issue 18), from the wire format (tests/ui/screenshot_settlement.cpp).
 xvfb-run -a -s "-screen 0 1600x1000x24 -dpi 96" \
   "$build_dir/tests/ui/screenshot_settlement" "$top/docs/screenshot-settlement-review.png"

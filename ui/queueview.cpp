@@ -1,4 +1,5 @@
 #include "ui/queueview.h"
+#include "ui/flowlayout.h"
 #include "models/actionqueuemodel.h"
 #include "ui/queueitemdelegate.h"
 #include "ui/statepalette.h"
@@ -30,8 +31,9 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     layout->setSpacing(6);
 
     // Quick filters with counts.
-    auto *filterRow = new QHBoxLayout;
-    filterRow->setSpacing(4);
+    // A flow: in a longer language, or with "Two refunds" shown, the filters take a second line
+    // rather than widening the window past the screen.
+    auto *filterRow = new FlowLayout(4, 4);
     m_filters = new QButtonGroup(this);
     m_filters->setExclusive(true);
     const struct { Filter filter; const char *key; const char *name; const char *shortcut; } filters[] = {
@@ -82,7 +84,6 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     m_filterButtons.value(Filter::TwoRefunds)
         ->setToolTip(tr("Actions the provider holds two refunds for (or a refund that contradicts them): money may have "
                         "gone out twice. They keep their state; a supervisor checks and closes each with a note (Ctrl+7)"));
-    filterRow->addStretch(1);
     layout->addLayout(filterRow);
 
     m_search = new QLineEdit(this);
