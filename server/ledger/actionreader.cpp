@@ -408,41 +408,40 @@ LedgerResult<QMap<ActionState, qint64>> ActionReader::counts(const QString &requ
     return counts;
 }
 
-LedgerResult<qint64> ActionReader::settlementReviewCount(const QString &requestedBy) const
+namespace {
+
+// The open attention items of `table` (settlements, discrepancies: a row per action with an
+// `attention` column), over every action or one requester's. runOnce, not a pooled statement: a
+// pooled QPSQL statement left after its one row keeps the session from telling that the server
+// ended it, and the next request on this thread then fails once
+// (tst_api_postgres::terminatedSessionsReconnect).
+LedgerResult<qint64> openItems(const LedgerDatabase &database, QLatin1String table, const QString &requestedBy)
 {
     LedgerError error;
-    QSqlDatabase db = m_db.connection(&error);
+    QSqlDatabase db = database.connection(&error);
     if (!error.ok())
         return error;
     QSqlQuery q(db);
     const bool ok = requestedBy.isEmpty()
-        ? runOnce(q, QStringLiteral("SELECT COUNT(*) FROM settlements WHERE attention = 'open'"), {}, &error)
-        : runOnce(q, QStringLiteral("SELECT COUNT(*) FROM settlements s JOIN actions a ON a.id = s.action_id"
-                                    " WHERE s.attention = 'open' AND a.requested_by = ?"),
+        ? runOnce(q, QStringLiteral("SELECT COUNT(*) FROM %1 WHERE attention = 'open'").arg(table), {}, &error)
+        : runOnce(q, QStringLiteral("SELECT COUNT(*) FROM %1 i JOIN actions a ON a.id = i.action_id"
+                                    " WHERE i.attention = 'open' AND a.requested_by = ?").arg(table),
                   {requestedBy}, &error);
     if (!ok)
         return error;
     return q.next() ? q.value(0).toLongLong() : 0;
 }
 
-// Read like settlementReviewCount (runOnce, not a pooled statement): a pooled QPSQL statement left
-// after its one row keeps the session from telling that the server ended it, and the next request
-// on this thread then fails once (tst_api_postgres::terminatedSessionsReconnect).
+} // namespace
+
+LedgerResult<qint64> ActionReader::settlementReviewCount(const QString &requestedBy) const
+{
+    return openItems(m_db, QLatin1String("settlements"), requestedBy);
+}
+
 LedgerResult<qint64> ActionReader::discrepancyCount(const QString &requestedBy) const
 {
-    LedgerError error;
-    QSqlDatabase db = m_db.connection(&error);
-    if (!error.ok())
-        return error;
-    QSqlQuery q(db);
-    const bool ok = requestedBy.isEmpty()
-        ? runOnce(q, QStringLiteral("SELECT COUNT(*) FROM discrepancies WHERE attention = 'open'"), {}, &error)
-        : runOnce(q, QStringLiteral("SELECT COUNT(*) FROM discrepancies d JOIN actions a ON a.id = d.action_id"
-                                    " WHERE d.attention = 'open' AND a.requested_by = ?"),
-                  {requestedBy}, &error);
-    if (!ok)
-        return error;
-    return q.next() ? q.value(0).toLongLong() : 0;
+    return openItems(m_db, QLatin1String("discrepancies"), requestedBy);
 }
 
 LedgerResult<ActionReader::DiscrepancyGauges> ActionReader::discrepancyGauges() const
