@@ -40,8 +40,8 @@ struct RefundOutcome
 struct RefundSearch
 {
     ProviderLookup lookup;         // as findRefundForAction returns it (FOUND: the newest match)
-    QStringList matchingRefundIds; // every match, newest first; empty unless FOUND
-    QList<RefundSighting> sightings; // every match as the evidence rule reads it, newest first
+    QList<RefundSighting> sightings; // every match as the evidence rule reads it, newest first;
+                                     // empty unless FOUND
     ProviderClock providerClock;   // the last answer's Date (a failed look-up's too); invalid when
                                    // no answer arrived
 };
@@ -76,10 +76,8 @@ public:
     {
         RefundSearch search;
         search.lookup = findRefundForAction(action, askedBy);
-        if (search.lookup.result == ProviderLookup::Result::Found) {
-            search.matchingRefundIds << search.lookup.providerObjectId;
+        if (search.lookup.result == ProviderLookup::Result::Found)
             search.sightings << sightingOf(search.lookup);
-        }
         return search;
     }
 

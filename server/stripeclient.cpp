@@ -604,8 +604,9 @@ RefundSearch StripeClient::searchRefundsForAction(const ActionRecord &action, co
         return search;
     }
     fillFound(lookup, matches.first(), lastStatus);
+    QStringList ids;
     for (const QJsonObject &match : std::as_const(matches)) {
-        search.matchingRefundIds << match.value(QLatin1String("id")).toString();
+        ids << match.value(QLatin1String("id")).toString();
         RefundSighting seen;
         seen.refundId = match.value(QLatin1String("id")).toString();
         seen.status = match.value(QLatin1String("status")).toString();
@@ -620,7 +621,7 @@ RefundSearch StripeClient::searchRefundsForAction(const ActionRecord &action, co
                           .arg(lookup.amount).arg(lookup.currency);
     if (matches.size() > 1)
         excerpt = QStringLiteral("%1 refunds carry %2=%3: %4")
-                      .arg(matches.size()).arg(kActionMetadata, action.id, search.matchingRefundIds.join(QStringLiteral(", ")));
+                      .arg(matches.size()).arg(kActionMetadata, action.id, ids.join(QStringLiteral(", ")));
     if (!complete)
         excerpt += QStringLiteral("; listing stopped after %1 pages").arg(m_config.maxListPages);
     lookup.excerpt = excerptOf(excerpt);

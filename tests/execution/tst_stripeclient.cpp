@@ -432,7 +432,7 @@ void TestStripeClient::findsRefundByMetadataAcrossPages()
     }
     const RefundSearch search = m_client->searchRefundsForAction(mine, QStringLiteral("tester"));
     QCOMPARE(w(search.lookup.result), w(ProviderLookup::Result::Found));
-    QCOMPARE(search.matchingRefundIds.size(), 1);
+    QCOMPARE(search.sightings.size(), 1);
     const QJsonArray truth = m_sim->refundsFor(mine.id);
     QCOMPARE(truth.size(), 1);
     QCOMPARE(search.lookup.providerObjectId, truth.first().toObject().value(QStringLiteral("id")).toString());
@@ -493,7 +493,13 @@ void TestStripeClient::duplicatesAreAllListed()
              w(Attempt::Outcome::Succeeded));
     const RefundSearch search = m_client->searchRefundsForAction(action, QStringLiteral("tester"));
     QCOMPARE(w(search.lookup.result), w(ProviderLookup::Result::Found));
-    QCOMPARE(search.matchingRefundIds.size(), 2);
+    QCOMPARE(search.sightings.size(), 2);
+    QVERIFY(search.sightings.at(0).refundId != search.sightings.at(1).refundId);
+    for (const RefundSighting &s : search.sightings) { // what the evidence rule weighs of each
+        QCOMPARE(s.amount, action.amount);
+        QCOMPARE(s.currency, action.currency);
+        QCOMPARE(s.chargeId, action.targetId);
+    }
     QVERIFY(search.lookup.excerpt.contains(QStringLiteral("2 refunds")));
 }
 
