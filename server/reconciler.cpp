@@ -497,7 +497,9 @@ LedgerResult<EvidenceStore::RecordedLookup> Reconciler::lookUpNow(const QString 
     const auto known = refundOnRecord(m_reader, record);
     if (!known.ok())
         return known.error();
-    const auto inHand = m_reader.lookups(actionId);
+    // An open action is judged with everything in hand; a final one against the refund on record.
+    const bool open = record.state == ActionState::ConfirmationUnknown;
+    const auto inHand = open ? m_reader.lookups(actionId) : LedgerResult<QList<ProviderLookup>>(QList<ProviderLookup>());
     if (!inHand.ok())
         return inHand.error();
 
@@ -517,11 +519,7 @@ LedgerResult<EvidenceStore::RecordedLookup> Reconciler::lookUpNow(const QString 
     QString reason = QStringLiteral("look up now by %1").arg(askedBy);
     std::optional<EvidenceFinding> contradiction;
     if (lookup.result == ProviderLookup::Result::Found) {
-        // A final action is judged by what the provider shows now against the refund on record; an
-        // open one by everything in hand as well.
-        const bool open = record.state == ActionState::ConfirmationUnknown;
-        const EvidenceFinding finding =
-            judgeEvidence(record, open ? sightingsOf(inHand.value()) + search.sightings : search.sightings, *known);
+        const EvidenceFinding finding = judgeEvidence(record, sightingsOf(inHand.value()) + search.sightings, *known);
         reason += QStringLiteral(": ") + finding.reason;
         if (open) {
             // Resting on an older report in hand, it is the reconciler's to apply from that one.

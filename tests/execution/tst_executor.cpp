@@ -52,6 +52,7 @@ private slots:
     void seedScenario_data();
     void seedScenario();
     void idempotencyErrorStopsForGood();
+    void noBusyResendPastTheProvidersWindow();
     void startupRecoveryRunsBeforeWorkers();
     void gracefulStopLetsInFlightFinish();
     void stopOutOfGraceLeavesItHonestlyUnknown();
@@ -346,6 +347,34 @@ void TestExecutor::idempotencyErrorStopsForGood()
     }
     QCOMPARE(posts, 1);
     QCOMPARE(m_ledger->reader().approvals(action.id)->size(), 1); // no approval minted a key since
+}
+
+// Issue 33: the executor's own same-key resend after a 429 asks the provider's clock first (the
+// 429's Date). paysim's clock is a day ahead: the window has passed there, so nothing is sent again
+// — not by the executor, not by the reconciler after it — and a human decides.
+void TestExecutor::noBusyResendPastTheProvidersWindow()
+{
+    m_sim->server().advanceClock(25LL * 3600 * 1000);
+    QVERIFY(m_sim->addFault(QJsonObject{{QStringLiteral("method"), QStringLiteral("POST")},
+                                        {QStringLiteral("path"), QStringLiteral("/v1/refunds")},
+                                        {QStringLiteral("fault"), QStringLiteral("rate_limit_429")}}));
+    const ActionRecord action = approvedRefund(*m_ledger, m_charge, 4000, QStringLiteral("busy-late"));
+    QVERIFY(!action.id.isEmpty());
+    auto executor = makeExecutor(fastConfig(1));
+    QString error;
+    QVERIFY2(executor->start(&error), qPrintable(error));
+    QVERIFY2(waitSettled(action.id), qPrintable(describe(*m_ledger, action.id)));
+    executor->stop();
+
+    const ActionRecord after = m_ledger->reader().action(action.id).value();
+    const QList<Attempt> attempts = m_ledger->reader().attempts(action.id).value();
+    QCOMPARE(toWire(after.state), QStringLiteral("REQUIRES_REVIEW"));
+    QCOMPARE(attempts.size(), 1); // the 429, never sent again
+    QCOMPARE(toWire(attempts.first().outcome), QStringLiteral("rate_limited"));
+    QCOMPARE(m_sim->requestsTo(QStringLiteral("POST"), QStringLiteral("/v1/refunds")), 1);
+    QCOMPARE(m_sim->refundsFor(action.id).size(), 0);
+    QVERIFY2(after.reviewReason.contains(QLatin1String("provider's clock")), qPrintable(after.reviewReason));
+    checkAuditReasons(action.id);
 }
 
 void TestExecutor::startupRecoveryRunsBeforeWorkers()
