@@ -58,6 +58,20 @@ QString ApiError::userText() const
     case Kind::Http:
         break;
     }
+    // The ledger's storage refuses (issue 34): said in words, not as a code; the backend's reason
+    // (its disk is full, its file read-only, ...) in brackets as it gave it.
+    const QString ledger = problem.value(QLatin1String("ledger")).toString();
+    const QString reason = detail.section(QLatin1Char('('), 1).section(QLatin1Char(')'), 0, 0);
+    if (ledger == u"cannot_write")
+        return QCoreApplication::translate("cs::ApiError",
+                                           "The ledger cannot write (%1). Nothing was written; try again once an operator"
+                                           " has made room or fixed its storage.")
+            .arg(reason.isEmpty() ? detail : reason);
+    if (ledger == u"damaged")
+        return QCoreApplication::translate("cs::ApiError",
+                                           "The ledger is damaged (%1). Nothing was written; an operator must check and"
+                                           " restore it.")
+            .arg(reason.isEmpty() ? detail : reason);
     QString text = title.isEmpty() ? QCoreApplication::translate("cs::ApiError", "Error") : title;
     text += QStringLiteral(" (%1").arg(httpStatus);
     if (!code.isEmpty())

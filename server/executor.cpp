@@ -202,7 +202,7 @@ private:
                 // retry (the attempt is finished), so trying again only ever records once.
                 if (++f.tries < FinishCommitTries
                     && (outcome.code() == Code::Busy || outcome.code() == Code::Storage
-                        || outcome.code() == Code::Unavailable)) {
+                        || outcome.code() == Code::Unavailable || outcome.code() == Code::CannotWrite)) {
                     std::lock_guard lock(m_mutex);
                     m_finishes.push_back(std::move(f)); // once more, in the next batch
                 } else {

@@ -1,6 +1,7 @@
 #include "server/exportcommand.h"
 #include "server/ledger/ledger.h"
 #include "server/ledger/ledgerconnections.h"
+#include "server/ledger/ledgerfiles.h"
 #include "server/ledgerexport.h"
 
 #include <QCommandLineParser>
@@ -10,6 +11,7 @@
 #include <QSaveFile>
 #include <QTextStream>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace cs {
@@ -80,12 +82,6 @@ bool parseTime(const QString &option, const QString &text, QDateTime *time, QStr
     }
     *time = parsed.toUTC();
     return true;
-}
-
-bool sameFile(const QString &a, const QString &b)
-{
-    const QString canonicalA = QFileInfo(a).canonicalFilePath();
-    return !canonicalA.isEmpty() && canonicalA == QFileInfo(b).canonicalFilePath();
 }
 
 } // namespace
@@ -178,6 +174,8 @@ int ExportCommand::run(const QStringList &arguments)
         query.text = parser.value(search).trimmed();
         if (query.text.isEmpty() || query.text.size() > 200)
             return usage(QStringLiteral("--search must be 1 to 200 characters"));
+        if (std::any_of(query.text.cbegin(), query.text.cend(), [](QChar c) { return c.unicode() < 0x20 || c.unicode() == 0x7f; }))
+            return usage(QStringLiteral("--search must not contain control characters (U+0000 to U+001F, U+007F)"));
     }
     if (parser.isSet(since) && !parseTime(QStringLiteral("since"), parser.value(since), &query.since, &error))
         return usage(error);
@@ -192,8 +190,11 @@ int ExportCommand::run(const QStringList &arguments)
     if (!LedgerLocation::isUri(location)) {
         if (!QFileInfo(location).isFile())
             return fail(QStringLiteral("no ledger at %1 (a SQLite file, or a postgresql:// URI)").arg(location), 1);
-        if (!toStdout && sameFile(location, target))
-            return usage(QStringLiteral("--to names the ledger itself"));
+    }
+    if (!toStdout) {
+        if (const LedgerError refused = LedgerFiles::refuseTarget(target, location, LedgerFiles::Replacing::Nothing);
+            !refused.ok())
+            return usage(QStringLiteral("--to: ") + refused.message());
     }
 
     Ledger ledger;

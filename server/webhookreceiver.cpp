@@ -31,7 +31,10 @@ bool constantTimeEquals(const QByteArray &a, const QByteArray &b)
 void failWith(WebhookReceiver::Result &result, const LedgerError &error)
 {
     result.status = WebhookReceiver::Status::Failed;
-    result.httpStatus = error.code() == Code::Busy || error.code() == Code::Unavailable ? 503 : 500;
+    result.httpStatus = error.code() == Code::Busy || error.code() == Code::Unavailable
+            || error.code() == Code::CannotWrite || error.code() == Code::Damaged
+        ? 503
+        : 500;
     result.message = error.toString();
     qCWarning(lcWebhook) << "a webhook could not be handled:" << result.message;
 }
@@ -50,6 +53,7 @@ QString toString(WebhookReceiver::Status status)
     case WebhookReceiver::Status::Accepted: return QStringLiteral("accepted");
     case WebhookReceiver::Status::Duplicate: return QStringLiteral("duplicate");
     case WebhookReceiver::Status::Ignored: return QStringLiteral("ignored");
+    case WebhookReceiver::Status::Unmatched: return QStringLiteral("unmatched");
     case WebhookReceiver::Status::BadSignature: return QStringLiteral("bad_signature");
     case WebhookReceiver::Status::Malformed: return QStringLiteral("malformed");
     case WebhookReceiver::Status::Failed: return QStringLiteral("failed");
@@ -215,7 +219,7 @@ WebhookReceiver::Result WebhookReceiver::handle(const QByteArray &signatureHeade
             ? QStringLiteral("unmatched: refund %1 on %2 names no action of this ledger").arg(record.refundId, record.chargeId)
             : QStringLiteral("unmatched: refund %1 on %2 names %3, unknown to this ledger")
                   .arg(record.refundId, record.chargeId, named);
-        return remember(record, Status::Ignored, record.disposition);
+        return remember(record, Status::Unmatched, record.disposition);
     }
     record.actionId = action->value().id;
     const ActionRecord &target = action->value();

@@ -39,7 +39,9 @@ public:
     enum class Status {
         Accepted,     // stored (a lookup, possibly a transition)
         Duplicate,    // this event id was handled before: nothing done
-        Ignored,      // a valid event that concerns no action of this ledger (remembered)
+        Ignored,      // a valid event that is no refund event (remembered)
+        Unmatched,    // a refund event that matches no action of this ledger: kept and listed on its
+                      // charge (GET /charges/{id}: unmatched_refund_events)
         BadSignature, // refused: missing, malformed, wrong or outside the tolerance
         Malformed,    // signed, but not an event
         Failed,       // the ledger failed: answer 5xx so the provider delivers it again (503 busy or

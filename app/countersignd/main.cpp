@@ -29,16 +29,21 @@
 #include "server/exportcommand.h"
 #include "server/ledger/ledger.h"
 #include "server/ledger/ledgerbackup.h"
+#include "server/ledger/ledgercheck.h"
+#include "server/ledger/ledgerconnections.h"
 #include "server/ledger/ledgercopy.h"
+#include "server/ledger/ledgerwitness.h"
 #include "server/mcp/httptransport.h"
 #include "server/stripeclient.h"
 #include "server/webhookreceiver.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QHostAddress>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSocketNotifier>
 #include <QJsonDocument>
 #include <QTextStream>
@@ -47,6 +52,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include <csignal>
 #include <sys/socket.h>
@@ -125,14 +131,37 @@ const QCommandLineOption &passwordFileOption()
     return option;
 }
 
+const QCommandLineOption &witnessOption()
+{
+    static const QCommandLineOption option(
+        QStringLiteral("witness"),
+        QStringLiteral("The witness of the ledger's audit head (docs/OPERATIONS.md, \"The witness\"); default FILE.witness"
+                       " beside a SQLite ledger, none for PostgreSQL unless given."),
+        QStringLiteral("FILE"));
+    return option;
+}
+
+// --witness, or FILE.witness beside a SQLite ledger; "" for a PostgreSQL ledger without one.
+QString witnessPathOf(const QCommandLineParser &parser)
+{
+    if (parser.isSet(witnessOption()))
+        return parser.value(witnessOption());
+    const QString db = parser.value(dbOption());
+    return cs::LedgerLocation::isUri(db) ? QString() : cs::LedgerWitness::defaultPathFor(db);
+}
+
+// Exit status of a ledger refused as damaged or behind its witness (serve, check, audit verify).
+constexpr int ExitLedgerRefused = 3;
+
 // --db and --db-password-file, for every subcommand that opens a ledger.
 QList<QCommandLineOption> ledgerOptions()
 {
     return {dbOption(), passwordFileOption()};
 }
 
+// *exitCode: what a command that cannot open it exits with (3: refused as damaged, 2 otherwise).
 bool openLedger(cs::Ledger &ledger, const QCommandLineParser &parser, QString *error,
-                cs::Ledger::Options options = {})
+                cs::Ledger::Options options = {}, int *exitCode = nullptr)
 {
     if (!parser.isSet(dbOption())) {
         *error = QStringLiteral("--db FILE|URI is required");
@@ -142,10 +171,13 @@ bool openLedger(cs::Ledger &ledger, const QCommandLineParser &parser, QString *e
     const cs::LedgerError opened = ledger.open(parser.value(dbOption()), options);
     if (!opened.ok()) {
         *error = QStringLiteral("cannot open the ledger: ") + opened.toString();
+        if (exitCode)
+            *exitCode = opened.code() == cs::LedgerError::Code::Damaged ? ExitLedgerRefused : 2;
         return false;
     }
     return true;
 }
+
 
 // --expires: "30d", "12h", a date (2027-01-31: that day 00:00 UTC), an ISO 8601 time with an
 // offset, or "never".
@@ -225,8 +257,9 @@ int runUser(const QStringList &arguments)
 
     cs::Ledger ledger;
     QString error;
-    if (!openLedger(ledger, parser, &error))
-        return fail(error);
+    int exitCode = 2;
+    if (!openLedger(ledger, parser, &error, {}, &exitCode))
+        return fail(error, exitCode);
     cs::UserStore users(&ledger.database());
     QTextStream out(stdout);
     if (verb == u"list") {
@@ -263,22 +296,57 @@ int runUser(const QStringList &arguments)
     return 0;
 }
 
+// What the ledger whose chain ends at head says against the witness at path: printed; false
+// when it is behind (or the witness is unreadable).
+bool reportWitness(cs::Ledger &ledger, const cs::LedgerWitness::Head &head, const QString &path, QTextStream &out)
+{
+    const auto stored = cs::LedgerWitness::read(path);
+    if (!stored.ok()) {
+        out << "witness " << path << ": " << stored.error().message() << Qt::endl;
+        return false;
+    }
+    if (!stored->has_value()) {
+        out << "witness " << path << ": none (serve makes it on its next start)" << Qt::endl;
+        return true;
+    }
+    QString behind;
+    const cs::LedgerError compared = ledger.database().read([&](QSqlDatabase &db) {
+        const auto judged = cs::LedgerCheck::againstWitness(db, head, **stored);
+        if (judged.ok())
+            behind = *judged;
+        return judged.ok() ? cs::LedgerError() : judged.error();
+    });
+    if (!compared.ok()) {
+        out << "witness " << path << ": cannot compare: " << compared.message() << Qt::endl;
+        return false;
+    }
+    if (!behind.isEmpty()) {
+        out << "witness " << path << ": " << behind << Qt::endl;
+        return false;
+    }
+    out << "witness " << path << ": ok (it saw seq " << (*stored)->seq << "; the ledger ends at seq " << head.seq << ")"
+        << Qt::endl;
+    return true;
+}
+
 int runAudit(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    const QString usage = QStringLiteral("countersignd audit verify --db FILE|URI [--db-password-file FILE]");
+    const QString usage = QStringLiteral("countersignd audit verify --db FILE|URI [--db-password-file FILE] [--witness FILE]");
     parser.setApplicationDescription(usage);
     parser.addHelpOption();
-    parser.addOptions(ledgerOptions());
+    parser.addOptions(ledgerOptions() + QList<QCommandLineOption>{witnessOption()});
     parser.process(subArguments(arguments, 2));
     if (arguments.value(2) != u"verify")
         return fail(QStringLiteral("usage: ") + usage);
     cs::Ledger ledger;
     cs::Ledger::Options options;
     options.recoverExpiredLeasesOnOpen = false; // verifying must not write
+    options.checkOnOpen = false;                // it reports a broken chain itself
     QString error;
-    if (!openLedger(ledger, parser, &error, options))
-        return fail(error);
+    int exitCode = 2;
+    if (!openLedger(ledger, parser, &error, options, &exitCode))
+        return fail(error, exitCode);
     const auto verification = ledger.reader().verifyAudit();
     if (!verification.ok())
         return fail(verification.error().toString(), 1);
@@ -289,6 +357,73 @@ int runAudit(const QStringList &arguments)
         return 1;
     }
     out << "audit log ok: " << verification->rowsChecked << " rows, hash chain intact" << Qt::endl;
+    // A chain cannot know its own end: only the witness can say the tail is there (issue 34).
+    if (parser.isSet(witnessOption())
+        && !reportWitness(ledger, {verification->lastSeq, verification->lastHash, {}}, parser.value(witnessOption()), out))
+        return 1;
+    return 0;
+}
+
+// check: the whole ledger (PRAGMA quick_check, the audit chain) and its witness; with
+// --reset-witness, after a deliberate restore, the witness set to the ledger's head.
+int runCheck(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    const QString usage = QStringLiteral("countersignd check --db FILE|URI [--witness FILE] [--reset-witness]");
+    parser.setApplicationDescription(
+        usage + QStringLiteral("\n\nChecks a ledger whole: every page and index entry (SQLite's PRAGMA quick_check), the audit"
+                               " hash chain from its first row, and the chain's head against its witness. Exit status 0:"
+                               " whole; 3: damaged, or behind its witness; 1: it could not be read. --reset-witness, only"
+                               " after a deliberate restore (docs/OPERATIONS.md, \"Restore\") and only for a whole ledger,"
+                               " records a witness_reset audit row and sets the witness to the ledger's head."));
+    parser.addHelpOption();
+    const QCommandLineOption resetWitness(QStringLiteral("reset-witness"),
+                                          QStringLiteral("Set the witness to this ledger's head (after a restore)."));
+    parser.addOptions(ledgerOptions() + QList<QCommandLineOption>{witnessOption(), resetWitness});
+    parser.process(subArguments(arguments, 1));
+    if (!parser.positionalArguments().isEmpty() || !parser.isSet(dbOption()))
+        return fail(QStringLiteral("usage: ") + usage);
+    cs::Ledger ledger;
+    cs::Ledger::Options options;
+    options.recoverExpiredLeasesOnOpen = false; // checking must not write
+    options.checkOnOpen = false;                // the full check below reports what the bounded one would refuse
+    options.migrate = false;                    // nor migrate: a damaged schema_version would rerun migrations
+    QString error;
+    int exitCode = 1;
+    if (!openLedger(ledger, parser, &error, options, &exitCode))
+        return fail(error, exitCode == ExitLedgerRefused ? ExitLedgerRefused : 1);
+    QElapsedTimer clock;
+    clock.start();
+    const auto checked = cs::LedgerCheck::full(ledger.database());
+    if (!checked.ok())
+        return fail(QStringLiteral("cannot check the ledger: ") + checked.error().toString(), 1);
+    const cs::LedgerCheck::Result &result = *checked;
+    QTextStream out(stdout);
+    if (!result.ok) {
+        out << "ledger DAMAGED: " << result.problem << Qt::endl;
+        return ExitLedgerRefused;
+    }
+    if (ledger.database().engine() == cs::sql::Engine::Sqlite)
+        out << "pages: quick_check ok" << Qt::endl;
+    out << "audit chain: ok, " << result.chain.rowsChecked << " rows, head seq " << result.head.seq << Qt::endl;
+    const QString witnessPath = witnessPathOf(parser);
+    if (parser.isSet(resetWitness)) {
+        if (witnessPath.isEmpty())
+            return fail(QStringLiteral("--reset-witness: a PostgreSQL ledger has a witness only with --witness FILE"));
+        // What the restore cost, said before it is accepted: the rows the witness saw and the
+        // ledger no longer has.
+        reportWitness(ledger, result.head, witnessPath, out);
+        const auto head = cs::LedgerCheck::resetWitness(ledger.database(), witnessPath, QStringLiteral("countersignd check"));
+        if (!head.ok())
+            return fail(QStringLiteral("cannot reset the witness: ") + head.error().toString(), 1);
+        out << "witness " << witnessPath << ": reset to seq " << head->seq << " (a witness_reset audit row records it)"
+            << Qt::endl;
+        out << "ledger whole (" << clock.elapsed() << " ms)" << Qt::endl;
+        return 0;
+    }
+    if (!witnessPath.isEmpty() && !reportWitness(ledger, result.head, witnessPath, out))
+        return ExitLedgerRefused;
+    out << "ledger whole (" << clock.elapsed() << " ms)" << Qt::endl;
     return 0;
 }
 
@@ -375,8 +510,9 @@ int runMigrate(const QStringList &arguments)
     }
     cs::Ledger ledger;
     QString error;
-    if (!openLedger(ledger, parser, &error))
-        return fail(error);
+    int exitCode = 2;
+    if (!openLedger(ledger, parser, &error, {}, &exitCode))
+        return fail(error, exitCode);
     QTextStream(stdout) << "ledger " << ledger.path() << " at schema version " << ledger.schemaVersion() << Qt::endl;
     return 0;
 }
@@ -500,7 +636,7 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         QStringLiteral("FILE"));
     const QList<QCommandLineOption> flags =
         ledgerOptions()
-        + QList<QCommandLineOption>{mcpOrigin, mcpHost, mcpSessions, mcpPoll, listen, provider, providerUrl, providerKeyFile,
+        + QList<QCommandLineOption>{witnessOption(), mcpOrigin, mcpHost, mcpSessions, mcpPoll, listen, provider, providerUrl, providerKeyFile,
                                     providerAccount, keyWindowHours, keyWindowMargin, heartbeat, poll, webhookSecretFile,
                                     policyFile, executionConfig, noExecutor, authFailureLimit, tlsCert, tlsKey, insecureListen,
                                     maxHeadBytes, maxBodyBytes, headTimeout, idleTimeout, maxConnections, maxPerAddress,
@@ -653,10 +789,51 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
             return fail(QStringLiteral("--webhook-secret-file is empty"));
     }
 
+    // Declared before the ledger: it outlives every write (LedgerDatabase::setWitness).
+    cs::LedgerWitness witness;
     cs::Ledger ledger;
     QString error;
-    if (!openLedger(ledger, parser, &error))
-        return fail(error);
+    int exitCode = 2;
+    if (!openLedger(ledger, parser, &error, {}, &exitCode))
+        return fail(error, exitCode);
+    // A ledger behind the witness of its audit head lost acknowledged writes: not served (issue 34).
+    if (const QString witnessPath = witnessPathOf(parser); !witnessPath.isEmpty()) {
+        QString note;
+        if (const cs::LedgerError attached = cs::LedgerCheck::attachWitness(ledger.database(), witness, witnessPath, &note);
+            !attached.ok())
+            return fail(attached.message(), attached.code() == cs::LedgerError::Code::Damaged
+                                                    || attached.code() == cs::LedgerError::Code::Invalid
+                                                ? ExitLedgerRefused
+                                                : 1);
+        if (!note.isEmpty())
+            cs::LogFormat::say(QtInfoMsg, QStringLiteral("countersignd"), note);
+    }
+    const auto detachWitness = qScopeGuard([&ledger] { ledger.database().setWitness(nullptr); });
+    // The whole ledger is checked once more in the background while it serves (the bounded check
+    // at open reads its schema and its chain's tail): a damaged page anywhere, a chain broken
+    // anywhere, and every write is refused from then on and readiness says why (issue 34).
+    std::thread fullCheck([&ledger] {
+        QElapsedTimer clock;
+        clock.start();
+        const auto checked = cs::LedgerCheck::full(ledger.database());
+        ledger.database().releaseCurrentThread();
+        if (!checked.ok()) {
+            cs::LogFormat::say(QtWarningMsg, QStringLiteral("countersignd"),
+                               QStringLiteral("the ledger's full check could not run: ") + checked.error().toString());
+        } else if (!checked->ok) {
+            ledger.database().markDamaged(QStringLiteral("the ledger is damaged: ") + checked->problem);
+            cs::LogFormat::say(QtCriticalMsg, QStringLiteral("countersignd"),
+                               QStringLiteral("the ledger is DAMAGED (%1); nothing more is written and readiness fails:"
+                                              " stop the service, `countersignd check --db`, restore (docs/OPERATIONS.md)")
+                                   .arg(checked->problem));
+        } else {
+            cs::LogFormat::say(QtInfoMsg, QStringLiteral("countersignd"),
+                               QStringLiteral("the ledger is whole: %1 audit rows checked in %2 ms")
+                                   .arg(checked->chain.rowsChecked)
+                                   .arg(clock.elapsed()));
+        }
+    });
+    const auto joinFullCheck = qScopeGuard([&fullCheck] { fullCheck.join(); });
     ledger.reader().prepareSearch(); // the first search after a start has its trigram sample
 
     // The approval policy: recorded as a version in the ledger and in force before anything is served.
@@ -777,6 +954,8 @@ int main(int argc, char *argv[])
         return runMigrate(arguments);
     if (command == u"backup")
         return runBackup(arguments);
+    if (command == u"check")
+        return runCheck(arguments);
     if (command == u"--version") {
         QTextStream(stdout) << "countersignd " << COUNTERSIGN_VERSION << Qt::endl;
         return 0;
@@ -788,7 +967,8 @@ int main(int argc, char *argv[])
            "       countersignd user token rotate NAME [--expires 30d|DATE|never] --db FILE|URI\n"
            "       countersignd user disable|enable NAME --db FILE|URI\n"
            "       countersignd user list --db FILE|URI\n"
-           "       countersignd audit verify --db FILE|URI\n"
+           "       countersignd audit verify --db FILE|URI [--witness FILE]\n"
+           "       countersignd check --db FILE|URI [--witness FILE] [--reset-witness]\n"
            "       countersignd export actions --db FILE|URI [--state S]... [--search TEXT] [--since DATE] [--until DATE]\n"
            "                               --format csv|json --to FILE|-\n"
            "       countersignd export history ACTION_ID --db FILE|URI --format csv|json --to FILE|-\n"

@@ -513,6 +513,14 @@ heute: %2
         <source>%1 ms</source>
         <translation>%1 ms</translation>
     </message>
+    <message>
+        <source>The ledger cannot write (%1). Nothing was written; try again once an operator has made room or fixed its storage.</source>
+        <translation>Das Hauptbuch kann nicht schreiben (%1). Nichts wurde geschrieben; versuchen Sie es erneut, sobald ein Betreiber Platz geschaffen oder den Speicher repariert hat.</translation>
+    </message>
+    <message>
+        <source>The ledger is damaged (%1). Nothing was written; an operator must check and restore it.</source>
+        <translation>Das Hauptbuch ist beschädigt (%1). Nichts wurde geschrieben; ein Betreiber muss es prüfen und wiederherstellen.</translation>
+    </message>
 </context>
 <context>
     <name>cs::ApiPageSource</name>
@@ -2027,7 +2035,7 @@ vorheriger %2</translation>
     </message>
     <message>
         <source>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;%1&lt;/b&gt;&lt;/p&gt;</source>
-        <translation>&lt;p style="font-size:large"&gt;&lt;b&gt;%1&lt;/b&gt;&lt;/p&gt;</translation>
+        <translation>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;%1&lt;/b&gt;&lt;/p&gt;</translation>
     </message>
     <message>
         <source>No discrepancy</source>

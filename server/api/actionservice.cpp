@@ -144,6 +144,10 @@ ApiResponse ActionService::ledgerFailure(const LedgerError &error, const QString
         return problem(QStringLiteral("illegal_state"), error.message(), instance);
     case Code::OverBudget:
         return exceedsRefundable(error, instance);
+    case Code::CannotWrite:
+    case Code::Damaged:
+        qCWarning(lcApi) << actionInPath(instance) << "ledger cannot write:" << error.toString();
+        return storageProblem(error, QStringLiteral("nothing was written"))->toResponse(instance);
     case Code::Storage:
     case Code::None:
         break;

@@ -48,6 +48,10 @@ ApiResponse pauseFailure(const LedgerError &error, const QString &code409, const
         return Problem(QStringLiteral("unavailable"), QStringLiteral("the ledger cannot be written now; nothing was written"))
             .withHeader("Retry-After", "2")
             .toResponse(instance);
+    case Code::CannotWrite:
+    case Code::Damaged:
+        qCWarning(lcApi) << "ledger cannot write a pause:" << error.toString();
+        return storageProblem(error, QStringLiteral("nothing was written"))->toResponse(instance);
     default:
         break;
     }

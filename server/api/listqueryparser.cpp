@@ -96,6 +96,11 @@ void parseStates(const QString &value, QList<ActionState> *states, QList<FieldEr
     }
 }
 
+bool hasControlCharacter(const QString &text)
+{
+    return std::any_of(text.cbegin(), text.cend(), [](QChar c) { return c.unicode() < 0x20 || c.unicode() == 0x7f; });
+}
+
 } // namespace
 
 std::variant<ListQueryParser::Parsed, Problem> ListQueryParser::parse(const QUrlQuery &query, const User &user)
@@ -117,11 +122,17 @@ std::variant<ListQueryParser::Parsed, Problem> ListQueryParser::parse(const QUrl
         list.text = value(QStringLiteral("q"));
         if (list.text.isEmpty() || list.text.size() > 200)
             errors.append({QStringLiteral("q"), QStringLiteral("must be 1 to 200 characters")});
+        else if (hasControlCharacter(list.text))
+            // U+0000 ended the search's pattern early in SQLite and matched every action (issue 34).
+            errors.append({QStringLiteral("q"), QStringLiteral("must not contain control characters (U+0000 to U+001F, U+007F)")});
     }
     if (has(QStringLiteral("requested_by"))) {
         list.requestedBy = requestedBy;
         if (list.requestedBy.isEmpty() || list.requestedBy.size() > 255)
             errors.append({QStringLiteral("requested_by"), QStringLiteral("must be 1 to 255 characters")});
+        else if (hasControlCharacter(list.requestedBy))
+            errors.append({QStringLiteral("requested_by"),
+                           QStringLiteral("must not contain control characters (U+0000 to U+001F, U+007F)")});
     }
     if (user.role == Role::Agent)
         list.requestedBy = user.name;

@@ -129,4 +129,20 @@ ApiResponse Problem::toResponse(const QString &instance) const
     return response;
 }
 
+std::optional<Problem> storageProblem(const LedgerError &error, const QString &notDone)
+{
+    const bool damaged = error.code() == LedgerError::Code::Damaged;
+    if (!damaged && error.code() != LedgerError::Code::CannotWrite)
+        return std::nullopt;
+    // The words before the driver's text ("the ledger's disk is full: database or disk is full").
+    const QString reason = error.message().section(QStringLiteral(": "), 0, 0);
+    Problem problem(QStringLiteral("unavailable"),
+                    (damaged ? QStringLiteral("the ledger is damaged (%1); %2: an operator must restore it")
+                             : QStringLiteral("the ledger cannot write (%1); %2: retry later"))
+                        .arg(reason, notDone));
+    problem.with(QStringLiteral("ledger"), damaged ? QStringLiteral("damaged") : QStringLiteral("cannot_write"));
+    problem.withHeader("Retry-After", "30");
+    return problem;
+}
+
 } // namespace cs

@@ -1,11 +1,14 @@
 #pragma once
 
 #include "server/api/apiresponse.h"
+#include "server/ledger/ledgererror.h"
 
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QList>
 #include <QString>
+
+#include <optional>
 
 namespace cs {
 
@@ -45,5 +48,12 @@ private:
     QJsonObject m_extensions;
     HeaderList m_headers;
 };
+
+// A ledger whose storage refuses writes (LedgerError::CannotWrite: a full disk, a read-only file
+// or database, an I/O error) or that is damaged (Damaged): 503 `unavailable`, Retry-After 30, the
+// reason in words and `"ledger": "cannot_write"` or `"damaged"` for clients (the console says "the
+// ledger cannot write"). nullopt for any other error. notDone: what did not happen ("nothing was
+// written").
+std::optional<Problem> storageProblem(const LedgerError &error, const QString &notDone);
 
 } // namespace cs

@@ -18,6 +18,7 @@ constexpr Answer kAnswers[] = {
     {WebhookReceiver::Status::Accepted, 200, "recorded", nullptr, true},
     {WebhookReceiver::Status::Duplicate, 200, "duplicate", nullptr, false},
     {WebhookReceiver::Status::Ignored, 200, "ignored", nullptr, false},
+    {WebhookReceiver::Status::Unmatched, 200, "unmatched", nullptr, false},
     {WebhookReceiver::Status::BadSignature, 400, nullptr, "invalid_signature", true},
     {WebhookReceiver::Status::Malformed, 400, nullptr, "invalid_parameter", true},
 };
@@ -45,7 +46,8 @@ WebhookResult toWebhookResult(const WebhookReceiver::Result &result)
     const bool busy = result.httpStatus == 503;
     out.problemCode = busy ? QStringLiteral("unavailable") : QStringLiteral("internal");
     out.httpStatus = busy ? 503 : 500;
-    out.detail = busy ? QStringLiteral("the ledger is busy or cannot be reached; nothing was recorded: deliver the event again")
+    out.detail = busy ? QStringLiteral("the ledger is busy, cannot be reached or cannot write; nothing was recorded: deliver"
+                                       " the event again")
                       : QStringLiteral("an unexpected ledger failure; nothing was recorded: deliver the event again");
     return out;
 }

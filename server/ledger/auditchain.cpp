@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <algorithm>
 
 namespace cs {
 
@@ -229,18 +230,37 @@ LedgerError AuditChain::flush(QSqlDatabase &db, Flushed *flushed)
 
 LedgerResult<AuditChain::Verification> AuditChain::verify(QSqlDatabase &db)
 {
+    return verify(db, 1);
+}
+
+LedgerResult<AuditChain::Verification> AuditChain::verify(QSqlDatabase &db, qint64 fromSeq)
+{
     Verification v;
     LedgerError e;
+    qint64 expectedSeq = std::max<qint64>(1, fromSeq);
+    QByteArray prevHash = zeroHash().toLatin1();
+    if (expectedSeq > 1) {
+        Statement before(db);
+        if (!run(before, QStringLiteral("SELECT %1 FROM audit WHERE seq = ?").arg(storedBytesOf(db, QStringLiteral("hash"))),
+                 {expectedSeq - 1}, &e))
+            return e;
+        if (!before.next()) {
+            v.ok = false;
+            v.firstBrokenSeq = expectedSeq - 1;
+            v.reason = QStringLiteral("row %1 is missing").arg(expectedSeq - 1);
+            return v;
+        }
+        prevHash = before.value(0).toByteArray();
+    }
     Statement q(db);
     // The stored bytes of every text column, not a QString made of them.
     QStringList columns;
     for (const char *column : {"action_id", "at", "actor", "event", "reason", "before_json", "after_json", "prev_hash",
                                "hash"})
         columns << (qstrcmp(column, "at") == 0 ? QStringLiteral("at") : storedBytesOf(db, QLatin1String(column)));
-    if (!run(q, QStringLiteral("SELECT seq, %1 FROM audit ORDER BY seq").arg(columns.join(QStringLiteral(", "))), {}, &e))
+    if (!run(q, QStringLiteral("SELECT seq, %1 FROM audit WHERE seq >= ? ORDER BY seq").arg(columns.join(QStringLiteral(", "))),
+             {expectedSeq}, &e))
         return e;
-    qint64 expectedSeq = 1;
-    QByteArray prevHash = zeroHash().toLatin1();
     while (q.next()) {
         StoredRow row;
         row.seq = q.value(0).toLongLong();
@@ -269,6 +289,8 @@ LedgerResult<AuditChain::Verification> AuditChain::verify(QSqlDatabase &db)
         }
         prevHash = hash;
         expectedSeq = row.seq + 1;
+        v.lastSeq = row.seq;
+        v.lastHash = QString::fromLatin1(hash);
     }
     return v;
 }

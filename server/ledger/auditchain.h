@@ -40,6 +40,8 @@ public:
         qint64 rowsChecked = 0;
         qint64 firstBrokenSeq = 0; // 0 when ok
         QString reason;
+        qint64 lastSeq = 0;        // the last row read (when ok: the chain's head; 0: empty)
+        QString lastHash;
     };
 
     // Appends the next row (seq, prev_hash and hash computed here). actionId empty: a row about
@@ -51,6 +53,9 @@ public:
     // Recomputes the chain and reports the first row whose seq, prev_hash or hash does not match.
     // (A truncated tail is not detectable by a chain alone.)
     static LedgerResult<Verification> verify(QSqlDatabase &db);
+    // The same from row fromSeq on, linked to the stored hash of row fromSeq - 1: the chain's tail
+    // (LedgerCheck's bounded check), without reading what comes before.
+    static LedgerResult<Verification> verify(QSqlDatabase &db, qint64 fromSeq);
 
     // What flush() wrote. The last row's seq and hash identify the transaction that wrote it (the
     // hash covers the row's time, action, content and its predecessor's hash): after a COMMIT whose

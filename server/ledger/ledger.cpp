@@ -24,6 +24,8 @@ LedgerError Ledger::open(const QString &path, const Options &options)
     database.busyTimeoutMs = options.busyTimeoutMs;
     database.busyRetries = options.busyRetries;
     database.passwordFile = options.passwordFile;
+    database.checkOnOpen = options.checkOnOpen;
+    database.migrate = options.migrate;
     LedgerError error = m_database.open(path, database);
     if (!error.ok() || !options.recoverExpiredLeasesOnOpen)
         return error;

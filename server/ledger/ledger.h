@@ -48,6 +48,8 @@ public:
         int busyTimeoutMs = 5000;             // SQLite busy_timeout / PostgreSQL lock_timeout
         int busyRetries = 5;                  // whole-transaction retries after SQLITE_BUSY, a deadlock, ...
         QString passwordFile;                 // PostgreSQL: the password's file; else libpq's sources
+        bool checkOnOpen = true;              // LedgerDatabase::Options::checkOnOpen (LedgerCheck::bounded)
+        bool migrate = true;                  // LedgerDatabase::Options::migrate
     };
 
     Ledger();

@@ -1,4 +1,5 @@
 #include "server/ledger/ledgerbackup.h"
+#include "server/ledger/ledgerfiles.h"
 
 #include "server/ledger/auditchain.h"
 #include "server/ledger/ledgerconnections.h"
@@ -20,6 +21,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include <fcntl.h>
 #include <sqlite3.h>
@@ -214,6 +216,12 @@ LedgerError copyPages(const QString &ledgerFile, const QString &partialPath, int
     SqliteHandle target;
     if (!target.open(partialPath, SQLITE_OPEN_READWRITE))
         return failure(Code::Storage, QStringLiteral("cannot open the partial copy %1: %2").arg(partialPath, target.message()));
+    // No rollback journal while the pages arrive: a copy that fails is thrown away whole, so a
+    // journal protects nothing — and a process killed mid-step would leave it beside the partial
+    // file (issue 34).
+    QString offMode;
+    if (!target.value("PRAGMA journal_mode = OFF", &offMode, &error))
+        return failure(Code::Storage, QStringLiteral("cannot prepare the partial copy: ") + error);
     sqlite3_backup *backup = sqlite3_backup_init(target.get(), "main", source.get(), "main");
     if (backup == nullptr)
         return failure(Code::Storage, QStringLiteral("cannot start the backup: %1").arg(target.message()));
@@ -410,21 +418,11 @@ LedgerError refusals(const QString &ledgerFile, const QString &targetFile, bool 
         return failure(Code::Invalid, QStringLiteral("no folder %1 for the copy").arg(target.absolutePath()));
     if (target.isDir())
         return failure(Code::Invalid, QStringLiteral("%1 is a folder; --to names the copy's file").arg(targetFile));
-    // The same file however it is spelt (.., a symlink, a hard link): compared by device and inode.
-    struct stat ledgerStat = {};
-    struct stat targetStat = {};
-    if (::stat(QFile::encodeName(ledgerFile).constData(), &ledgerStat) == 0
-        && ::stat(QFile::encodeName(targetFile).constData(), &targetStat) == 0 && ledgerStat.st_dev == targetStat.st_dev
-        && ledgerStat.st_ino == targetStat.st_ino)
-        return failure(Code::Invalid, QStringLiteral("%1 is the ledger itself; the copy goes to another file").arg(targetFile));
-    // The ledger's -wal, -shm and -journal: replacing one of them would destroy the live ledger.
-    const QString ledgerPath = ledger.canonicalFilePath();
-    const QString targetPath = QDir(folder.canonicalFilePath()).filePath(target.fileName());
-    for (const char *suffix : siblingSuffixes()) {
-        if (targetPath == ledgerPath + QLatin1String(suffix))
-            return failure(Code::Invalid, QStringLiteral("%1 is the ledger's own %2 file; the copy goes to another file")
-                                              .arg(targetFile, *suffix ? QLatin1String(suffix + 1) : QLatin1String("database")));
-    }
+    // The ledger itself and its -wal, -shm, -journal and witness however they are spelt, and the
+    // companions of any other SQLite database: replacing one of them would destroy a live ledger.
+    if (const LedgerError refused = LedgerFiles::refuseTarget(targetFile, ledgerFile, LedgerFiles::Replacing::OneOfOurCopies);
+        !refused.ok())
+        return refused;
     if (target.exists() || target.isSymLink()) {
         if (!force)
             return failure(Code::Invalid, QStringLiteral("%1 exists; not replaced (--force replaces it)").arg(targetFile));
@@ -432,6 +430,26 @@ LedgerError refusals(const QString &ledgerFile, const QString &targetFile, bool 
             return failure(Code::Invalid, QStringLiteral("%1 exists and is not a file").arg(targetFile));
     }
     return {};
+}
+
+// What a backup killed outright (SIGKILL, a crash) left beside FILE: FILE.partial-PID-XXXXXX and
+// its siblings, removed once process PID is gone. A partial file of a backup still running (its
+// process alive, or a reused pid) is left alone.
+void removeDeadPartials(const QFileInfo &target)
+{
+    const QString prefix = target.fileName() + QStringLiteral(".partial-");
+    const QDir folder(target.absolutePath());
+    const QStringList names = folder.entryList({prefix + QLatin1Char('*')}, QDir::Files | QDir::Hidden | QDir::System);
+    for (const QString &name : names) {
+        bool isPid = false;
+        const qint64 pid = name.mid(prefix.size()).section(QLatin1Char('-'), 0, 0).toLongLong(&isPid);
+        if (!isPid || pid <= 0 || pid == ::getpid() || pid > std::numeric_limits<pid_t>::max())
+            continue;
+        if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH)
+            continue;
+        if (QFile::remove(folder.filePath(name)))
+            qCInfo(lcLedger) << "removed" << name << "left by backup process" << pid << "(it is gone)";
+    }
 }
 
 } // namespace
@@ -462,7 +480,9 @@ LedgerResult<LedgerBackup::Report> LedgerBackup::backup(const QString &ledgerFil
     report.target = targetFile;
 
     const QFileInfo target(targetFile);
-    QTemporaryFile partial(QDir(target.absolutePath()).filePath(target.fileName() + QStringLiteral(".partial-XXXXXX")));
+    removeDeadPartials(target);
+    QTemporaryFile partial(QDir(target.absolutePath())
+                               .filePath(target.fileName() + QStringLiteral(".partial-%1-XXXXXX").arg(::getpid())));
     if (!partial.open())
         return failure(Code::Storage, QStringLiteral("cannot create the copy in %1: %2")
                                           .arg(target.absolutePath(), partial.errorString()));

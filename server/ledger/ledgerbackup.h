@@ -29,11 +29,12 @@ namespace cs {
 //
 // In order:
 //   1. Refusals before anything is written: LEDGER a PostgreSQL URI (Invalid; postgresAdvice()
-//      names pg_dump and pg_restore), LEDGER not a file, FILE the ledger itself or its -wal, -shm
-//      or -journal (however spelt: compared as files), FILE existing without Options::force, FILE
+//      names pg_dump and pg_restore), LEDGER not a file, FILE the ledger itself or its -wal, -shm,
+//      -journal or witness, or those of any SQLite database (LedgerFiles::refuseTarget), FILE existing without Options::force, FILE
 //      a folder, FILE's folder missing.
-//   2. The copy is written to FILE.partial-XXXXXX (mode 0600) in FILE's folder — so the last step
-//      is a rename on one file system — by one backup step; then its journal mode is set to
+//   2. The copy is written to FILE.partial-PID-XXXXXX (mode 0600) in FILE's folder — so the last
+//      step is a rename on one file system — by one backup step, without a rollback journal (a
+//      failed copy is thrown away whole); then its journal mode is set to
 //      DELETE (the pages came from a WAL ledger and say WAL), so it is one standalone file.
 //   3. Checked before it gets FILE's name: PRAGMA integrity_check, the schema version (a ledger,
 //      not newer than this program), the audit chain (AuditChain::verify, what `countersignd audit
@@ -41,7 +42,8 @@ namespace cs {
 //   4. fsync, then renamed to FILE (RENAME_NOREPLACE unless force: a FILE that appeared meanwhile
 //      is not replaced), then the folder fsynced.
 // Any failure removes the partial file: nothing is ever left under FILE's name but a checked copy.
-// A process killed outright (SIGKILL, power) can leave FILE.partial-XXXXXX behind, never FILE;
+// A process killed outright (SIGKILL, power) can leave FILE.partial-PID-XXXXXX behind, never FILE;
+// the next backup to FILE removes it once process PID is gone;
 // with Options::removePartialOnSignal, SIGINT, SIGTERM and SIGHUP remove it first.
 //
 // Not thread-safe (removePartialOnSignal uses process-wide signal handlers); runs synchronously.

@@ -1,6 +1,7 @@
 #include "server/ledger/ledgerconnections.h"
 
 #include "server/ledger/ledgerlog.h"
+#include "server/ledger/sqlstatement.h"
 
 #include <QFile>
 #include <QMutexLocker>
@@ -85,8 +86,12 @@ bool runPragma(QSqlDatabase &db, const QString &pragma, QString *result, LedgerE
 {
     QSqlQuery query(db);
     if (!query.exec(pragma)) {
-        *error = LedgerError(LedgerError::Code::Storage,
-                             pragma + QStringLiteral(" failed: ") + query.lastError().text());
+        // A damaged schema page fails the first statement of a connection: Damaged, not Storage.
+        const LedgerError why = sql::sqlError(query.lastError(), pragma);
+        *error = LedgerError(why.code() == LedgerError::Code::Damaged ? LedgerError::Code::Damaged : LedgerError::Code::Storage,
+                             why.code() == LedgerError::Code::Damaged
+                                 ? why.message().section(QStringLiteral(" ["), 0, 0)
+                                 : pragma + QStringLiteral(" failed: ") + query.lastError().text());
         return false;
     }
     if (result && query.next())

@@ -73,6 +73,8 @@ QList<TableSpec> knownTables()
         spec("charge_snapshots", "charge_key,seq"),
         spec("policy_versions", "version"),
         spec("approval_signatures", "action_id,seq"),
+        // GET /health/ready's writes (migration 16): copied like the rest, harmless.
+        spec("readiness_probe", "instance"),
         spec("execution_pauses", "id"),
         spec("action_state_counts", "state", true),
         spec("action_requester_state_counts", "requested_by,state", true),

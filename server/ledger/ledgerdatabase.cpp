@@ -1,18 +1,24 @@
 #include "server/ledger/ledgerdatabase.h"
 
 #include "server/ledger/auditchain.h"
+#include "server/ledger/ledgercheck.h"
 #include "server/ledger/ledgerconnections.h"
 #include "server/ledger/ledgerlog.h"
+#include "server/ledger/ledgerwitness.h"
 #include "server/ledger/migrations.h"
 #include "server/ledger/sqlstatement.h"
 #include "server/metrics/metrics.h"
 
+#include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QRandomGenerator>
 #include <QScopeGuard>
+#include <QSqlError>
 #include <QSqlQuery>
+#include <QSysInfo>
 #include <QThread>
 
 #include <algorithm>
@@ -48,8 +54,10 @@ struct WriteTimer
     {
         const auto code = error.code();
         const char *result = error.ok() ? "committed"
-            : (code == Code::Busy || code == Code::Unavailable || code == Code::Storage) ? "failed"
-                                                                                         : "refused";
+            : (code == Code::Busy || code == Code::Unavailable || code == Code::Storage || code == Code::CannotWrite
+               || code == Code::Damaged)
+            ? "failed"
+            : "refused";
         writeSeconds.observe({QLatin1String(result)}, double(clock.nsecsElapsed()) / 1e9);
         return error;
     }
@@ -64,6 +72,25 @@ void backoff(int round)
 // A new ledger file is created 0600 whatever the umask, before SQLite opens it (SQLite creates
 // the -wal and -shm files with the main file's mode). An existing file keeps its mode; group or
 // world access is reported. Anything else (no such folder, ...) is left to SQLite to report.
+// An existing empty file is not a ledger: SQLite would make it a new, empty one and serve it as
+// if nothing had been lost (issue 34). A path where nothing exists is created as a new ledger. A
+// -wal with content beside the empty file (a ledger that never checkpointed) is SQLite's to read.
+LedgerError refuseEmptyFile(const QString &path)
+{
+    if (path.isEmpty() || path.startsWith(u':') || path.startsWith(QLatin1String("file:")))
+        return {};
+    const QFileInfo file(path);
+    if (!file.exists() || !file.isFile() || file.size() > 0)
+        return {};
+    if (QFileInfo(path + QStringLiteral("-wal")).size() > 0)
+        return {};
+    return LedgerError(Code::Damaged,
+                       QStringLiteral("%1 is an empty file (0 bytes), not a ledger: a lost or truncated ledger is never"
+                                      " silently replaced by a new one. Restore it from a backup, or remove the empty"
+                                      " file to start a new ledger there")
+                           .arg(path));
+}
+
 void createOwnerOnly(const QString &path)
 {
     if (path.isEmpty() || path.startsWith(u':') || path.startsWith(QLatin1String("file:")))
@@ -116,15 +143,41 @@ LedgerError LedgerDatabase::open(const QString &location, const Options &options
     LedgerLocation where = LedgerLocation::parse(location, m_options.passwordFile, &error);
     if (!error.ok())
         return error;
-    if (where.engine == sql::Engine::Sqlite)
+    if (where.engine == sql::Engine::Sqlite) {
+        if (const LedgerError empty = refuseEmptyFile(where.path); !empty.ok())
+            return empty;
         createOwnerOnly(where.path);
+    }
     auto connections = std::make_unique<LedgerConnections>(std::move(where), m_options.busyTimeoutMs);
     QSqlDatabase db = connections->forCurrentThread(&error);
     if (!error.ok())
         return error;
     if (sql::isPostgres(db) && m_systemClock)
         measureClockOffset(db);
-    error = Migrations::migrate(db, sql::toMs(now()));
+    if (m_options.checkOnOpen) {
+        // An existing ledger (a schema version) is checked before it is migrated or used.
+        int existing = 0;
+        {
+            QSqlQuery version(db);
+            if (version.exec(QStringLiteral("SELECT MAX(version) FROM schema_version"))) {
+                existing = version.next() ? version.value(0).toInt() : 0;
+            } else if (const LedgerError why = sql::sqlError(version.lastError(), version.lastQuery());
+                       why.code() == Code::Damaged) {
+                return LedgerError(Code::Damaged, QStringLiteral("%1 is refused: %2 (countersignd check --db says more)")
+                                                      .arg(connections->path(), why.message()));
+            }
+        }
+        if (existing > 0) {
+            const LedgerResult<LedgerCheck::Result> checked = LedgerCheck::bounded(db);
+            if (!checked.ok())
+                return checked.error();
+            if (!checked->ok)
+                return LedgerError(Code::Damaged, QStringLiteral("%1 is refused: %2 (countersignd check --db says more)")
+                                                      .arg(connections->path(), checked->problem));
+        }
+    }
+    if (m_options.migrate)
+        error = Migrations::migrate(db, sql::toMs(now()));
     if (!error.ok())
         return error;
     m_schemaVersion = Migrations::currentVersion(db, &error);
@@ -209,6 +262,8 @@ LedgerError LedgerDatabase::write(const char *operation, const WriteBody &body)
     const WriteTimer timer;
     if (!m_connections)
         return timer.done(LedgerError(Code::Storage, QStringLiteral("the ledger is not open")));
+    if (const std::optional<QString> why = damaged())
+        return timer.done(LedgerError(Code::Damaged, *why));
     const bool postgres = m_connections->engine() == sql::Engine::Postgres;
     // SQLite: writers of this process queue here instead of in SQLite's busy handler, which sleeps
     // in steps of milliseconds while the lock is free again after a fraction of one. PostgreSQL:
@@ -229,10 +284,20 @@ LedgerError LedgerDatabase::write(const char *operation, const WriteBody &body)
                 measureClockOffset(db);
             retry = false;
             qint64 lastSeq = 0;
-            error = writeOnce(operation, body, db, &retry, &lastSeq, &stage);
+            QString lastHash;
+            error = writeOnce(operation, body, db, &retry, &lastSeq, &lastHash, &stage);
             if (error.ok()) {
-                if (lastSeq > 0)
+                if (lastSeq > 0) {
+                    if (LedgerWitness *witness = m_witness.load(std::memory_order_acquire))
+                        witness->advance(lastSeq, lastHash);
+                    if (m_healthFailing.load(std::memory_order_relaxed)) {
+                        QMutexLocker locker(&m_healthMutex);
+                        qCInfo(lcLedger) << "the ledger writes again after" << m_health.failures << "failed writes";
+                        m_health = WriteHealth();
+                        m_healthFailing.store(false, std::memory_order_relaxed);
+                    }
                     notifyCommitted(lastSeq);
+                }
                 return timer.done({});
             }
         }
@@ -247,59 +312,117 @@ LedgerError LedgerDatabase::write(const char *operation, const WriteBody &body)
         }
         if (error.code() == Code::Unavailable)
             m_connections->discardCurrentThread();
-        if (error.code() != Code::Busy && error.code() != Code::Unavailable && error.code() != Code::Storage)
+        if (error.code() == Code::CannotWrite || error.code() == Code::Damaged)
+            noteStorageRefusal(error);
+        if (error.code() != Code::Busy && error.code() != Code::Unavailable && error.code() != Code::Storage
+            && error.code() != Code::CannotWrite && error.code() != Code::Damaged)
             return timer.done(error); // a refusal (logged at debug level)
-        if (error.code() == Code::Storage && std::string_view(stage) == "rolled back:")
+        if (error.code() != Code::Busy && error.code() != Code::Unavailable && std::string_view(stage) == "rolled back:")
             return timer.done(error); // logged by writeOnce
         qCWarning(lcLedger) << operation << stage << error.toString();
         return timer.done(error);
     }
 }
 
+void LedgerDatabase::noteStorageRefusal(const LedgerError &error)
+{
+    QMutexLocker locker(&m_healthMutex);
+    m_health.failing = true;
+    m_health.reason = error.message();
+    m_health.failedAtMs = QDateTime::currentMSecsSinceEpoch();
+    ++m_health.failures;
+    m_healthFailing.store(true, std::memory_order_relaxed);
+}
+
+void LedgerDatabase::markDamaged(const QString &reason)
+{
+    QMutexLocker locker(&m_healthMutex);
+    m_damagedReason = reason;
+    m_damaged.store(true, std::memory_order_release);
+}
+
+std::optional<QString> LedgerDatabase::damaged() const
+{
+    if (!m_damaged.load(std::memory_order_acquire))
+        return std::nullopt;
+    QMutexLocker locker(&m_healthMutex);
+    return m_damagedReason;
+}
+
+LedgerDatabase::WriteHealth LedgerDatabase::writeHealth() const
+{
+    QMutexLocker locker(&m_healthMutex);
+    return m_health;
+}
+
 LedgerError LedgerDatabase::probeWritable(std::chrono::milliseconds wait)
 {
     if (!m_connections)
         return LedgerError(Code::Storage, QStringLiteral("the ledger is not open"));
+    if (const std::optional<QString> why = damaged())
+        return LedgerError(Code::Damaged, *why);
+    // Writes failing for want of storage: not ready while they fail, and for kProbeQuietMs after
+    // the last failure — then the probe's own write decides (an operator freed the disk).
+    constexpr qint64 kProbeQuietMs = 30000;
+    if (const WriteHealth health = writeHealth();
+        health.failing && QDateTime::currentMSecsSinceEpoch() - health.failedAtMs < kProbeQuietMs)
+        return LedgerError(Code::CannotWrite, QStringLiteral("%1 (%2 failed writes since the last commit, the last at %3)")
+                                                  .arg(health.reason)
+                                                  .arg(health.failures)
+                                                  .arg(QDateTime::fromMSecsSinceEpoch(health.failedAtMs, Qt::UTC)
+                                                           .toString(Qt::ISODate)));
     LedgerError error;
     QSqlDatabase db = connection(&error);
     if (!error.ok())
         return error;
     const qint64 waitMs = std::max<qint64>(1, wait.count());
-    if (sql::isPostgres(db)) {
-        // A standby or a read-only database accepts BEGIN and refuses the first write: ask.
-        std::optional<bool> readOnly;
-        error = query(QStringLiteral("SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'"), {},
-                      [&](const sql::Statement &row) { readOnly = row.value(0).toBool(); });
-        if (!error.ok())
-            return error;
-        if (readOnly.value_or(true))
-            return LedgerError(Code::Storage, QStringLiteral("the PostgreSQL database is read-only (a standby, or transaction_read_only)"));
-        return {};
-    }
+    const bool postgres = sql::isPostgres(db);
     // SQLite: this process's writers first (a transaction running longer than `wait` is news),
     // then the file's write lock with busy_timeout shortened to `wait` and put back.
-    if (!m_writeMutex.tryLock(int(std::min<qint64>(waitMs, INT_MAX))))
+    if (!postgres && !m_writeMutex.tryLock(int(std::min<qint64>(waitMs, INT_MAX))))
         return LedgerError(Code::Busy, QStringLiteral("a write of this process has held the ledger for over %1 ms").arg(waitMs));
-    const auto unlock = qScopeGuard([this] { m_writeMutex.unlock(); });
-    if (!sql::plain(db, QStringLiteral("PRAGMA busy_timeout = %1").arg(waitMs), &error))
-        return error;
-    const bool begun = sql::plain(db, QStringLiteral("BEGIN IMMEDIATE"), &error);
-    if (begun) {
+    const auto unlock = qScopeGuard([&] {
+        if (postgres)
+            return;
         LedgerError ignored;
-        sql::plain(db, QStringLiteral("ROLLBACK"), &ignored);
-    }
-    LedgerError restored;
-    sql::plain(db, QStringLiteral("PRAGMA busy_timeout = %1").arg(m_options.busyTimeoutMs), &restored);
-    if (!begun)
-        return LedgerError(error.code() == Code::Busy ? Code::Busy : Code::Storage,
+        sql::plain(db, QStringLiteral("PRAGMA busy_timeout = %1").arg(m_options.busyTimeoutMs), &ignored);
+        m_writeMutex.unlock();
+    });
+    if (!postgres && !sql::plain(db, QStringLiteral("PRAGMA busy_timeout = %1").arg(waitMs), &error))
+        return error;
+    // A write that really commits: one row per instance in readiness_probe (migration 16). A
+    // read-only file or database, a disk that refuses, a standby: refused here as a proposal is.
+    if (!sql::plain(db, postgres ? QStringLiteral("BEGIN ISOLATION LEVEL READ COMMITTED") : QStringLiteral("BEGIN IMMEDIATE"),
+                    &error))
+        return LedgerError(error.code() == Code::Storage ? Code::CannotWrite : error.code(),
                            QStringLiteral("cannot begin a write transaction: %1").arg(error.message()));
-    return restored;
+    if (postgres)
+        sql::plain(db, QStringLiteral("SET LOCAL lock_timeout = %1").arg(waitMs), &error);
+    static const QString instance = QStringLiteral("%1:%2").arg(QSysInfo::machineHostName()).arg(QCoreApplication::applicationPid());
+    sql::Statement q(db);
+    const bool wrote = error.ok()
+        && sql::run(q,
+                    QStringLiteral("INSERT INTO readiness_probe (instance, probed_at, probes) VALUES (?, ?, 1)"
+                                   " ON CONFLICT (instance) DO UPDATE SET probed_at = excluded.probed_at,"
+                                   " probes = readiness_probe.probes + 1"),
+                    {instance, sql::toMs(now())}, &error)
+        && sql::plain(db, QStringLiteral("COMMIT"), &error);
+    if (wrote)
+        return {};
+    LedgerError ignored;
+    sql::plain(db, QStringLiteral("ROLLBACK"), &ignored);
+    if (postgres && (error.code() == Code::Unavailable || LedgerConnections::isBroken(db)))
+        m_connections->discardCurrentThread();
+    if (error.code() == Code::CannotWrite || error.code() == Code::Damaged)
+        noteStorageRefusal(error);
+    return LedgerError(error.code() == Code::Storage ? Code::CannotWrite : error.code(),
+                       QStringLiteral("the readiness probe could not commit: %1").arg(error.message()));
 }
 
 // One try of a write transaction. *retry: the transaction did not commit and may run again
 // (Busy, or Unavailable before COMMIT was sent, or a lost COMMIT that did not commit).
 LedgerError LedgerDatabase::writeOnce(const char *operation, const WriteBody &body, QSqlDatabase &db, bool *retry,
-                                      qint64 *lastSeq, const char **stage)
+                                      qint64 *lastSeq, QString *lastHash, const char **stage)
 {
     const bool postgres = sql::isPostgres(db);
     const WriteScope scope;
@@ -324,13 +447,14 @@ LedgerError LedgerDatabase::writeOnce(const char *operation, const WriteBody &bo
             flushed.xactId = q.value(0).toString();
     }
     *lastSeq = flushed.lastSeq;
+    *lastHash = flushed.lastHash;
     if (!error.ok()) {
         rollback(db);
         *retry = error.code() == Code::Busy || error.code() == Code::Unavailable;
         *stage = "rolled back:";
         if (*retry)
             qCDebug(lcLedger) << operation << "rolled back, to be retried:" << error.toString();
-        else if (error.code() == Code::Storage)
+        else if (error.code() == Code::Storage || error.code() == Code::CannotWrite || error.code() == Code::Damaged)
             qCWarning(lcLedger) << operation << "rolled back:" << error.toString();
         else
             qCDebug(lcLedger) << operation << "refused:" << error.toString();

@@ -22,6 +22,7 @@
 namespace cs {
 
 class LedgerConnections;
+class LedgerWitness;
 
 // The ledger's one SQL session layer: the per-thread connections (LedgerConnections), the ONE
 // write transaction and plain reads. Everything that writes the ledger — the ledger's stores, the
@@ -63,6 +64,22 @@ public:
         int busyRetries = 5;      // whole-transaction retries after SQLITE_BUSY, a deadlock, ...
         QString passwordFile;     // PostgreSQL: the password's file (first line); else libpq's sources
         int unavailableRetries = 3; // PostgreSQL: reconnects before a call gives up with Unavailable
+        // Before an existing ledger is migrated or used: LedgerCheck::bounded (its schema's pages,
+        // the audit chain's last rows); a damaged ledger is refused with Code::Damaged. Off only
+        // for what reports damage itself (countersignd check, audit verify).
+        bool checkOnOpen = true;
+        // Off: an older schema is left as it is (countersignd check reads, it never migrates).
+        bool migrate = true;
+    };
+    // Whether writes have been failing for want of storage (Code::CannotWrite or Damaged: a full
+    // disk, a read-only file, an I/O error), and since when; cleared by the next write that
+    // commits audit rows. Readiness reads it (issue 34).
+    struct WriteHealth
+    {
+        bool failing = false;
+        QString reason;        // the last failure's words
+        qint64 failedAtMs = 0; // when it last failed (ms since the epoch, this host)
+        qint64 failures = 0;   // since the last commit
     };
     using CommitObserver = std::function<void(qint64 lastAuditSeq)>;
 
@@ -87,6 +104,10 @@ public:
     // notifies channel AuditChain::changesChannel() for the other instances.
     int addCommitObserver(CommitObserver observer);
     void removeCommitObserver(int id);
+    // The witness of the audit head (LedgerWitness, issue 34), advanced on the committing thread
+    // right after every commit that appended audit rows; nullptr: none. Not owned; set it before
+    // writes start and clear it before it goes.
+    void setWitness(LedgerWitness *witness) { m_witness.store(witness, std::memory_order_release); }
     int schemaVersion() const { return m_schemaVersion; }
 
     // "Now" as the ledger stamps it (Options::clock, UTC, ms precision: what the database stores).
@@ -99,12 +120,19 @@ public:
     // A read of every row of sql (bound to values), each handed to onRow in the order the SQL gives.
     LedgerError query(const QString &sql, const QVariantList &values,
                       const std::function<void(const sql::Statement &row)> &onRow) const;
-    // Readiness (GET /api/v1/health/ready): whether a write transaction could begin now, within
-    // `wait`, without writing anything. SQLite: this process's write lock, then BEGIN IMMEDIATE
-    // (SQLite's write lock: refused for a read-only file, busy while another process holds it),
-    // rolled back. PostgreSQL: not a standby and not read-only. Error: Busy, Unavailable or
-    // Storage with the reason. Any thread (its own connection).
+    // Readiness (GET /api/v1/health/ready, issue 34): whether the ledger commits now, within
+    // `wait`. Not while writes fail for want of storage (WriteHealth: until 30 s after the last
+    // failure); otherwise a write that really commits — this instance's row of readiness_probe —
+    // behind this process's write lock and SQLite's (busy_timeout shortened to `wait`), or with
+    // lock_timeout `wait` on PostgreSQL. Error: Busy, Unavailable, CannotWrite (a read-only file
+    // or database, a full disk, a standby) or Damaged, with the reason. Any thread.
     LedgerError probeWritable(std::chrono::milliseconds wait);
+    WriteHealth writeHealth() const;
+    // A damaged ledger found after it was opened (serve's full check in the background, issue 34):
+    // from now on every write() and probeWritable() fails with Code::Damaged and this reason, so
+    // nothing more is written into it and readiness says why. Until the process ends.
+    void markDamaged(const QString &reason);
+    std::optional<QString> damaged() const;
     // Forgets the calling thread's prepared statements and closes its session (ExecutionStore::
     // releaseThread). The next call on this thread opens a new one.
     void releaseCurrentThread();
@@ -128,14 +156,21 @@ public:
 
 private:
     LedgerError writeOnce(const char *operation, const WriteBody &body, QSqlDatabase &db, bool *retry,
-                          qint64 *lastSeq, const char **stage);
+                          qint64 *lastSeq, QString *lastHash, const char **stage);
     LedgerError resolveLostCommit(const char *operation, const QString &xactId, qint64 auditSeq,
                                   const QString &auditHash, bool *retry);
     void measureClockOffset(QSqlDatabase &db);
     void notifyCommitted(qint64 lastSeq);
+    void noteStorageRefusal(const LedgerError &error);
 
     Options m_options;
     bool m_systemClock = true;
+    std::atomic<LedgerWitness *> m_witness{nullptr};
+    mutable QMutex m_healthMutex;
+    WriteHealth m_health;
+    std::atomic<bool> m_healthFailing{false}; // m_health.failing, read without the mutex on every commit
+    std::atomic<bool> m_damaged{false};
+    QString m_damagedReason; // under m_healthMutex
     std::atomic<qint64> m_clockOffsetMs{0};   // database clock - this host's clock (PostgreSQL)
     std::atomic<qint64> m_clockMeasuredAtMs{0};
     std::unique_ptr<LedgerConnections> m_connections;

@@ -17,6 +17,8 @@ QString toWire(LedgerError::Code code)
     case LedgerError::Code::Storage: return QStringLiteral("storage");
     case LedgerError::Code::Unavailable: return QStringLiteral("unavailable");
     case LedgerError::Code::OverBudget: return QStringLiteral("over_budget");
+    case LedgerError::Code::CannotWrite: return QStringLiteral("cannot_write");
+    case LedgerError::Code::Damaged: return QStringLiteral("damaged");
     }
     return QStringLiteral("unknown");
 }

@@ -7,7 +7,8 @@ namespace cs {
 
 // Why a ledger operation was refused or failed. Codes are stable and distinguishable so the API
 // can map them: NotFound 404, StaleVersion 412, IllegalTransition/Conflict/LeaseLost 409,
-// Forbidden 403, Invalid 422, OverBudget 422, Busy 503, Unavailable 503, Storage 500.
+// Forbidden 403, Invalid 422, OverBudget 422, Busy 503, Unavailable 503, CannotWrite 503, Damaged
+// 503, Storage 500.
 class LedgerError
 {
 public:
@@ -24,6 +25,10 @@ public:
         Storage,           // SQL or I/O failure
         Unavailable,       // the database cannot be reached (PostgreSQL down, connection lost): retry later
         OverBudget,        // more than the charge can still refund (detail: the budget and what was requested)
+        CannotWrite,       // the storage refuses writes: a full disk or tablespace, a read-only file or
+                           // database, an I/O error (issue 34); nothing was written, retry later
+        Damaged,           // the ledger is damaged (a corrupt page, a broken audit chain) or behind its
+                           // witness: not served, not written (LedgerCheck, LedgerWitness)
     };
 
     LedgerError() = default;

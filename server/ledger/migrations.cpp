@@ -1092,6 +1092,24 @@ Migrations::Migration discrepancySchema()
     return m;
 }
 
+// Version 16 (issue 34): readiness that really writes. GET /health/ready commits one row per
+// instance here (LedgerDatabase::probeWritable), so a read-only file or database, a disk that
+// refuses, a lock held too long all fail readiness as they fail a proposal. Nothing reads it but
+// the probe and an operator.
+Migrations::Migration readinessSchema()
+{
+    Migrations::Migration m;
+    m.version = 16;
+    m.name = QStringLiteral("readiness_probe: the write of GET /health/ready");
+    const QString ddl = QStringLiteral("CREATE TABLE readiness_probe ("
+                                       " instance TEXT NOT NULL PRIMARY KEY,"
+                                       " probed_at BIGINT NOT NULL,"
+                                       " probes BIGINT NOT NULL)");
+    m.statements << ddl;
+    m.postgres << pg(ddl);
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -1110,7 +1128,7 @@ const QList<Migrations::Migration> &Migrations::all()
                                                    sortSchema(), tokenLifecycleSchema(), followUpIndexSchema(),
                                                    stepCostSchema(), chargeBudgetSchema(), reasonsSchema(),
                                                    policySchema(), pauseSchema(), approvalExpirySchema(),
-                                                   settlementSchema(), discrepancySchema()};
+                                                   settlementSchema(), discrepancySchema(), readinessSchema()};
     return migrations;
 }
 

@@ -3,6 +3,7 @@
 #include <QJsonDocument>
 #include <QSqlError>
 
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -18,6 +19,50 @@ bool isBusy(const QSqlError &error)
 }
 
 thread_local bool t_inWriteTransaction = false;
+
+struct StorageRefusal
+{
+    LedgerError::Code code;
+    QString words;
+};
+
+// The storage refuses: the statement was fine, the disk or the database is not (issue 34).
+// SQLite's primary codes (an extended code's low byte), PostgreSQL's SQLSTATEs.
+std::optional<StorageRefusal> storageRefusal(const QSqlError &error)
+{
+    using Code = LedgerError::Code;
+    const QString native = error.nativeErrorCode();
+    if (native.size() == 5) {
+        if (native == u"53100")
+            return StorageRefusal{Code::CannotWrite, QStringLiteral("the ledger database's disk is full")};
+        if (native == u"25006")
+            return StorageRefusal{Code::CannotWrite, QStringLiteral("the ledger database is read-only")};
+        if (native == u"58030")
+            return StorageRefusal{Code::CannotWrite, QStringLiteral("the ledger database reported an I/O error")};
+        if (native == u"XX001" || native == u"XX002")
+            return StorageRefusal{Code::Damaged, QStringLiteral("the ledger database is damaged")};
+        return std::nullopt;
+    }
+    bool number = false;
+    const int code = native.toInt(&number) & 0xff;
+    if (!number)
+        return std::nullopt;
+    switch (code) {
+    case 13: // SQLITE_FULL
+        return StorageRefusal{Code::CannotWrite, QStringLiteral("the ledger's disk is full")};
+    case 8: // SQLITE_READONLY
+        return StorageRefusal{Code::CannotWrite, QStringLiteral("the ledger file is read-only")};
+    case 10: // SQLITE_IOERR
+        return StorageRefusal{Code::CannotWrite, QStringLiteral("the ledger's disk reported an I/O error")};
+    case 14: // SQLITE_CANTOPEN
+        return StorageRefusal{Code::CannotWrite, QStringLiteral("the ledger file cannot be opened")};
+    case 11: // SQLITE_CORRUPT
+    case 26: // SQLITE_NOTADB
+        return StorageRefusal{Code::Damaged, QStringLiteral("the ledger file is damaged")};
+    default:
+        return std::nullopt;
+    }
+}
 
 // PostgreSQL's SQLSTATE classes (QPSQL reports them as the native code).
 enum class PgClass { None, Retry, Constraint, ConnectionLost };
@@ -223,6 +268,8 @@ LedgerError sqlError(const QSqlError &error, const QString &sql)
     }
     if (isBusy(error))
         return LedgerError(LedgerError::Code::Busy, QStringLiteral("the ledger database is busy: ") + error.text());
+    if (const std::optional<StorageRefusal> refusal = storageRefusal(error))
+        return LedgerError(refusal->code, QStringLiteral("%1: %2").arg(refusal->words, error.text()));
     // SQLITE_CONSTRAINT: a trigger or constraint of the schema refused the statement.
     const auto code = error.nativeErrorCode() == u"19" ? LedgerError::Code::Conflict : LedgerError::Code::Storage;
     return LedgerError(code, QStringLiteral("%1 [%2]").arg(error.text(), sql.simplified().left(160)));

@@ -160,6 +160,15 @@ void TestListQueryParser::refusedQuery_data()
         << QStringLiteral("requested_by=bob&limit=0") << Role::Agent << QStringLiteral("forbidden") << QStringList();
     QTest::newRow("an agent with an empty requested_by")
         << QStringLiteral("requested_by=") << Role::Agent << QStringLiteral("forbidden") << QStringList();
+    const QString control = QStringLiteral(": must not contain control characters (U+0000 to U+001F, U+007F)");
+    QTest::newRow("q=%00 (it matched every action)") << QStringLiteral("q=%00") << Role::Admin << invalid
+                                                     << QStringList{QStringLiteral("q") + control};
+    QTest::newRow("q with a NUL inside") << QStringLiteral("q=order%00-1042") << Role::Admin << invalid
+                                         << QStringList{QStringLiteral("q") + control};
+    QTest::newRow("q with a line feed") << QStringLiteral("q=a%0Ab") << Role::Admin << invalid
+                                        << QStringList{QStringLiteral("q") + control};
+    QTest::newRow("requested_by with a NUL") << QStringLiteral("requested_by=agent-7%00") << Role::Admin << invalid
+                                             << QStringList{QStringLiteral("requested_by") + control};
     QTest::newRow("unknown parameter") << QStringLiteral("page=2") << Role::Admin << invalid
                                        << QStringList{QStringLiteral("page: is not a known parameter")};
     QTest::newRow("a parameter twice") << QStringLiteral("limit=5&limit=6") << Role::Admin << invalid

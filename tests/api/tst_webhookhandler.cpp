@@ -28,6 +28,7 @@ void TestWebhookHandler::answer_data()
     QTest::newRow("accepted") << S::Accepted << 200 << 200 << "recorded" << "" << true;
     QTest::newRow("duplicate") << S::Duplicate << 200 << 200 << "duplicate" << "" << false;
     QTest::newRow("ignored") << S::Ignored << 200 << 200 << "ignored" << "" << false;
+    QTest::newRow("unmatched") << S::Unmatched << 200 << 200 << "unmatched" << "" << false;
     QTest::newRow("bad signature") << S::BadSignature << 400 << 400 << "" << "invalid_signature" << true;
     QTest::newRow("malformed") << S::Malformed << 400 << 400 << "" << "invalid_parameter" << true;
     QTest::newRow("failed, busy") << S::Failed << 503 << 503 << "" << "unavailable" << true;
@@ -56,7 +57,8 @@ void TestWebhookHandler::answer()
     // A failure's detail says what the sender should do, never the ledger's own words (they
     // name the database): those are logged.
     if (status == WebhookReceiver::Status::Failed)
-        QCOMPARE(out.detail, http == 503 ? QStringLiteral("the ledger is busy or cannot be reached; nothing was recorded: deliver the event again")
+        QCOMPARE(out.detail, http == 503 ? QStringLiteral("the ledger is busy, cannot be reached or cannot write; nothing was recorded: deliver"
+                                                        " the event again")
                                          : QStringLiteral("an unexpected ledger failure; nothing was recorded: deliver the event again"));
     else
         QCOMPARE(out.detail, QStringLiteral("why"));

@@ -61,7 +61,7 @@ private slots:
     void refundEventSettlesUnknownAction_data();
     void refundEventSettlesUnknownAction();
     void duplicateEventsAreIgnored();
-    void eventsForNobodyAreIgnoredAndRemembered();
+    void eventsForNobodyAreKeptOrIgnored();
     void badSignatureChangesNothing();
     void inFlightAttemptOnlyStoresAndNudgesReconciler();
     void lockedLedgerAsksForRedeliveryAndStoresNothing();
@@ -199,13 +199,33 @@ void TestWebhookReceiver::duplicateEventsAreIgnored()
     QCOMPARE(m_ledger->reader().action(action.id)->stateVersion, version);
 }
 
-void TestWebhookReceiver::eventsForNobodyAreIgnoredAndRemembered()
+void TestWebhookReceiver::eventsForNobodyAreKeptOrIgnored()
 {
-    const QByteArray foreign = refundEvent(QStringLiteral("evt_foreign"), QStringLiteral("refund.created"), QString(), 100);
-    QCOMPARE(toString(m_receiver->handle(signNow(foreign), foreign).status), QStringLiteral("ignored"));
-    const QByteArray unknown = refundEvent(QStringLiteral("evt_unknown"), QStringLiteral("refund.created"),
-                                           QStringLiteral("act_aaaaaaaaaaaaaaaaaaaaaaaa"), 100);
-    QCOMPARE(toString(m_receiver->handle(signNow(unknown), unknown).status), QStringLiteral("ignored"));
+    // Refund events of no action here — one naming no action, one naming an action this ledger
+    // does not know — are kept and listed on their charge: "unmatched", as API.md says (issue 34).
+    const auto onCharge = [](QByteArray body, const QString &charge) {
+        QJsonObject event = QJsonDocument::fromJson(body).object();
+        QJsonObject data = event.value(QLatin1String("data")).toObject();
+        QJsonObject refund = data.value(QLatin1String("object")).toObject();
+        refund.insert(QStringLiteral("charge"), charge);
+        data.insert(QStringLiteral("object"), refund);
+        event.insert(QStringLiteral("data"), data);
+        return QJsonDocument(event).toJson(QJsonDocument::Compact);
+    };
+    const QByteArray foreign = onCharge(refundEvent(QStringLiteral("evt_foreign"), QStringLiteral("refund.created"), QString(), 100),
+                                        QStringLiteral("ch_unmatched"));
+    QCOMPARE(toString(m_receiver->handle(signNow(foreign), foreign).status), QStringLiteral("unmatched"));
+    const QByteArray unknown = onCharge(refundEvent(QStringLiteral("evt_unknown"), QStringLiteral("refund.created"),
+                                                    QStringLiteral("act_aaaaaaaaaaaaaaaaaaaaaaaa"), 100),
+                                        QStringLiteral("ch_unmatched"));
+    QCOMPARE(toString(m_receiver->handle(signNow(unknown), unknown).status), QStringLiteral("unmatched"));
+    const auto listed = m_ledger->evidence().unmatchedRefundEvents(QStringLiteral("ch_unmatched"), 10);
+    QVERIFY(listed.ok());
+    QStringList listedIds;
+    for (const auto &event : *listed)
+        listedIds << event.eventId;
+    listedIds.sort();
+    QCOMPARE(listedIds, (QStringList{QStringLiteral("evt_foreign"), QStringLiteral("evt_unknown")}));
     QJsonObject charge = QJsonDocument::fromJson(foreign).object();
     charge.insert(QStringLiteral("id"), QStringLiteral("evt_charge"));
     charge.insert(QStringLiteral("type"), QStringLiteral("charge.succeeded"));

@@ -11,7 +11,7 @@
 // - stoppedLedgerIsLeftAsItWas: with no countersignd running, the backup leaves no -wal or -shm
 //   beside the ledger and its bytes unchanged.
 // - refusalsLeaveNoFile: an existing FILE without --force, FILE the ledger (also via a symlink
-//   and its -wal), a PostgreSQL URI (the message names pg_dump, pg_restore and audit verify),
+//   and its -wal, the witness), a PostgreSQL URI (the message names pg_dump, pg_restore and audit verify),
 //   an unwritable folder, a missing ledger, FILE a folder: a clear error, exit status non-zero,
 //   the folder exactly as before (an existing FILE byte for byte).
 // - forceReplacesWithACheckedCopy: --force replaces FILE, only with a copy that passed its checks.
@@ -19,13 +19,17 @@
 //   schema newer than this program, a SQLite file that is no ledger, a file that is no SQLite
 //   database, a ledger locked past the busy timeout: refused with the reason, nothing left (no
 //   FILE, no partial file; with --force the old FILE intact).
+// - deadBackupsLeftoversAreRemoved: what a backup killed outright left (FILE.partial-PID-XXXXXX
+//   and its -journal) is removed by the next backup once PID is gone; a live process's partial
+//   file and an old one without a pid are left alone.
 // - interruptedBackupLeavesNoFile: a backup waiting for a locked ledger, its partial file made,
 //   is ended by SIGTERM, SIGINT or SIGKILL: nothing under FILE's name (and for the first two, no
-//   partial file either).
+//   partial file either; after SIGKILL the next backup removes it).
 #include "server/ledger/ledger.h"
 #include "server/ledger/migrations.h"
 
 #include "tests/api/apitestsupport.h"
+#include "tests/server/countersigndrun.h"
 #include "tests/server/ledgertestsupport.h"
 #include "tests/support/testledger.h"
 
@@ -54,65 +58,6 @@ using namespace cs;
 using namespace cs::test;
 
 namespace {
-
-struct Run
-{
-    int exitCode = -1; // -1: it did not exit normally
-    QString out;
-    QString err;
-};
-
-// The real countersignd; `asNobody` (when this test runs as root): the child drops to uid/gid
-// 65534 first, so that a folder's permissions bind it.
-Run countersignd(const QStringList &arguments, bool asNobody = false)
-{
-    QProcess process;
-    if (asNobody && ::geteuid() == 0) {
-        process.setChildProcessModifier([] {
-            if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)
-                ::_exit(99);
-        });
-    }
-    process.start(ApiHarness::countersigndBinary(), arguments);
-    Run run;
-    if (!process.waitForFinished(60000)) {
-        process.kill();
-        process.waitForFinished();
-        run.err = QStringLiteral("countersignd did not finish");
-        return run;
-    }
-    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.out = QString::fromUtf8(process.readAllStandardOutput());
-    run.err = QString::fromUtf8(process.readAllStandardError());
-    return run;
-}
-
-// Every entry under a folder with its size and content hash: "nothing left behind, nothing
-// changed" is this listing unchanged.
-QStringList listing(const QString &folder)
-{
-    QStringList out;
-    QDirIterator it(folder, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
-                    QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        it.next();
-        const QFileInfo info = it.fileInfo();
-        QString line = QDir(folder).relativeFilePath(info.filePath());
-        if (info.isSymLink()) {
-            line += QStringLiteral(" -> ") + info.symLinkTarget();
-        } else if (info.isFile()) {
-            QFile file(info.filePath());
-            line += QStringLiteral(" %1 bytes").arg(info.size());
-            if (file.open(QIODevice::ReadOnly))
-                line += u' ' + QString::fromLatin1(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256).toHex().left(16));
-        } else {
-            line += u'/';
-        }
-        out << line;
-    }
-    out.sort();
-    return out;
-}
 
 QStringList partialFiles(const QString &folder)
 {
@@ -303,6 +248,7 @@ private slots:
     void forceReplacesWithACheckedCopy();
     void failedCheckLeavesNoFile_data();
     void failedCheckLeavesNoFile();
+    void deadBackupsLeftoversAreRemoved();
     void interruptedBackupLeavesNoFile_data();
     void interruptedBackupLeavesNoFile();
 };
@@ -404,6 +350,10 @@ void TestLedgerBackup::refusalsLeaveNoFile_data()
                                                      << QStringList{QStringLiteral("is the ledger itself")};
     QTest::newRow("FILE is the ledger's -wal") << "ledger.db-wal" << "" << true << 2
                                                << QStringList{QStringLiteral("is the ledger's own wal file")};
+    QTest::newRow("FILE is the ledger's witness") << "ledger.db.witness" << "" << true << 2
+                                                  << QStringList{QStringLiteral("is the ledger's own witness file")};
+    QTest::newRow("FILE is another database's -journal") << "existing-db.db-journal" << "" << true << 2
+                                                         << QStringList{QStringLiteral("is the journal file of the SQLite database")};
     QTest::newRow("PostgreSQL URI")
         << "ledger.dump" << "postgresql://countersign@db.example.com:5432/ledger" << false << 2
         << QStringList{QStringLiteral("pg_dump --format=custom --file='"),
@@ -444,6 +394,9 @@ void TestLedgerBackup::refusalsLeaveNoFile()
         QFile existing(dir.filePath(QStringLiteral("existing.db")));
         QVERIFY(existing.open(QIODevice::WriteOnly));
         existing.write("yesterday's copy\n");
+        QFile database(dir.filePath(QStringLiteral("existing-db.db")));
+        QVERIFY(database.open(QIODevice::WriteOnly));
+        database.write(QByteArray("SQLite format 3\0", 16) + QByteArray(84, '\0'));
     }
     const QStringList before = listing(dir.path());
 
@@ -564,6 +517,40 @@ void TestLedgerBackup::failedCheckLeavesNoFile()
     QCOMPARE(listing(dir.path()), before);
 }
 
+void TestLedgerBackup::deadBackupsLeftoversAreRemoved()
+{
+    QTemporaryDir dir;
+    const QString ledger = dir.filePath(QStringLiteral("ledger.db"));
+    QString error;
+    QVERIFY2(makeLedger(ledger, 5, &error), qPrintable(error));
+    const QString copy = dir.filePath(QStringLiteral("copy.db"));
+    // A process that has ended: its pid names the leftovers of a backup killed mid-step (the
+    // partial file and the -journal SQLite kept beside it, issue 34).
+    QProcess gone;
+    gone.start(QStringLiteral("/bin/sleep"), {QStringLiteral("0.1")});
+    QVERIFY(gone.waitForStarted());
+    const qint64 deadPid = gone.processId();
+    QVERIFY(gone.waitForFinished());
+    QVERIFY(deadPid > 0 && ::kill(pid_t(deadPid), 0) != 0);
+    const QString dead = copy + QStringLiteral(".partial-%1-Ab12Cd").arg(deadPid);
+    // One of a backup still running (this test process) and one without a pid (older releases).
+    const QString live = copy + QStringLiteral(".partial-%1-Ef34Gh").arg(::getpid());
+    const QString old = copy + QStringLiteral(".partial-Ij56Kl");
+    for (const QString &path : QStringList{dead, dead + QStringLiteral("-journal"), live, old}) {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("half a copy");
+    }
+    const Run run = countersignd({QStringLiteral("backup"), QStringLiteral("--db"), ledger, QStringLiteral("--to"), copy});
+    QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+    QVERIFY(QFile::exists(copy));
+    QStringList left = partialFiles(dir.path());
+    left.sort();
+    QStringList expected = {QFileInfo(old).fileName(), QFileInfo(live).fileName()};
+    expected.sort();
+    QCOMPARE(left, expected);
+}
+
 void TestLedgerBackup::interruptedBackupLeavesNoFile_data()
 {
     QTest::addColumn<int>("signal");
@@ -606,13 +593,15 @@ void TestLedgerBackup::interruptedBackupLeavesNoFile()
             QVERIFY2(!QFile::exists(copy + QLatin1String(suffix)), suffix);
         if (partialRemoved)
             QCOMPARE(partialFiles(dir.path()), QStringList());
-        for (const QString &partial : partialFiles(dir.path()))
-            QVERIFY(QFile::remove(dir.filePath(partial)));
+        else
+            QVERIFY(!partialFiles(dir.path()).isEmpty()); // SIGKILL: nothing could run
     }
-    // The lock gone, the same backup goes through.
+    // The lock gone, the same backup goes through — and removes what the killed one left, named
+    // after its process, which is gone (issue 34: FILE.partial-PID-XXXXXX and any sibling).
     const Run run = countersignd({QStringLiteral("backup"), QStringLiteral("--db"), ledger, QStringLiteral("--to"), copy});
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
     verifyStandalone(copy);
+    QCOMPARE(partialFiles(dir.path()), QStringList());
 }
 
 QTEST_GUILESS_MAIN(TestLedgerBackup)

@@ -312,6 +312,8 @@ void TestLedgerCopy::buildHistory(const QString &path)
                                               approver());
     QVERIFY(paused.ok());
     QVERIFY(ledger.pauses().resume(paused->id, approver(), text()).ok());
+    // GET /health/ready's write (migration 16).
+    QVERIFY(ledger.database().probeWritable(std::chrono::milliseconds(2000)).ok());
     QVERIFY(ledger.pauses().pause(ExecutionPause::Scope::Account, {}, QStringLiteral("acct_demo"),
                                   QStringLiteral("incident"), approver()).ok());
 
@@ -370,6 +372,7 @@ void TestLedgerCopy::copyKeepsEveryRow()
         {QStringLiteral("policy_versions"), QStringLiteral("version")},
         {QStringLiteral("approval_signatures"), QStringLiteral("action_id, seq")},
         {QStringLiteral("execution_pauses"), QStringLiteral("id")},
+        {QStringLiteral("readiness_probe"), QStringLiteral("instance")},
         {QStringLiteral("action_state_counts"), QStringLiteral("state")},
         {QStringLiteral("action_requester_state_counts"), QStringLiteral("requested_by, state")},
     };

@@ -257,7 +257,8 @@ void TestLedgerCounts::migrationCountsExistingRows()
         QSqlDatabase db = rawDb();
         {
             QSqlQuery q(db);
-            for (const char *sql : {"DROP TRIGGER discrepancies_final_only", "DROP TRIGGER discrepancies_no_delete",
+            for (const char *sql : {"DROP TABLE readiness_probe", "DELETE FROM schema_version WHERE version = 16",
+                                    "DROP TRIGGER discrepancies_final_only", "DROP TRIGGER discrepancies_no_delete",
                                     "DROP TABLE discrepancies", "DELETE FROM schema_version WHERE version = 15",
                                     "DROP TRIGGER settlements_completed_only", "DROP TRIGGER settlements_forward_only",
                                     "DROP TRIGGER settlements_no_delete", "DROP TRIGGER settlement_changes_no_update",
