@@ -616,7 +616,8 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
         QStringLiteral("origin"));
     const QCommandLineOption mcpHost(
         QStringLiteral("mcp-allow-host"),
-        QStringLiteral("A Host name /mcp answers beside localhost, 127.0.0.1 and [::1] when listening on loopback; repeatable."),
+        QStringLiteral("A Host name /mcp answers beside localhost, 127.0.0.1, [::1] and the listen address when listening on "
+                       "loopback (exactly those; not another 127.x); repeatable."),
         QStringLiteral("name"));
     const QCommandLineOption mcpSessions(QStringLiteral("mcp-max-sessions"),
                                          QStringLiteral("MCP sessions open at once over /mcp, for all users."), QStringLiteral("n"),

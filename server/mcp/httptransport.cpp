@@ -49,12 +49,12 @@ QString newSessionId()
     return QString::fromLatin1(bytes.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
 
+// The names a loopback listener answers to by itself, exactly: `localhost` (in any case), 127.0.0.1
+// and ::1. Not 127.0.0.2 nor another 127.x: a page's name can be rebound to any of them, and the
+// operator names any other with --mcp-allow-host (docs/SECURITY.md).
 bool isLoopbackName(const QString &host)
 {
-    if (host.compare(u"localhost", Qt::CaseInsensitive) == 0)
-        return true;
-    const QHostAddress address(host);
-    return !address.isNull() && address.isLoopback();
+    return host.compare(u"localhost", Qt::CaseInsensitive) == 0 || host == u"127.0.0.1" || host == u"::1";
 }
 
 // ":port" after a host: one to five digits.
@@ -184,6 +184,15 @@ bool HttpTransport::isLoopbackHost(const QByteArray &host)
     return !name.isEmpty() && isLoopbackName(name);
 }
 
+bool HttpTransport::hostAllowed(const QByteArray &host, const QString &listenHost, const QStringList &allowedHosts)
+{
+    const QString name = hostOf(host);
+    if (name.isEmpty())
+        return false;
+    return isLoopbackName(name) || name.compare(listenHost, Qt::CaseInsensitive) == 0
+        || allowedHosts.contains(name, Qt::CaseInsensitive);
+}
+
 bool HttpTransport::isLoopbackOrigin(const QByteArray &origin)
 {
     const QUrl url(QString::fromLatin1(origin), QUrl::StrictMode);
@@ -206,7 +215,7 @@ std::optional<QByteArray> HttpTransport::refusedHost(const ApiServer::MountedReq
     if (bound.isNull() || !bound.isLoopback())
         return std::nullopt;
     const QByteArray host = headerValue(request.headers, "Host");
-    if (isLoopbackHost(host) || m_options.allowedHosts.contains(hostOf(host), Qt::CaseInsensitive))
+    if (hostAllowed(host, m_server->baseUrl().host(), m_options.allowedHosts))
         return std::nullopt;
     return host;
 }

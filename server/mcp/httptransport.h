@@ -28,10 +28,11 @@ class McpTools;
 // MCP's Streamable HTTP transport at /mcp on countersignd serve (docs/AGENTS.md, revisions
 // 2025-06-18 and 2025-11-25), mounted on ApiServer. In the order each request meets them:
 //
-// - Host (only when countersignd listens on a loopback address): localhost, 127.0.0.1, [::1] or
-//   one of Options::allowedHosts, else 403 — the DNS rebinding defence the spec requires of local
-//   servers. Origin, when sent: a loopback origin or one of Options::allowedOrigins (exact), else
-//   403. Allowed cross-origin requests get CORS headers; OPTIONS is their preflight (no token).
+// - Host (only when countersignd listens on a loopback address): exactly localhost, 127.0.0.1,
+//   [::1], the address it listens on, or one of Options::allowedHosts, each with or without a
+//   port, else 403 — the DNS rebinding defence the spec requires of local servers. Origin, when
+//   sent: http(s) on localhost, 127.0.0.1 or [::1], or one of Options::allowedOrigins (exact),
+//   else 403. Allowed cross-origin requests get CORS headers; OPTIONS is their preflight (no token).
 // - The bearer token, as for /api/v1 (401 with WWW-Authenticate, 429, 503); any role may open a
 //   session, each tool's REST call is then checked for the caller's role as over REST.
 // - POST carries one JSON-RPC message (Content-Type application/json else 415; Accept listing
@@ -74,9 +75,13 @@ public:
 
     int sessionCount() const { return int(m_sessions.size()); }
 
-    // Whether an Origin header value may reach /mcp (exposed for the unit tests).
+    // Whether an Origin header value is a loopback origin (http or https on localhost, 127.0.0.1
+    // or [::1], any port, nothing else); and a Host header value a loopback name (the same three).
     static bool isLoopbackOrigin(const QByteArray &origin);
     static bool isLoopbackHost(const QByteArray &host);
+    // The Host check of a loopback listener: a loopback name, the address listened on
+    // (`listenHost`, without brackets) or one of `allowedHosts`, with or without a port.
+    static bool hostAllowed(const QByteArray &host, const QString &listenHost, const QStringList &allowedHosts);
 
 private:
     struct Session;

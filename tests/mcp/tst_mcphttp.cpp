@@ -1,6 +1,10 @@
 // The DNS rebinding defence of /mcp without a network: which Host and Origin values
-// HttpTransport takes for loopback ones. A wrong "yes" here lets a web page whose name was rebound
-// to 127.0.0.1 drive an agent's session; the end-to-end refusals are in tests/node/mcp_http.mjs.
+// HttpTransport takes for loopback ones, and the Host check of a loopback listener with its listen
+// address and --mcp-allow-host names. A wrong "yes" here lets a web page whose name was rebound
+// to a loopback address drive an agent's session. Exactly localhost, 127.0.0.1 and [::1]
+// (docs/SECURITY.md): 127.0.0.2 is loopback too, but not a name this server answers to unless it
+// listens there or is told to. The end-to-end refusals are in tests/node/mcp_http.mjs and
+// tst_mcpwait.
 #include "server/mcp/httptransport.h"
 
 #include <QtTest>
@@ -15,6 +19,8 @@ private slots:
     void loopbackHost();
     void loopbackOrigin_data();
     void loopbackOrigin();
+    void hostAllowed_data();
+    void hostAllowed();
 };
 
 void TestMcpHttp::loopbackHost_data()
@@ -25,7 +31,13 @@ void TestMcpHttp::loopbackHost_data()
     QTest::newRow("localhost:port") << QByteArray("localhost:8470") << true;
     QTest::newRow("LocalHost") << QByteArray("LocalHost:8470") << true;
     QTest::newRow("127.0.0.1:port") << QByteArray("127.0.0.1:8470") << true;
-    QTest::newRow("127.8.9.10") << QByteArray("127.8.9.10") << true;
+    QTest::newRow("127.0.0.1") << QByteArray("127.0.0.1") << true;
+    QTest::newRow("127.0.0.2 (loopback, not a name of ours)") << QByteArray("127.0.0.2") << false;
+    QTest::newRow("127.0.0.2:port") << QByteArray("127.0.0.2:8470") << false;
+    QTest::newRow("127.8.9.10") << QByteArray("127.8.9.10") << false;
+    QTest::newRow("127.1 (short form)") << QByteArray("127.1:8470") << false;
+    QTest::newRow("[::1] spelled out") << QByteArray("[0:0:0:0:0:0:0:1]:8470") << false;
+    QTest::newRow("[::ffff:127.0.0.1]") << QByteArray("[::ffff:127.0.0.1]:8470") << false;
     QTest::newRow("[::1]:port") << QByteArray("[::1]:8470") << true;
     QTest::newRow("[::1]") << QByteArray("[::1]") << true;
     QTest::newRow("empty") << QByteArray() << false;
@@ -57,6 +69,9 @@ void TestMcpHttp::loopbackOrigin_data()
     QTest::newRow("http localhost") << QByteArray("http://localhost:8470") << true;
     QTest::newRow("https 127.0.0.1") << QByteArray("https://127.0.0.1") << true;
     QTest::newRow("http [::1]") << QByteArray("http://[::1]:3000") << true;
+    QTest::newRow("http 127.0.0.1:port") << QByteArray("http://127.0.0.1:5173") << true;
+    QTest::newRow("http 127.0.0.2") << QByteArray("http://127.0.0.2:5173") << false;
+    QTest::newRow("https 127.3.4.5") << QByteArray("https://127.3.4.5") << false;
     QTest::newRow("null (sandboxed page, file:)") << QByteArray("null") << false;
     QTest::newRow("rebound name") << QByteArray("http://attacker.example:8470") << false;
     QTest::newRow("localhost as a label") << QByteArray("http://localhost.attacker.example") << false;
@@ -75,6 +90,45 @@ void TestMcpHttp::loopbackOrigin()
     QFETCH(QByteArray, origin);
     QFETCH(bool, loopback);
     QCOMPARE(HttpTransport::isLoopbackOrigin(origin), loopback);
+}
+
+void TestMcpHttp::hostAllowed_data()
+{
+    QTest::addColumn<QByteArray>("host");
+    QTest::addColumn<QString>("listen");
+    QTest::addColumn<QStringList>("allowed");
+    QTest::addColumn<bool>("accepted");
+    const QStringList none;
+    const QStringList named{QStringLiteral("countersign.internal"), QStringLiteral("10.1.2.3")};
+    const QString v4 = QStringLiteral("127.0.0.1");
+    QTest::newRow("localhost on 127.0.0.1") << QByteArray("localhost:8470") << v4 << none << true;
+    QTest::newRow("127.0.0.1 without a port") << QByteArray("127.0.0.1") << v4 << none << true;
+    QTest::newRow("[::1] on 127.0.0.1") << QByteArray("[::1]:8470") << v4 << none << true;
+    QTest::newRow("127.0.0.2 on 127.0.0.1") << QByteArray("127.0.0.2:8470") << v4 << none << false;
+    QTest::newRow("127.0.0.2 without a port on 127.0.0.1") << QByteArray("127.0.0.2") << v4 << none << false;
+    QTest::newRow("the listen address 127.0.0.2") << QByteArray("127.0.0.2:8470") << QStringLiteral("127.0.0.2") << none << true;
+    QTest::newRow("the listen address, no port") << QByteArray("127.0.0.2") << QStringLiteral("127.0.0.2") << none << true;
+    QTest::newRow("127.0.0.3 on 127.0.0.2") << QByteArray("127.0.0.3:8470") << QStringLiteral("127.0.0.2") << none << false;
+    QTest::newRow("listening on ::1") << QByteArray("[::1]:8470") << QStringLiteral("::1") << none << true;
+    QTest::newRow("an allowed name") << QByteArray("countersign.internal") << v4 << named << true;
+    QTest::newRow("an allowed name with a port") << QByteArray("countersign.internal:8470") << v4 << named << true;
+    QTest::newRow("an allowed name, other case") << QByteArray("CounterSign.Internal:8470") << v4 << named << true;
+    QTest::newRow("an allowed address") << QByteArray("10.1.2.3:8470") << v4 << named << true;
+    QTest::newRow("a label under an allowed name") << QByteArray("x.countersign.internal") << v4 << named << false;
+    QTest::newRow("an allowed name as a label") << QByteArray("countersign.internal.attacker.example") << v4 << named << false;
+    QTest::newRow("an allowed name, bad port") << QByteArray("countersign.internal:80x") << v4 << named << false;
+    QTest::newRow("rebound name") << QByteArray("attacker.example:8470") << v4 << named << false;
+    QTest::newRow("no Host") << QByteArray() << v4 << named << false;
+    QTest::newRow("empty allowed name does not admit an empty Host") << QByteArray() << v4 << QStringList{QString()} << false;
+}
+
+void TestMcpHttp::hostAllowed()
+{
+    QFETCH(QByteArray, host);
+    QFETCH(QString, listen);
+    QFETCH(QStringList, allowed);
+    QFETCH(bool, accepted);
+    QCOMPARE(HttpTransport::hostAllowed(host, listen, allowed), accepted);
 }
 
 QTEST_GUILESS_MAIN(TestMcpHttp)
