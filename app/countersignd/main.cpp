@@ -623,7 +623,9 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
                                          QStringLiteral("MCP sessions open at once over /mcp, for all users."), QStringLiteral("n"),
                                          QString::number(cs::HttpTransport::Options().maxSessions));
     const QCommandLineOption mcpPoll(QStringLiteral("mcp-poll-ms"),
-                                     QStringLiteral("How often wait_for_decision reads the action again."), QStringLiteral("ms"),
+                                     QStringLiteral("How often a waiting wait_for_decision sends progress and retries a failed read; "
+                                                    "a commit that changes its action answers it at once."),
+                                     QStringLiteral("ms"),
                                      QString::number(cs::HttpTransport::Options().pollIntervalMs));
     const QCommandLineOption logFormat(
         QStringLiteral("log-format"),

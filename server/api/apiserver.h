@@ -124,6 +124,8 @@ public:
     UserStore *users() const { return m_users.get(); }
     ActionService *service() const { return m_service.get(); }
     const EventStream *events() const { return m_events; }
+    // For in-process followers of action changes (/mcp's waits: EventStream::follow()).
+    EventStream *events() { return m_events; }
 
 signals:
     // drain() began: mounted handlers end what they hold open.

@@ -10,6 +10,7 @@
 #include <QSet>
 
 #include <algorithm>
+#include <utility>
 
 namespace cs {
 
@@ -114,7 +115,7 @@ bool EventStream::open(QTcpSocket *socket, const User &user, std::optional<qint6
 // Every wake queued while one is pending is served by the same read.
 void EventStream::wake()
 {
-    if (m_pollQueued || m_clients.isEmpty())
+    if (m_pollQueued || (m_clients.isEmpty() && m_followers == 0))
         return;
     m_pollQueued = true;
     QMetaObject::invokeMethod(
@@ -133,83 +134,180 @@ void EventStream::dropDeadClients()
     });
 }
 
+void EventStream::follow()
+{
+    if (m_followers++ > 0)
+        return;
+    const auto latest = m_reader->latestAuditSeq();
+    if (latest.ok())
+        m_followCursor = *latest;
+    else
+        qCWarning(lcApi) << "event stream cannot read the audit log for its followers:" << latest.error().toString();
+}
+
+void EventStream::unfollow()
+{
+    if (m_followers > 0 && --m_followers == 0)
+        m_followCursor.reset();
+}
+
+// The followers' part of a read: the actions of the rows after their cursor, which moves on.
+QStringList EventStream::followed(const QList<AuditEvent> &events)
+{
+    QStringList ids;
+    if (!m_followCursor || events.isEmpty() || events.constLast().seq <= *m_followCursor)
+        return ids;
+    QSet<QString> seen;
+    for (const AuditEvent &event : events) {
+        if (event.seq > *m_followCursor && !event.actionId.isEmpty() && !seen.contains(event.actionId)) {
+            seen.insert(event.actionId);
+            ids << event.actionId;
+        }
+    }
+    m_followCursor = events.constLast().seq;
+    return ids;
+}
+
 void EventStream::poll()
 {
     if (m_polling)
         return;
     m_polling = true;
     dropDeadClients();
-    if (m_clients.isEmpty()) {
+    if (m_clients.isEmpty())
         m_heartbeat.stop();
-        m_polling = false;
-        return;
+    bool anyChanged = false; // the followers' cursor is taken again: every action may have changed
+    if (m_followers > 0 && !m_followCursor) {
+        if (const auto latest = m_reader->latestAuditSeq(); latest.ok()) {
+            m_followCursor = *latest;
+            anyChanged = true;
+        }
     }
-    qint64 from = m_clients.constFirst().cursor;
+    std::optional<qint64> from = m_followCursor;
     for (const Client &client : std::as_const(m_clients))
-        from = std::min(from, client.cursor);
+        from = std::min(from.value_or(client.cursor), client.cursor);
 
-    const auto events = m_reader->auditLog(from, m_options.batch);
-    bool more = false; // a full batch: read on at once rather than at the next wake
-    if (!events.ok()) {
-        qCWarning(lcApi) << "event stream cannot read the audit log:" << events.error().toString();
-    } else if (!events->isEmpty()) {
-        QStringList ids;
-        QSet<QString> seen;
-        for (const AuditEvent &event : *events) {
-            if (!event.actionId.isEmpty() && !seen.contains(event.actionId)) {
-                seen.insert(event.actionId);
-                ids << event.actionId;
-            }
-        }
-        QHash<QString, ActionRecord> records;
-        const auto summaries = m_reader->summaries(ids);
-        if (summaries.ok()) {
-            for (const ActionReader::Summary &s : *summaries)
-                records.insert(s.record.id, s.record);
-        }
-        if (!summaries.ok()) {
-            qCWarning(lcApi) << "event stream cannot read actions:" << summaries.error().toString();
-        } else {
-            const qint64 lastSeq = events->constLast().seq;
-            more = events->size() >= m_options.batch;
-            for (Client &client : m_clients) {
-                QByteArray out;
-                for (const AuditEvent &event : *events) {
-                    if (event.seq > client.cursor && isExecutionEvent(event)) {
-                        out += "id: " + QByteArray::number(event.seq) + "\nevent: execution.changed\ndata: "
-                            + QJsonDocument(executionChange(event)).toJson(QJsonDocument::Compact) + "\n\n";
-                        continue;
-                    }
-                    if (event.seq <= client.cursor || event.actionId.isEmpty() || !records.contains(event.actionId))
-                        continue;
-                    const ActionRecord &record = records[event.actionId];
-                    if (client.user.role == Role::Agent && record.requestedBy != client.user.name)
-                        continue;
-                    // The console reads this with the same type (models/actionchange.h).
-                    const QJsonObject data =
-                        ActionChange{event.seq, event.actionId, record.state, record.stateVersion, event.event, event.at}
-                            .toJson();
-                    out += "id: " + QByteArray::number(event.seq) + "\nevent: action.changed\ndata: "
-                        + QJsonDocument(data).toJson(QJsonDocument::Compact) + "\n\n";
-                }
-                if (lastSeq > client.cursor) {
-                    if (!out.isEmpty() && !writeChunk(client, out))
-                        continue;
-                    client.cursor = lastSeq;
-                }
-            }
+    QStringList changed; // for the followers, emitted once the read is done
+    bool more = false;   // a full batch: read on at once rather than at the next wake
+    if (from) {
+        const auto events = m_reader->auditLog(*from, m_options.batch);
+        if (!events.ok()) {
+            qCWarning(lcApi) << "event stream cannot read the audit log:" << events.error().toString();
+        } else if (!events->isEmpty()) {
+            changed = followed(*events);
+            more = send(*events) && events->size() >= m_options.batch;
         }
     }
     dropDeadClients();
     m_polling = false;
+    if (anyChanged)
+        emit anyActionChanged();
+    else if (!changed.isEmpty())
+        emit actionsChanged(changed);
     if (more)
         wake();
+}
+
+// The clients' part of a read: each client is given its events after its cursor, to be written
+// by flushPending(). Each event's text is made once, whoever receives it. False when the actions
+// could not be read (the cursors stay: the next wake reads the same rows).
+bool EventStream::send(const QList<AuditEvent> &events)
+{
+    if (m_clients.isEmpty())
+        return true;
+    QStringList ids;
+    QSet<QString> seen;
+    for (const AuditEvent &event : events) {
+        if (!event.actionId.isEmpty() && !seen.contains(event.actionId)) {
+            seen.insert(event.actionId);
+            ids << event.actionId;
+        }
+    }
+    const auto summaries = m_reader->summaries(ids);
+    if (!summaries.ok()) {
+        qCWarning(lcApi) << "event stream cannot read actions:" << summaries.error().toString();
+        return false;
+    }
+    QHash<QString, ActionRecord> records;
+    for (const ActionReader::Summary &s : *summaries)
+        records.insert(s.record.id, s.record);
+    struct Text
+    {
+        QByteArray bytes;    // empty: sent to nobody
+        QString requestedBy; // an agent sees only the actions it requested...
+        bool everyone = false; // ...and every execution.changed
+    };
+    QList<Text> texts;
+    texts.reserve(events.size());
+    for (const AuditEvent &event : events) {
+        if (isExecutionEvent(event)) {
+            texts.append({"id: " + QByteArray::number(event.seq) + "\nevent: execution.changed\ndata: "
+                              + QJsonDocument(executionChange(event)).toJson(QJsonDocument::Compact) + "\n\n",
+                          QString(), true});
+            continue;
+        }
+        const auto record = records.constFind(event.actionId);
+        if (event.actionId.isEmpty() || record == records.constEnd()) {
+            texts.append(Text());
+            continue;
+        }
+        // The console reads this with the same type (models/actionchange.h).
+        const QJsonObject data =
+            ActionChange{event.seq, event.actionId, record->state, record->stateVersion, event.event, event.at}.toJson();
+        texts.append({"id: " + QByteArray::number(event.seq) + "\nevent: action.changed\ndata: "
+                          + QJsonDocument(data).toJson(QJsonDocument::Compact) + "\n\n",
+                      record->requestedBy, false});
+    }
+    const qint64 lastSeq = events.constLast().seq;
+    for (Client &client : m_clients) {
+        if (lastSeq <= client.cursor)
+            continue;
+        for (qsizetype i = 0; i < events.size(); ++i) {
+            const Text &text = texts.at(i);
+            if (events.at(i).seq <= client.cursor || text.bytes.isEmpty())
+                continue;
+            if (client.user.role == Role::Agent && !text.everyone && text.requestedBy != client.user.name)
+                continue;
+            client.pending += text.bytes;
+        }
+        client.cursor = lastSeq;
+    }
+    queueFlush();
+    return true;
+}
+
+void EventStream::queueFlush()
+{
+    if (m_flushQueued)
+        return;
+    m_flushQueued = true;
+    QMetaObject::invokeMethod(this, [this] { flushPending(); }, Qt::QueuedConnection);
+}
+
+// What clients have pending goes out WriteSlice clients per turn of the event loop, so that a
+// commit streamed to a thousand consoles does not hold this thread (and GET /health) for the
+// whole fan-out: every write arms the socket's write notifier, and under Qt's GLib dispatcher
+// arming and disarming one costs time in proportion to the sockets open.
+void EventStream::flushPending()
+{
+    m_flushQueued = false;
+    int written = 0;
+    for (Client &client : m_clients) {
+        if (client.pending.isEmpty())
+            continue;
+        if (written == WriteSlice) {
+            queueFlush();
+            return;
+        }
+        writeChunk(client, std::exchange(client.pending, QByteArray()));
+        ++written;
+    }
 }
 
 void EventStream::heartbeat()
 {
     for (Client &client : m_clients) {
-        if (client.sinceWrite.isValid() && client.sinceWrite.elapsed() >= m_options.heartbeatMs)
+        if (client.pending.isEmpty() && client.sinceWrite.isValid() && client.sinceWrite.elapsed() >= m_options.heartbeatMs)
             writeChunk(client, ": heartbeat\n\n");
     }
     dropDeadClients();
@@ -220,6 +318,8 @@ void EventStream::heartbeat()
 void EventStream::closeAll()
 {
     for (Client &client : m_clients) {
+        if (!client.pending.isEmpty())
+            writeChunk(client, std::exchange(client.pending, QByteArray()));
         if (QTcpSocket *socket = client.socket.data()) {
             if (socket->state() == QAbstractSocket::ConnectedState) {
                 socket->write("0\r\n\r\n");

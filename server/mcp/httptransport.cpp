@@ -1,6 +1,8 @@
 #include "server/mcp/httptransport.h"
 
+#include "server/api/eventstream.h"
 #include "server/api/requestpreconditions.h"
+#include "server/mcp/actionchangefeed.h"
 #include "server/mcp/inprocessbackend.h"
 #include "server/mcp/mcplog.h"
 #include "server/mcp/mcpsession.h"
@@ -158,6 +160,19 @@ HttpTransport::HttpTransport(ApiServer *server, Options options, QObject *parent
 {
     for (QString &origin : m_options.allowedOrigins)
         origin = origin.trimmed().toLower();
+    // wait_for_decision reads its action again when a commit names it, from the event stream's
+    // reads of the audit log, which it follows only while a wait is running.
+    m_changes = new ActionChangeFeed(this);
+    if (EventStream *events = server->events()) {
+        connect(events, &EventStream::actionsChanged, m_changes, &ActionChangeFeed::notify);
+        connect(events, &EventStream::anyActionChanged, m_changes, &ActionChangeFeed::notifyAll);
+        connect(m_changes, &ActionChangeFeed::following, events, [events](bool on) {
+            if (on)
+                events->follow();
+            else
+                events->unfollow();
+        });
+    }
     server->mount(Path.toString(), [this](const ApiServer::MountedRequest &request) { handle(request); });
     connect(server, &ApiServer::draining, this, [this] {
         const QStringList ids = m_sessions.keys();
@@ -390,6 +405,7 @@ HttpTransport::Session *HttpTransport::openSession(const User &user, QString *re
     session->holder = new QObject(this);
     session->backend = new InProcessBackend(m_server, user, session->holder);
     session->tools = new McpTools(session->backend, session->holder);
+    session->tools->setChangeFeed(m_changes);
     McpSession::Options engineOptions;
     engineOptions.serverVersion = m_options.serverVersion;
     engineOptions.pollIntervalMs = m_options.pollIntervalMs;

@@ -21,6 +21,7 @@ class QTcpSocket;
 
 namespace cs {
 
+class ActionChangeFeed;
 class InProcessBackend;
 class McpSession;
 class McpTools;
@@ -99,6 +100,7 @@ private:
 
     ApiServer *m_server;
     Options m_options;
+    ActionChangeFeed *m_changes = nullptr; // wakes the sessions' waits
     QHash<QString, Session *> m_sessions;
     QTimer m_pruneTimer;
 };

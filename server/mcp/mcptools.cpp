@@ -2,14 +2,13 @@
 
 #include "server/api/bodyreader.h"
 #include "server/api/proposalparser.h"
+#include "server/mcp/decisionwait.h"
 #include "server/mcp/mcplog.h"
 
 #include "models/evidencerule.h"
 #include "models/money.h"
 
-#include <QDateTime>
 #include <QJsonDocument>
-#include <QTimer>
 #include <QUrl>
 #include <QUrlQuery>
 
@@ -756,74 +755,58 @@ void McpTools::getAction(const QString &id, const Done &done)
     });
 }
 
-void McpTools::waitForDecision(const QString &id, int timeoutSeconds, const Context &context, const Done &done)
+namespace {
+
+// What one read means to wait_for_decision: an answer ends the wait when the action has left
+// PENDING and EXECUTING, when it is not (or no longer) the caller's, and at the deadline; a
+// transient failure (no answer, 5xx) is read through until then.
+std::optional<McpTools::Outcome> judgeWait(const QString &id, const McpBackend::Reply &reply, double waited, bool atDeadline)
 {
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    poll(id, now + qint64(timeoutSeconds) * 1000, now, context, done, 0);
+    if (reply.status == 404)
+        return failure(QStringLiteral("No action %1 among yours.").arg(id),
+                       QJsonObject{{QStringLiteral("code"), QStringLiteral("not_found")}, {QStringLiteral("action_id"), id}});
+    if (reply.status == 401 || reply.status == 403)
+        return backendFailure(reply, false);
+    if (reply.status != 200)
+        return atDeadline ? std::optional(backendFailure(reply, false)) : std::nullopt;
+    QJsonObject view = McpTools::actionView(reply.body);
+    const QString state = view.value(QStringLiteral("state")).toString();
+    if (!settled(state) && !atDeadline)
+        return std::nullopt;
+    const bool timedOut = !settled(state);
+    view.insert(QStringLiteral("timed_out"), timedOut);
+    view.insert(QStringLiteral("waited_seconds"), waited);
+    const QString text = timedOut
+        ? QStringLiteral("Still %1 after %2 s: %3 Call wait_for_decision again to keep waiting.")
+              .arg(state).arg(qRound(waited)).arg(view.value(QStringLiteral("waiting_for")).toString())
+        : QStringLiteral("%1 is %2: %3").arg(id, state, view.value(QStringLiteral("waiting_for")).toString());
+    return success(text, view);
 }
 
-void McpTools::poll(const QString &id, qint64 deadlineMs, qint64 startedMs, const Context &context, const Done &done,
-                    int polls)
+QString waitProgress(const McpBackend::Reply &reply)
 {
-    if (*context.cancelled) {
-        Outcome out;
-        out.cancelled = true;
-        done(out);
-        return;
-    }
-    QPointer<McpTools> self(this);
-    m_backend->request("GET", QString(u"/actions/" + id), {}, [=](const McpBackend::Reply &reply) {
-        if (!self)
-            return;
-        if (*context.cancelled) {
-            Outcome out;
-            out.cancelled = true;
-            done(out);
-            return;
-        }
-        const qint64 now = QDateTime::currentMSecsSinceEpoch();
-        const double waited = double(now - startedMs) / 1000.0;
-        if (reply.status == 404) {
-            done(failure(QStringLiteral("No action %1 among yours.").arg(id),
-                         QJsonObject{{QStringLiteral("code"), QStringLiteral("not_found")}, {QStringLiteral("action_id"), id}}));
-            return;
-        }
-        if (reply.status == 401 || reply.status == 403) {
-            done(backendFailure(reply, false));
-            return;
-        }
-        QJsonObject view;
-        if (reply.status == 200) {
-            view = actionView(reply.body);
-            const QString state = view.value(QStringLiteral("state")).toString();
-            if (settled(state) || now >= deadlineMs) {
-                const bool timedOut = !settled(state);
-                view.insert(QStringLiteral("timed_out"), timedOut);
-                view.insert(QStringLiteral("waited_seconds"), waited);
-                const QString text = timedOut
-                    ? QStringLiteral("Still %1 after %2 s: %3 Call wait_for_decision again to keep waiting.")
-                          .arg(state).arg(qRound(waited)).arg(view.value(QStringLiteral("waiting_for")).toString())
-                    : QStringLiteral("%1 is %2: %3").arg(id, state, view.value(QStringLiteral("waiting_for")).toString());
-                done(success(text, view));
-                return;
-            }
-        } else if (now >= deadlineMs) {
-            // Transient failures (no answer, 5xx) are polled through; at the deadline they are the answer.
-            done(backendFailure(reply, false));
-            return;
-        }
-        if (context.progress)
-            context.progress(waited, double(deadlineMs - startedMs) / 1000.0,
-                             view.isEmpty() ? QStringLiteral("waiting; Countersign did not answer the last poll")
-                                            : QString(view.value(QStringLiteral("state")).toString() + u": "
-                                                      + view.value(QStringLiteral("waiting_for")).toString()));
-        const int delay = int(qBound<qint64>(qint64(0), qMin<qint64>(context.pollIntervalMs, deadlineMs - now),
-                                             qint64(context.pollIntervalMs)));
-        QTimer::singleShot(delay, self, [=] {
-            if (self)
-                self->poll(id, deadlineMs, startedMs, context, done, polls + 1);
-        });
-    });
+    if (reply.status != 200)
+        return QStringLiteral("waiting; Countersign did not answer the last read");
+    const QJsonObject view = McpTools::actionView(reply.body);
+    return QString(view.value(QStringLiteral("state")).toString() + u": " + view.value(QStringLiteral("waiting_for")).toString());
+}
+
+} // namespace
+
+void McpTools::waitForDecision(const QString &id, int timeoutSeconds, const Context &context, const Done &done)
+{
+    DecisionWait::Setup setup;
+    setup.backend = m_backend;
+    setup.changes = m_changes;
+    setup.actionId = id;
+    setup.timeoutSeconds = timeoutSeconds;
+    setup.context = context;
+    setup.judge = [id](const McpBackend::Reply &reply, double waited, bool atDeadline) {
+        return judgeWait(id, reply, waited, atDeadline);
+    };
+    setup.describe = waitProgress;
+    setup.done = done;
+    (new DecisionWait(std::move(setup), this))->start();
 }
 
 void McpTools::listMine(const QJsonObject &arguments, const Done &done)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "server/api/problem.h"
+#include "server/mcp/actionchangefeed.h"
 #include "server/mcp/mcpbackend.h"
 
 #include <QJsonArray>
@@ -24,17 +25,23 @@ namespace cs {
 //
 // Bad arguments never reach the backend. A result never holds an idempotency key: results are built
 // member by member from the REST views, and whatever is passed through is stripped of them again.
-// Not thread-safe; one thread with an event loop (wait_for_decision polls with a timer).
+// wait_for_decision (DecisionWait) reads its action again when a commit may have changed it, given
+// an ActionChangeFeed (setChangeFeed: /mcp on countersignd), and every poll interval otherwise
+// (countersign-mcp over HTTP). Not thread-safe; one thread with an event loop.
 class McpTools : public QObject
 {
     Q_OBJECT
 public:
     explicit McpTools(McpBackend *backend, QObject *parent = nullptr);
 
+    // What wakes wait_for_decision (null: it polls). Must outlive the calls that use it, or be
+    // reset before it goes.
+    void setChangeFeed(ActionChangeFeed *changes) { m_changes = changes; }
+
     static QJsonArray definitions(); // the `tools` of tools/list
     static bool exists(const QString &name);
 
-    // wait_for_decision's poll interval and its bounds (seconds).
+    // wait_for_decision's poll (or progress) interval and its bounds (seconds).
     static constexpr int PollIntervalMs = 1000;
     static constexpr int MaxWaitSeconds = 60;
     static constexpr int DefaultWaitSeconds = 25;
@@ -48,7 +55,9 @@ public:
         std::function<void(double, double, const QString &)> progress;
         // Set to true by notifications/cancelled: a waiting tool stops; the answer is dropped.
         std::shared_ptr<bool> cancelled = std::make_shared<bool>(false);
-        int pollIntervalMs = PollIntervalMs; // tests shorten it
+        // wait_for_decision: how often progress is told and, without a change feed, how often the
+        // action is read again (with one: only after a failed read). Tests shorten it.
+        int pollIntervalMs = PollIntervalMs;
     };
 
     struct Outcome
@@ -78,11 +87,10 @@ private:
     void reportMismatch(const QJsonObject &problem, const QJsonObject &sent, const Done &done);
     void getAction(const QString &id, const Done &done);
     void waitForDecision(const QString &id, int timeoutSeconds, const Context &context, const Done &done);
-    void poll(const QString &id, qint64 deadlineMs, qint64 startedMs, const Context &context, const Done &done,
-              int polls);
     void listMine(const QJsonObject &arguments, const Done &done);
 
     McpBackend *m_backend;
+    QPointer<ActionChangeFeed> m_changes;
 };
 
 } // namespace cs

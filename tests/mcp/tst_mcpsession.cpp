@@ -1,13 +1,16 @@
 // The MCP engine without a network: McpSession + McpTools over a fake backend that records every
 // call. The JSON-RPC error table (one row per malformed message), the lifecycle, version
 // negotiation, the tools' argument checks (nothing reaches the backend), SEP-1303 by revision,
-// the shaping of results (no idempotency key), progress and cancellation of wait_for_decision.
+// the shaping of results (no idempotency key), progress and cancellation of wait_for_decision —
+// polling (countersign-mcp) and woken by an ActionChangeFeed (/mcp on countersignd, issue 34).
+#include "server/mcp/actionchangefeed.h"
 #include "server/mcp/mcpbackend.h"
 #include "server/mcp/mcpsession.h"
 #include "server/mcp/mcptools.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSignalSpy>
 #include <QTimer>
 #include <QtTest>
 
@@ -61,6 +64,7 @@ class TestMcpSession : public QObject
 
 private:
     FakeBackend m_backend;
+    std::unique_ptr<ActionChangeFeed> m_feed;
     std::unique_ptr<McpTools> m_tools;
     std::unique_ptr<McpSession> m_session;
     QList<QJsonObject> m_notes;
@@ -94,12 +98,44 @@ private:
     }
     static int errorCode(const QJsonObject &answer) { return answer.value(QStringLiteral("error")).toObject().value(QStringLiteral("code")).toInt(); }
 
+    // The tools woken by m_feed, as on /mcp, with this poll (progress) interval.
+    void useFeed(int pollIntervalMs)
+    {
+        m_feed = std::make_unique<ActionChangeFeed>();
+        m_tools->setChangeFeed(m_feed.get());
+        McpSession::Options options;
+        options.pollIntervalMs = pollIntervalMs;
+        m_session = std::make_unique<McpSession>(m_tools.get(), options);
+    }
+    // A wait_for_decision sent without waiting for its answer; `answered` is set when it comes.
+    void startWait(const QByteArray &id, int timeoutSeconds, bool *answered, QJsonObject *answer, bool progress = false)
+    {
+        McpSession::Replier replier;
+        replier.notify = [this](const QJsonObject &n) { m_notes.append(n); };
+        replier.respond = [answered, answer](const std::optional<QJsonObject> &m) {
+            *answered = true;
+            if (m)
+                *answer = *m;
+        };
+        const QByteArray meta = progress ? QByteArray(R"(,"_meta":{"progressToken":"p"})") : QByteArray();
+        m_session->receive(R"({"jsonrpc":"2.0","id":")" + id + R"(","method":"tools/call","params":{"name":"wait_for_decision","arguments":{"action_id":"act_aaaaaaaaaaaaaaaaaaaaaaaa","timeout_seconds":)"
+                               + QByteArray::number(timeoutSeconds) + "}" + meta + "}}",
+                           replier);
+    }
+    static QString stateOf(const QJsonObject &answer)
+    {
+        return answer.value(QStringLiteral("result")).toObject().value(QStringLiteral("structuredContent")).toObject()
+            .value(QStringLiteral("state")).toString();
+    }
+
 private slots:
     void init()
     {
         m_backend.calls.clear();
         m_backend.answer = [](const FakeBackend::Call &) { return McpBackend::Reply{500, {}, {}, -1}; };
+        m_session.reset();
         m_tools = std::make_unique<McpTools>(&m_backend);
+        m_feed.reset();
         McpSession::Options options;
         options.pollIntervalMs = 20;
         m_session = std::make_unique<McpSession>(m_tools.get(), options);
@@ -427,6 +463,110 @@ private slots:
         const qsizetype calls = m_backend.calls.size();
         QTest::qWait(100);
         QCOMPARE(m_backend.calls.size(), calls); // polling stopped
+    }
+
+    // Woken by its action's change, not by a timer: with a minute between polls the decision is
+    // answered at once, and a change of another action reads nothing.
+    void wokenWaitReadsOnlyWhenItsActionChanges()
+    {
+        useFeed(60000);
+        initialize();
+        QString state = QStringLiteral("PENDING");
+        m_backend.answer = [&state](const FakeBackend::Call &) { return McpBackend::Reply{200, action(state), {}, -1}; };
+        bool answered = false;
+        QJsonObject answer;
+        startWait("w", 30, &answered, &answer);
+        QTRY_COMPARE(m_backend.calls.size(), 1); // the start
+        QCOMPARE(m_feed->subscriptions(), 1);
+        m_feed->notify({QStringLiteral("act_bbbbbbbbbbbbbbbbbbbbbbbb")});
+        QTest::qWait(50);
+        QCOMPARE(m_backend.calls.size(), 1);
+        state = QStringLiteral("REJECTED");
+        m_feed->notify({QStringLiteral("act_bbbbbbbbbbbbbbbbbbbbbbbb"), QStringLiteral("act_aaaaaaaaaaaaaaaaaaaaaaaa")});
+        QTRY_VERIFY_WITH_TIMEOUT(answered, 2000);
+        QCOMPARE(stateOf(answer), QStringLiteral("REJECTED"));
+        QCOMPARE(m_backend.calls.size(), 2);
+        QCOMPARE(m_feed->subscriptions(), 0);
+    }
+
+    // Changes that arrive while a read runs are one more read after it, however many.
+    void wakesDuringAReadAreOneRead()
+    {
+        useFeed(60000);
+        initialize();
+        m_backend.answer = [](const FakeBackend::Call &) { return McpBackend::Reply{200, action(QStringLiteral("PENDING")), {}, -1}; };
+        bool answered = false;
+        QJsonObject answer;
+        startWait("w", 30, &answered, &answer);
+        QTRY_COMPARE(m_backend.calls.size(), 1);
+        QTest::qWait(20); // the start read is answered
+        for (int i = 0; i < 5; ++i)
+            m_feed->notify({QStringLiteral("act_aaaaaaaaaaaaaaaaaaaaaaaa")});
+        QTRY_COMPARE(m_backend.calls.size(), 3);
+        QTest::qWait(50);
+        QCOMPARE(m_backend.calls.size(), 3);
+        QVERIFY(!answered);
+    }
+
+    // Progress goes on at the interval from the last answer, without reading; a failed read is
+    // tried again at the next interval, and only then.
+    void wokenWaitTellsProgressAndRetriesOnlyFailures()
+    {
+        useFeed(20);
+        initialize();
+        int reads = 0;
+        m_backend.answer = [&reads](const FakeBackend::Call &) {
+            return ++reads == 1 ? McpBackend::Reply{503, {}, {}, -1} : McpBackend::Reply{200, action(QStringLiteral("PENDING")), {}, -1};
+        };
+        bool answered = false;
+        QJsonObject answer;
+        startWait("w", 30, &answered, &answer, true);
+        QTRY_COMPARE(m_backend.calls.size(), 2); // the start, answered 503; the retry
+        QTest::qWait(300);
+        QCOMPARE(m_backend.calls.size(), 2);
+        QVERIFY2(m_notes.size() >= 5, qPrintable(QString::number(m_notes.size())));
+        const QString message = m_notes.last().value(QStringLiteral("params")).toObject().value(QStringLiteral("message")).toString();
+        QVERIFY2(message.startsWith(QStringLiteral("PENDING: ")), qPrintable(message));
+        QVERIFY(!answered);
+    }
+
+    // A cancelled wait ends its subscription (and the feed stops following its source).
+    void cancelledWokenWaitUnsubscribes()
+    {
+        useFeed(20);
+        initialize();
+        QSignalSpy following(m_feed.get(), &ActionChangeFeed::following);
+        QVERIFY(following.isValid());
+        m_backend.answer = [](const FakeBackend::Call &) { return McpBackend::Reply{200, action(QStringLiteral("PENDING")), {}, -1}; };
+        bool answered = false;
+        QJsonObject answer;
+        startWait("w", 30, &answered, &answer);
+        QTRY_COMPARE(m_feed->subscriptions(), 1);
+        QCOMPARE(following.size(), 1);
+        QCOMPARE(following.at(0).at(0).toBool(), true);
+        send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w","reason":"user"}})");
+        QTRY_VERIFY(answered);
+        QVERIFY(answer.isEmpty());
+        QCOMPARE(m_feed->subscriptions(), 0);
+        QCOMPARE(following.size(), 2);
+        QCOMPARE(following.at(1).at(0).toBool(), false);
+        QCOMPARE(m_backend.calls.size(), 1);
+    }
+
+    // The deadline is one read, answered with the state so far.
+    void wokenWaitTimesOutWithOneRead()
+    {
+        useFeed(60000);
+        initialize();
+        m_backend.answer = [](const FakeBackend::Call &) { return McpBackend::Reply{200, action(QStringLiteral("PENDING")), {}, -1}; };
+        bool answered = false;
+        QJsonObject answer;
+        startWait("w", 1, &answered, &answer);
+        QTRY_VERIFY_WITH_TIMEOUT(answered, 3000);
+        const QJsonObject structured = answer.value(QStringLiteral("result")).toObject().value(QStringLiteral("structuredContent")).toObject();
+        QCOMPARE(structured.value(QStringLiteral("timed_out")).toBool(), true);
+        QVERIFY(structured.value(QStringLiteral("waited_seconds")).toDouble() >= 1.0);
+        QCOMPARE(m_backend.calls.size(), 2);
     }
 };
 
