@@ -49,6 +49,7 @@
 #include <QTextStream>
 #include <QTimer>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -815,12 +816,15 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
     // The whole ledger is checked once more in the background while it serves (the bounded check
     // at open reads its schema and its chain's tail): a damaged page anywhere, a chain broken
     // anywhere, and every write is refused from then on and readiness says why (issue 34).
-    std::thread fullCheck([&ledger] {
+    std::atomic<bool> stopFullCheck{false};
+    std::thread fullCheck([&ledger, &stopFullCheck] {
         QElapsedTimer clock;
         clock.start();
-        const auto checked = cs::LedgerCheck::full(ledger.database());
+        const auto checked = cs::LedgerCheck::full(ledger.database(), &stopFullCheck);
         ledger.database().releaseCurrentThread();
-        if (!checked.ok()) {
+        if (!checked.ok() && stopFullCheck.load()) {
+            return; // the service stopped first
+        } else if (!checked.ok()) {
             cs::LogFormat::say(QtWarningMsg, QStringLiteral("countersignd"),
                                QStringLiteral("the ledger's full check could not run: ") + checked.error().toString());
         } else if (!checked->ok) {
@@ -836,7 +840,10 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
                                    .arg(clock.elapsed()));
         }
     });
-    const auto joinFullCheck = qScopeGuard([&fullCheck] { fullCheck.join(); });
+    const auto joinFullCheck = qScopeGuard([&fullCheck, &stopFullCheck] {
+        stopFullCheck.store(true);
+        fullCheck.join();
+    });
     ledger.reader().prepareSearch(); // the first search after a start has its trigram sample
 
     // The approval policy: recorded as a version in the ledger and in force before anything is served.

@@ -7,6 +7,7 @@
 #include <QSqlQuery>
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 
 namespace cs {
@@ -135,23 +136,44 @@ LedgerResult<Result> bounded(QSqlDatabase &db, int tailRows)
     return headAndChain(db, tailRows, result);
 }
 
-LedgerResult<Result> full(QSqlDatabase &db)
+LedgerResult<Result> full(QSqlDatabase &db, const std::atomic<bool> *stop)
 {
     Result result;
     LedgerError e;
     if (!sql::isPostgres(db)) {
-        const bool read = probe(db, QStringLiteral("PRAGMA quick_check(50)"), &result, &e, [&](QSqlQuery &q) {
-            while (q.next())
-                result.quickCheck << q.value(0).toString();
-        });
-        if (!read)
-            return e.ok() ? LedgerResult<Result>(result) : LedgerResult<Result>(e);
-        if (result.quickCheck != QStringList{QStringLiteral("ok")}) {
-            result.ok = false;
-            result.problem = QStringLiteral("PRAGMA quick_check: ") + result.quickCheck.join(QStringLiteral("; "));
-            return result;
+        // Whole, or (with stop) one table and its indexes at a time, so that a stop is heard
+        // between tables (pages on no table's b-tree, the freelist, are then not read).
+        QStringList pragmas = {QStringLiteral("PRAGMA quick_check(50)")};
+        if (stop) {
+            pragmas.clear();
+            if (!probe(db, QStringLiteral("SELECT name FROM sqlite_schema WHERE type = 'table'"), &result, &e,
+                       [&](QSqlQuery &q) {
+                           while (q.next())
+                               pragmas << QStringLiteral("PRAGMA quick_check(\"%1\")").arg(q.value(0).toString());
+                       }))
+                return e.ok() ? LedgerResult<Result>(result) : LedgerResult<Result>(e);
         }
+        for (const QString &pragma : std::as_const(pragmas)) {
+            if (stop && stop->load())
+                return LedgerError(LedgerError::Code::Unavailable, QStringLiteral("the check was stopped"));
+            QStringList lines;
+            const bool read = probe(db, pragma, &result, &e, [&](QSqlQuery &q) {
+                while (q.next())
+                    lines << q.value(0).toString();
+            });
+            if (!read)
+                return e.ok() ? LedgerResult<Result>(result) : LedgerResult<Result>(e);
+            if (lines != QStringList{QStringLiteral("ok")}) {
+                result.quickCheck = lines;
+                result.ok = false;
+                result.problem = QStringLiteral("PRAGMA quick_check: ") + lines.join(QStringLiteral("; "));
+                return result;
+            }
+        }
+        result.quickCheck = {QStringLiteral("ok")};
     }
+    if (stop && stop->load())
+        return LedgerError(LedgerError::Code::Unavailable, QStringLiteral("the check was stopped"));
     return headAndChain(db, 0, result);
 }
 
@@ -170,11 +192,11 @@ LedgerResult<QString> againstWitness(QSqlDatabase &db, const LedgerWitness::Head
     return LedgerWitness::judge(witness, head, hashAtWitness);
 }
 
-LedgerResult<Result> full(LedgerDatabase &database)
+LedgerResult<Result> full(LedgerDatabase &database, const std::atomic<bool> *stop)
 {
     LedgerResult<Result> out = Result();
     const LedgerError read = database.read([&](QSqlDatabase &db) {
-        out = full(db);
+        out = full(db, stop);
         return out.ok() ? LedgerError() : out.error();
     });
     if (!read.ok())

@@ -6,6 +6,8 @@
 
 #include <QStringList>
 
+#include <atomic>
+
 namespace cs {
 
 class LedgerDatabase;
@@ -38,9 +40,11 @@ struct Result
 // Storage/Unavailable only when the ledger could not be read at all; a damaged one is a Result
 // with ok false (SQLITE_CORRUPT and SQLITE_NOTADB are findings, not errors).
 LedgerResult<Result> bounded(QSqlDatabase &db, int tailRows = DefaultTailRows);
-LedgerResult<Result> full(QSqlDatabase &db);
+// stop (serve's check in the background): read between tables, and the check ends with
+// Unavailable once it is set; the tables are then checked one at a time.
+LedgerResult<Result> full(QSqlDatabase &db, const std::atomic<bool> *stop = nullptr);
 // full() on database's connection for the calling thread.
-LedgerResult<Result> full(LedgerDatabase &database);
+LedgerResult<Result> full(LedgerDatabase &database, const std::atomic<bool> *stop = nullptr);
 
 // "" when the ledger's chain (ending at head) reaches the witness's head with the same hash;
 // otherwise why not (LedgerWitness::judge), naming both heads.
