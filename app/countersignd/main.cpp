@@ -299,9 +299,15 @@ int runUser(const QStringList &arguments)
 
 // What the ledger whose chain ends at head says against the witness at path: printed; false
 // when it is behind (or the witness is unreadable).
-bool reportWitness(cs::Ledger &ledger, const cs::LedgerWitness::Head &head, const QString &path, QTextStream &out)
+bool reportWitness(cs::Ledger &ledger, cs::LedgerWitness::Head head, const QString &path, QTextStream &out)
 {
     const auto stored = cs::LedgerWitness::read(path);
+    // A serve running on the ledger may have committed (and advanced its witness) since the head
+    // was read: the head is read again after the witness, never compared stale.
+    if (stored.ok() && stored->has_value() && (*stored)->seq > head.seq) {
+        if (const auto now = cs::LedgerCheck::headOf(ledger.database()); now.ok())
+            head = *now;
+    }
     if (!stored.ok()) {
         out << "witness " << path << ": " << stored.error().message() << Qt::endl;
         return false;

@@ -93,9 +93,14 @@ LedgerResult<Result> chainFrom(QSqlDatabase &db, qint64 fromSeq, Result result)
         result.problem = QStringLiteral("the audit chain is BROKEN at seq %1: %2").arg(verified->firstBrokenSeq).arg(verified->reason);
         return result;
     }
-    if (verified->lastSeq != result.head.seq) {
+    // Rows appended since the head was read (another process writes the ledger meanwhile) are
+    // verified too and move the head on; fewer rows than the head is damage.
+    if (verified->lastSeq < result.head.seq) {
         result.ok = false;
         result.problem = QStringLiteral("the audit chain ends at seq %1 but its index says %2").arg(verified->lastSeq).arg(result.head.seq);
+    } else if (verified->lastSeq > result.head.seq) {
+        result.head.seq = verified->lastSeq;
+        result.head.hash = verified->lastHash;
     }
     return result;
 }
@@ -215,10 +220,12 @@ LedgerResult<LedgerWitness::Head> headOf(LedgerDatabase &database)
 
 LedgerError attachWitness(LedgerDatabase &database, LedgerWitness &witness, const QString &path, QString *note)
 {
+    // The witness first, then the head: another process serving the same ledger advances the
+    // witness only after its commits, so a head read afterwards is never behind what it names.
+    const LedgerResult<std::optional<LedgerWitness::Head>> stored = LedgerWitness::read(path);
     const LedgerResult<LedgerWitness::Head> head = headOf(database);
     if (!head.ok())
         return head.error();
-    const LedgerResult<std::optional<LedgerWitness::Head>> stored = LedgerWitness::read(path);
     if (!stored.ok())
         return LedgerError(stored.code(), stored.error().message()
                                               + QStringLiteral(": after a deliberate restore, `countersignd check --db LEDGER"
