@@ -75,11 +75,17 @@ QList<ChargeWarning> chargeWarnings(const ChargeSnapshot &s, qint64 requested, c
         warnings.append({ Kind::Disputed,
                           QStringLiteral("The charge %1 is disputed: a refund now may pay the customer twice.")
                               .arg(s.chargeId) });
-    // Strictly more than half: 50.00 of 100.00 is half, not over it.
-    if (requested > 0 && s.amountCaptured > 0 && requested * 2 > s.amountCaptured)
+    // Strictly more than half: 50.00 of 100.00 is half, not over it. The whole charge, or more, is
+    // said as such: "199.00 USD is over half of the charge's captured 199.00 USD" read as a slip.
+    if (requested > 0 && s.amountCaptured > 0 && requested * 2 > s.amountCaptured) {
+        const QString asked = display::money(requested, cur);
+        const QString captured = display::money(s.amountCaptured, cur);
         warnings.append({ Kind::OverHalf,
-                          QStringLiteral("%1 is over half of the charge's captured %2.")
-                              .arg(display::money(requested, cur), display::money(s.amountCaptured, cur)) });
+                          requested == s.amountCaptured ? QStringLiteral("%1 is the whole of the charge's captured %2.").arg(asked, captured)
+                              : requested > s.amountCaptured
+                              ? QStringLiteral("%1 is more than the charge's captured %2.").arg(asked, captured)
+                              : QStringLiteral("%1 is over half of the charge's captured %2.").arg(asked, captured) });
+    }
     if (s.created.isValid() && now.isValid() && s.created.daysTo(now) > CardRefundWindowDays)
         warnings.append({ Kind::PastRefundWindow,
                           QStringLiteral("The charge is %1 days old, past the %2-day card refund window: the "

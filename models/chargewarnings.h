@@ -24,7 +24,8 @@ struct ChargeWarning
     enum class Kind {
         NoProviderView,   // the snapshot is not FOUND: nothing below could be checked
         Disputed,         // the customer disputed the charge: a refund may pay twice
-        OverHalf,         // the request is more than half of the captured amount
+        OverHalf,         // the request is more than half of the captured amount (the text says "the
+                          // whole of" or "more than" the charge when it is)
         PastRefundWindow, // the charge is older than CardRefundWindowDays
         RefundsMade,      // the provider already holds refunds of this charge (listed)
         ExceedsRemaining, // the request is more than captured − counted refunds

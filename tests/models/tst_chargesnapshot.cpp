@@ -275,6 +275,11 @@ void TstChargeSnapshot::warningTexts()
     QCOMPARE(w.size(), 5);
     QCOMPARE(w[0].text, QStringLiteral("The charge ch_1 is disputed: a refund now may pay the customer twice."));
     QCOMPARE(w[1].text, QStringLiteral("60.00 USD is over half of the charge's captured 99.00 USD."));
+    // A full refund is not "over half": the whole charge, or more than it, said as such (issue 35).
+    QCOMPARE(chargeWarnings(charge(), 9900, Now).at(0).text,
+             QStringLiteral("99.00 USD is the whole of the charge's captured 99.00 USD."));
+    QCOMPARE(chargeWarnings(charge(), 9901, Now).at(0).text,
+             QStringLiteral("99.01 USD is more than the charge's captured 99.00 USD."));
     QCOMPARE(w[2].text, QStringLiteral("The charge is 200 days old, past the 180-day card refund window: the provider "
                                        "may refuse the refund."));
     QCOMPARE(w[3].text, QStringLiteral("Already refunded 50.00 USD of 99.00 USD: re_2 10.00 USD pending, 10 min ago "
