@@ -136,7 +136,7 @@ const QCommandLineOption &witnessOption()
 {
     static const QCommandLineOption option(
         QStringLiteral("witness"),
-        QStringLiteral("The witness of the ledger's audit head (docs/OPERATIONS.md, \"The witness\"); default FILE.witness"
+        QStringLiteral("The witness of the ledger's audit head (docs/OPERATIONS.md, \"The ledger's integrity\"); default FILE.witness"
                        " beside a SQLite ledger, none for PostgreSQL unless given."),
         QStringLiteral("FILE"));
     return option;
@@ -381,7 +381,7 @@ int runCheck(const QStringList &arguments)
         usage + QStringLiteral("\n\nChecks a ledger whole: every page and index entry (SQLite's PRAGMA quick_check), the audit"
                                " hash chain from its first row, and the chain's head against its witness. Exit status 0:"
                                " whole; 3: damaged, or behind its witness; 1: it could not be read. --reset-witness, only"
-                               " after a deliberate restore (docs/OPERATIONS.md, \"Restore\") and only for a whole ledger,"
+                               " after a deliberate restore (docs/OPERATIONS.md, \"SQLite: restore\") and only for a whole ledger,"
                                " records a witness_reset audit row and sets the witness to the ledger's head."));
     parser.addHelpOption();
     const QCommandLineOption resetWitness(QStringLiteral("reset-witness"),

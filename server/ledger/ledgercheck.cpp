@@ -250,7 +250,7 @@ LedgerError attachWitness(LedgerDatabase &database, LedgerWitness &witness, cons
             return LedgerError(LedgerError::Code::Damaged,
                                QStringLiteral("%1 (witness %2). Not served: acknowledged writes are missing. Put back the"
                                               " ledger whose tail this is, or — only after a deliberate restore"
-                                              " (docs/OPERATIONS.md, \"Restore\") — `countersignd check --db LEDGER"
+                                              " (docs/OPERATIONS.md, \"SQLite: restore\") — `countersignd check --db LEDGER"
                                               " --witness %2 --reset-witness`")
                                    .arg(behind, path));
     }
