@@ -28,10 +28,12 @@ struct Run
 };
 
 // The real countersignd; `asNobody` (when this test runs as root): the child drops to uid/gid
-// 65534 first, so that a folder's permissions bind it.
-inline Run countersignd(const QStringList &arguments, bool asNobody = false)
+// 65534 first, so that a folder's permissions bind it. env: the child's environment.
+inline Run countersignd(const QStringList &arguments, bool asNobody = false,
+                        const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment())
 {
     QProcess process;
+    process.setProcessEnvironment(env);
     if (asNobody && ::geteuid() == 0) {
         process.setChildProcessModifier([] {
             if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)
@@ -40,7 +42,7 @@ inline Run countersignd(const QStringList &arguments, bool asNobody = false)
     }
     process.start(ApiHarness::countersigndBinary(), arguments);
     Run run;
-    if (!process.waitForFinished(60000)) {
+    if (!process.waitForFinished(120000)) {
         process.kill();
         process.waitForFinished();
         run.err = QStringLiteral("countersignd did not finish");

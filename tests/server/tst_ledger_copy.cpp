@@ -23,6 +23,7 @@
 #include "server/ledger/migrations.h"
 #include "server/policy/policy.h"
 
+#include "tests/server/countersigndrun.h"
 #include "tests/server/ledgertestsupport.h"
 #include "tests/support/pgcluster.h"
 
@@ -101,13 +102,6 @@ private:
     void buildHistory(const QString &path);
     qint64 count(const QString &database, const QString &table) const;
     QString newDatabase();
-    struct Run
-    {
-        int exitCode = -1;
-        QString out;
-        QString err;
-    };
-    Run countersignd(const QStringList &arguments, const QProcessEnvironment &env = QProcessEnvironment::systemEnvironment());
 
     QTemporaryDir m_dir;
     QString m_source;
@@ -550,24 +544,6 @@ void TestLedgerCopy::refusesTextPostgresCannotStore()
     QCOMPARE(tables.output, QStringLiteral("0"));
 }
 
-TestLedgerCopy::Run TestLedgerCopy::countersignd(const QStringList &arguments, const QProcessEnvironment &env)
-{
-    QProcess process;
-    process.setProcessEnvironment(env);
-    process.start(QStringLiteral(COUNTERSIGND_BIN), arguments);
-    Run run;
-    if (!process.waitForFinished(120000)) {
-        process.kill();
-        process.waitForFinished();
-        run.err = QStringLiteral("countersignd did not finish");
-        return run;
-    }
-    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.out = QString::fromUtf8(process.readAllStandardOutput());
-    run.err = QString::fromUtf8(process.readAllStandardError());
-    return run;
-}
-
 void TestLedgerCopy::cli()
 {
     const QString uri = newDatabase();
@@ -617,18 +593,18 @@ void TestLedgerCopy::passwordFile()
     out.close();
     QVERIFY(QFile::setPermissions(file, QFile::ReadOwner | QFile::WriteOwner));
 
-    const Run none = countersignd({QStringLiteral("migrate"), QStringLiteral("--db"), uri}, env);
+    const Run none = countersignd({QStringLiteral("migrate"), QStringLiteral("--db"), uri}, false, env);
     QVERIFY2(none.exitCode != 0, qPrintable(none.out));
     QVERIFY2(none.err.contains(QLatin1String("password")), qPrintable(none.err));
 
     const Run added = countersignd({QStringLiteral("user"), QStringLiteral("add"), QStringLiteral("root"), QStringLiteral("--role"),
                                     QStringLiteral("admin"), QStringLiteral("--db"), uri, QStringLiteral("--db-password-file"), file},
-                                   env);
+                                   false, env);
     QVERIFY2(added.exitCode == 0, qPrintable(added.err));
     QVERIFY2(added.out.contains(QLatin1String("bearer token:")), qPrintable(added.out));
     const Run verified = countersignd({QStringLiteral("audit"), QStringLiteral("verify"), QStringLiteral("--db"), uri,
                                        QStringLiteral("--db-password-file"), file},
-                                      env);
+                                      false, env);
     QVERIFY2(verified.exitCode == 0, qPrintable(verified.err));
     QVERIFY2(verified.out.contains(QLatin1String("audit log ok: 1 rows")), qPrintable(verified.out));
 
@@ -636,20 +612,20 @@ void TestLedgerCopy::passwordFile()
     QVERIFY(QFile::setPermissions(file, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadOther | QFile::ReadGroup));
     const Run open = countersignd({QStringLiteral("user"), QStringLiteral("list"), QStringLiteral("--db"), uri,
                                    QStringLiteral("--db-password-file"), file},
-                                  env);
+                                  false, env);
     QVERIFY(open.exitCode != 0);
     QVERIFY2(open.err.contains(QLatin1String("readable by others")), qPrintable(open.err));
     // A password in the URI is refused (it would show in the process list), even the right one.
     QString withPassword = uri;
     withPassword.replace(role + u'@', role + QStringLiteral(":c0rrect@"));
-    const Run inUri = countersignd({QStringLiteral("user"), QStringLiteral("list"), QStringLiteral("--db"), withPassword}, env);
+    const Run inUri = countersignd({QStringLiteral("user"), QStringLiteral("list"), QStringLiteral("--db"), withPassword}, false, env);
     QVERIFY(inUri.exitCode != 0);
     QVERIFY2(inUri.err.contains(QLatin1String("carries a password")), qPrintable(inUri.err));
     QVERIFY2(!inUri.err.contains(QLatin1String("c0rrect")), qPrintable(inUri.err));
     // A password file for a SQLite ledger makes no sense and is said so.
     const Run sqlite = countersignd({QStringLiteral("user"), QStringLiteral("list"), QStringLiteral("--db"), m_source,
                                      QStringLiteral("--db-password-file"), file},
-                                    env);
+                                    false, env);
     QVERIFY(sqlite.exitCode != 0);
     QVERIFY2(sqlite.err.contains(QLatin1String("not a SQLite file")), qPrintable(sqlite.err));
 }
