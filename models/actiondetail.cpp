@@ -1,4 +1,5 @@
 #include "models/actiondetail.h"
+#include "models/reviewexplanation.h"
 
 #include "models/jsonfieldreader.h"
 #include "models/refundstatus.h"
@@ -240,8 +241,8 @@ QStringList ActionDetail::describeChanges(const ActionDetail &before, const Acti
     }
     for (qsizetype i = before.conflicts.size(); i < after.conflicts.size(); ++i)
         changes << tr("a changed resubmission was caught (#%1 by %2)").arg(after.conflicts.at(i).seq).arg(after.conflicts.at(i).submittedBy);
-    if (a.reviewReason != b.reviewReason && !b.reviewReason.isEmpty())
-        changes << tr("review reason: %1").arg(b.reviewReason);
+    if (a.reviewReason != b.reviewReason && !b.reviewReason.isEmpty()) // in words, not the server's raw text
+        changes << tr("why it needs review: %1").arg(ReviewExplanation::forAction(after).sentence);
     for (qsizetype i = before.followUps.size(); i < after.followUps.size(); ++i)
         changes << tr("follow-up %1 proposed").arg(after.followUps.at(i).record.id);
     if (const std::optional<Settlement> &s = after.settlement) { // issue 18: what the refund did since

@@ -38,6 +38,61 @@ void BulkDecisionModel::setRecord(int index, const ActionRecord &record)
     emit dataChanged(this->index(index, 0), this->index(index, ColumnCount - 1));
 }
 
+void BulkDecisionModel::setContext(int index, const QStringList &warnings, const QString &reasons)
+{
+    Q_ASSERT(index >= 0 && index < m_rows.size());
+    Row &row = m_rows[index];
+    if (row.warnings != warnings)
+        row.ticked = false;
+    row.warnings = warnings;
+    row.reasons = reasons;
+    emit dataChanged(this->index(index, 0), this->index(index, ColumnCount - 1));
+}
+
+void BulkDecisionModel::setTicksNeeded(bool needed)
+{
+    m_ticksNeeded = needed;
+    if (!m_rows.isEmpty())
+        emit dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+}
+
+void BulkDecisionModel::setTicksLocked(bool locked)
+{
+    m_ticksLocked = locked;
+    if (!m_rows.isEmpty())
+        emit dataChanged(index(0, WarningsColumn), index(int(m_rows.size()) - 1, WarningsColumn));
+}
+
+void BulkDecisionModel::setTicked(int index, bool ticked)
+{
+    Q_ASSERT(index >= 0 && index < m_rows.size());
+    if (m_rows.at(index).ticked == ticked)
+        return;
+    m_rows[index].ticked = ticked;
+    emit dataChanged(this->index(index, 0), this->index(index, ColumnCount - 1));
+}
+
+bool BulkDecisionModel::tickable(int index) const
+{
+    // A row that is skipped (or not read yet) is never sent: nothing to tick.
+    const Row &row = m_rows.at(index);
+    return m_ticksNeeded && !row.warnings.isEmpty() && row.status != Status::Skipped && row.status != Status::Checking;
+}
+
+bool BulkDecisionModel::isHeld(int index) const
+{
+    const Row &row = m_rows.at(index);
+    return m_ticksNeeded && row.status == Status::Ready && !row.warnings.isEmpty() && !row.ticked;
+}
+
+int BulkDecisionModel::sendable() const
+{
+    int n = 0;
+    for (int i = 0; i < m_rows.size(); ++i)
+        n += m_rows.at(i).status == Status::Ready && !isHeld(i) ? 1 : 0;
+    return n;
+}
+
 void BulkDecisionModel::setStatus(int index, Status status, const QString &message)
 {
     Q_ASSERT(index >= 0 && index < m_rows.size());
@@ -58,8 +113,9 @@ int BulkDecisionModel::count(Status status) const
 QMap<QString, qint64> BulkDecisionModel::totals() const
 {
     QMap<QString, qint64> totals;
-    for (const Row &row : m_rows) {
-        if (row.status != Status::Skipped && row.status != Status::Checking && !row.record.currency.isEmpty())
+    for (int i = 0; i < m_rows.size(); ++i) {
+        const Row &row = m_rows.at(i);
+        if (row.status != Status::Skipped && row.status != Status::Checking && !isHeld(i) && !row.record.currency.isEmpty())
             totals[row.record.currency] += row.record.amount;
     }
     return totals;
@@ -126,6 +182,16 @@ QVariant BulkDecisionModel::data(const QModelIndex &index, int role) const
             return row.message;
         if (index.column() == ActionColumn)
             return r.id;
+        if (index.column() == ReasonsColumn)
+            return row.reasons;
+        if (index.column() == WarningsColumn && !row.warnings.isEmpty())
+            return QString(row.warnings.join(QLatin1Char('\n'))
+                + (m_ticksNeeded ? QStringLiteral("\n\n") + tr("Tick it (Space) to approve it with the others despite these warnings.")
+                                 : QString()));
+        return QVariant();
+    case Qt::CheckStateRole:
+        if (index.column() == WarningsColumn && tickable(index.row()))
+            return row.ticked ? Qt::Checked : Qt::Unchecked;
         return QVariant();
     case Qt::DisplayRole:
         break;
@@ -143,7 +209,19 @@ QVariant BulkDecisionModel::data(const QModelIndex &index, int role) const
                      : QString();
     case AmountColumn:
         return known ? display::money(r.amount, r.currency) : QString();
+    case WarningsColumn:
+        return row.warnings.isEmpty() ? (known ? tr("none") : QString()) : row.warnings.join(QLatin1Char('\n'));
+    case ReasonsColumn: {
+        // The start of the agent's words; the whole in the tooltip.
+        constexpr int Shown = 160;
+        const QString text = row.reasons.simplified();
+        if (text.isEmpty())
+            return known ? tr("no reasons given") : QString();
+        return text.size() > Shown ? text.left(Shown).trimmed() + QStringLiteral("\u2026") : text;
+    }
     case ResultColumn:
+        if (isHeld(index.row()))
+            return tr("Held \u2014 not ticked: it is not approved with the others");
         return row.message.isEmpty() ? statusName(row.status)
                                      : QStringLiteral("%1 \u2014 %2").arg(statusName(row.status), row.message);
     default:
@@ -164,11 +242,31 @@ QVariant BulkDecisionModel::headerData(int section, Qt::Orientation orientation,
         return tr("Target \u00b7 order");
     case AmountColumn:
         return tr("Amount");
+    case WarningsColumn:
+        return tr("Warnings");
+    case ReasonsColumn:
+        return tr("The agent's reasons");
     case ResultColumn:
         return tr("Result");
     default:
         return QVariant();
     }
+}
+
+Qt::ItemFlags BulkDecisionModel::flags(const QModelIndex &index) const
+{
+    Qt::ItemFlags f = QAbstractTableModel::flags(index);
+    if (index.isValid() && index.column() == WarningsColumn && !m_ticksLocked && tickable(index.row()))
+        f |= Qt::ItemIsUserCheckable;
+    return f;
+}
+
+bool BulkDecisionModel::setData(const QModelIndex &index, const QVariant &value, int role)
+{
+    if (role != Qt::CheckStateRole || !(flags(index) & Qt::ItemIsUserCheckable))
+        return false;
+    setTicked(index.row(), value.value<Qt::CheckState>() == Qt::Checked);
+    return true;
 }
 
 } // namespace cs

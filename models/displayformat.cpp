@@ -8,6 +8,8 @@
 #include <QJsonObject>
 #include <QTimeZone>
 
+#include <limits>
+
 namespace cs::display {
 
 namespace {
@@ -40,6 +42,11 @@ QString money(qint64 minorUnits, const QString &currency)
 {
     if (const std::optional<Money> m = Money::fromMinorUnits(minorUnits, currency))
         return m->format();
+    // A difference can be negative (a budget overdrawn): the amount with a minus sign.
+    if (minorUnits < 0 && minorUnits > std::numeric_limits<qint64>::min()) {
+        if (const std::optional<Money> m = Money::fromMinorUnits(-minorUnits, currency))
+            return QChar(0x2212) + m->format();
+    }
     return QString::number(minorUnits) + QLatin1Char(' ') + currency.toUpper();
 }
 
@@ -78,6 +85,22 @@ QString preciseTime(const QDateTime &utc)
     if (!utc.isValid())
         return QString();
     return utc.toLocalTime().toString(QStringLiteral("HH:mm:ss.zzz"));
+}
+
+QString timeAfter(const QDateTime &laterUtc, const QDateTime &earlierUtc)
+{
+    if (!laterUtc.isValid())
+        return QString();
+    const QDateTime later = laterUtc.toLocalTime();
+    if (earlierUtc.isValid() && earlierUtc.toLocalTime().date() == later.date())
+        return later.toString(QStringLiteral("HH:mm:ss"));
+    return time(laterUtc);
+}
+
+QString timeSpan(const QDateTime &firstUtc, const QDateTime &lastUtc)
+{
+    const QString first = timeAfter(firstUtc, lastUtc);
+    return first + QChar(0x2013) + timeAfter(lastUtc, firstUtc);
 }
 
 QString isoTime(const QDateTime &utc)

@@ -14,12 +14,16 @@ namespace cs::display {
 // (amounts, keys, times); strings meant for people go through QCoreApplication::translate.
 
 QString stateName(ActionState state);  // "Pending", "Requires review", ...
-QString money(qint64 minorUnits, const QString &currency); // "40.00 USD"; raw text if unknown
+QString money(qint64 minorUnits, const QString &currency); // "40.00 USD", "−120.00 USD"; raw text if unknown
 QString age(qint64 seconds);            // "42 s", "5 min", "3 h", "2 d"
 QString relative(const QDateTime &then, const QDateTime &now); // "5 min ago", "just now"
 QString time(const QDateTime &utc);     // local "2026-11-29 22:38:35"
 QString preciseTime(const QDateTime &utc); // local "22:38:35.123"
 QString isoTime(const QDateTime &utc);  // "2026-11-29T22:38:35.123Z" (tooltips)
+// A later time beside an earlier one: local "13:19:40" when both fall on one local day, else as time().
+QString timeAfter(const QDateTime &laterUtc, const QDateTime &earlierUtc);
+// Local "13:18:22–13:19:40" within a day, else "2026-11-29 23:59:50–2026-11-30 00:00:10".
+QString timeSpan(const QDateTime &firstUtc, const QDateTime &lastUtc);
 QString duration(qint64 milliseconds);  // "120 ms", "3.4 s", "2 min 5 s", "23 h 59 min"
 QString shortHash(const QString &hex);  // "3f2a9c…8b1d" for long hex strings and keys
 QString yesNo(bool value);

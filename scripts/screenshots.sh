@@ -23,7 +23,7 @@ build_dir=${1:-${COUNTERSIGN_BUILD_DIR:-"$top/build"}}
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S "$top" -B "$build_dir" -G Ninja >/dev/null
 fi
-cmake --build "$build_dir" --target screenshot_scenarios screenshot_notifications screenshot_export screenshot_settlement countersign countersignd paysim
+cmake --build "$build_dir" --target screenshot_scenarios screenshot_notifications screenshot_export screenshot_settlement tst_layout countersign countersignd paysim
 
 command -v xvfb-run >/dev/null || { echo "screenshots: xvfb-run is missing (bash scripts/install-deps.sh)" >&2; exit 1; }
 # A fixed light palette and fonts: the pictures do not depend on the desktop they are taken on.
@@ -66,4 +66,15 @@ LANG=de_DE.UTF-8 LC_ALL= LC_MESSAGES= LANGUAGE= xvfb-run -a -s "-screen 0 1600x1
   --out "$german" --window-size 1440x900
 cp "$german/screenshot-review.png" "$top/docs/screenshot-german.png"
 rm -rf "$german"
+# Every dialog and the main window at 1366x768 with the worst realistic content (every warning at
+# once, the longest reasons, 30 look-ups), as tests/ui/tst_layout checks them: docs/screenshot-*-1366.png.
+layout_shots=$(mktemp -d)
+TST_LAYOUT_SHOTS="$layout_shots" "$build_dir/tests/ui/tst_layout" >/dev/null
+for shot in "$layout_shots"/*-en-1366x768.png; do
+  name=$(basename "$shot" -en-1366x768.png)
+  cp "$shot" "$top/docs/screenshot-$name-1366.png"
+done
+cp "$layout_shots/en-1366x768-window-requires_review-0.png" "$top/docs/screenshot-main-1366.png"
+cp "$layout_shots/en-1366x768-window-requires_review-1.png" "$top/docs/screenshot-evidence-1366.png"
+rm -rf "$layout_shots"
 ls -l "$top"/docs/screenshot-*.png

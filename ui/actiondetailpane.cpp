@@ -6,8 +6,10 @@
 #include "models/lookuptablemodel.h"
 #include "models/reconciliationtablemodel.h"
 #include "models/relatedactionmodel.h"
+#include "models/reviewexplanation.h"
 #include "ui/agentreasonsview.h"
 #include "ui/chargestoryview.h"
+#include "ui/detailsdisclosure.h"
 #include "ui/payloaddiffwidget.h"
 #include "ui/settlementview.h"
 #include "ui/discrepancybanner.h"
@@ -22,13 +24,19 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QStyle>
 #include <QSplitter>
 #include <QStackedLayout>
 #include <QStyledItemDelegate>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace cs {
 
@@ -108,21 +116,47 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     m_subtitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_subtitle);
 
-    m_reviewBanner = new QFrame(m_content);
+    m_buttonRow = new QWidget(m_content);
+    auto *buttons = new QHBoxLayout(m_buttonRow);
+    buttons->setContentsMargins(0, 0, 0, 0);
+    buttons->setSpacing(6);
+    buttons->addStretch(1);
+    layout->addWidget(m_buttonRow);
+
+
+    // Below the buttons, above the tabs: why a button is off, and the banners. Their height changes
+    // with the action's news; settleBannerZone() keeps that from moving the tabs under the pointer.
+    m_bannerZone = new QWidget(m_content);
+    m_bannerZone->setObjectName(QStringLiteral("bannerZone"));
+    auto *zone = new QVBoxLayout(m_bannerZone);
+    zone->setContentsMargins(0, 0, 0, 0);
+    zone->setSpacing(8);
+    m_reasons = new QLabel(m_bannerZone);
+    m_reasons->setObjectName(QStringLiteral("permissionReasons"));
+    m_reasons->setWordWrap(true);
+    m_reasons->setTextFormat(Qt::RichText);
+    zone->addWidget(m_reasons);
+
+    m_reviewBanner = new QFrame(m_bannerZone);
     m_reviewBanner->setObjectName(QStringLiteral("reviewBanner"));
     m_reviewBanner->setFrameShape(QFrame::StyledPanel);
-    auto *bannerLayout = new QHBoxLayout(m_reviewBanner);
+    auto *bannerLayout = new QVBoxLayout(m_reviewBanner);
     bannerLayout->setContentsMargins(10, 6, 10, 6);
+    bannerLayout->setSpacing(2);
     m_reviewText = new QLabel(m_reviewBanner);
     m_reviewText->setObjectName(QStringLiteral("reviewReason"));
     m_reviewText->setWordWrap(true);
     m_reviewText->setTextInteractionFlags(Qt::TextSelectableByMouse);
     bannerLayout->addWidget(m_reviewText);
-    layout->addWidget(m_reviewBanner);
+    // The server's reason and the provider's answer as given, for whoever needs them.
+    m_reviewDetails = new DetailsDisclosure(m_reviewBanner);
+    m_reviewDetails->setObjectName(QStringLiteral("reviewDetails"));
+    bannerLayout->addWidget(m_reviewDetails);
+    zone->addWidget(m_reviewBanner);
 
     // Issue 18: a refund the provider accepted and then failed or canceled. The customer was told
     // it was done; nothing resends it by itself, so the banner carries the two decisions.
-    m_settlementBanner = new QFrame(m_content);
+    m_settlementBanner = new QFrame(m_bannerZone);
     m_settlementBanner->setObjectName(QStringLiteral("settlementBanner"));
     m_settlementBanner->setFrameShape(QFrame::StyledPanel);
     auto *settlementLayout = new QVBoxLayout(m_settlementBanner);
@@ -139,24 +173,16 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     settlementButtons->addStretch(1);
     settlementLayout->addLayout(settlementButtons);
     m_settlementBanner->setVisible(false);
-    layout->addWidget(m_settlementBanner);
+    zone->addWidget(m_settlementBanner);
 
     // Issue 33: the provider holds two refunds for this action (or one that contradicts it).
-    m_discrepancyBanner = new DiscrepancyBanner(m_content);
-    layout->addWidget(m_discrepancyBanner);
+    m_discrepancyBanner = new DiscrepancyBanner(m_bannerZone);
+    zone->addWidget(m_discrepancyBanner);
 
-    m_buttonRow = new QWidget(m_content);
-    auto *buttons = new QHBoxLayout(m_buttonRow);
-    buttons->setContentsMargins(0, 0, 0, 0);
-    buttons->setSpacing(6);
-    buttons->addStretch(1);
-    layout->addWidget(m_buttonRow);
-
-    m_reasons = new QLabel(m_content);
-    m_reasons->setObjectName(QStringLiteral("permissionReasons"));
-    m_reasons->setWordWrap(true);
-    m_reasons->setTextFormat(Qt::RichText);
-    layout->addWidget(m_reasons);
+    layout->addWidget(m_bannerZone);
+    m_bannerRelease = new QTimer(this);
+    m_bannerRelease->setInterval(250);
+    connect(m_bannerRelease, &QTimer::timeout, this, [this] { settleBannerZone(true, pointerOnControls(), m_bannerHeld); });
 
     // Tabs above the timeline.
     m_splitter = new QSplitter(Qt::Vertical, m_content);
@@ -213,18 +239,15 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     form->setHorizontalSpacing(18);
     form->setVerticalSpacing(7);
     form->setLabelAlignment(Qt::AlignRight | Qt::AlignTop);
-    addField(form, QStringLiteral("fieldId"), tr("Action"), true);
-    addField(form, QStringLiteral("fieldTarget"), tr("Target"), true);
+    // Words for people here; the identifiers (keys, fingerprint, ids, minor units) are in Evidence.
     addField(form, QStringLiteral("fieldOrder"), tr("Order"));
-    addField(form, QStringLiteral("fieldAmount"), tr("Amount"), true);
+    addField(form, QStringLiteral("fieldAmount"), tr("Amount"));
+    addField(form, QStringLiteral("fieldTarget"), tr("Target"), true);
     addField(form, QStringLiteral("fieldReason"), tr("Refund reason"));
     addField(form, QStringLiteral("fieldProvider"), tr("Provider"));
-    addField(form, QStringLiteral("fieldKey"), tr("Idempotency key"), true);
-    addField(form, QStringLiteral("fieldFingerprint"), tr("Request fingerprint"), true);
     addField(form, QStringLiteral("fieldApproval"), tr("Approval version"));
     addField(form, QStringLiteral("fieldState"), tr("State"));
     addField(form, QStringLiteral("fieldRequestedBy"), tr("Requested by"));
-    addField(form, QStringLiteral("fieldClientReference"), tr("Client reference"), true);
     addField(form, QStringLiteral("fieldParent"), tr("Adjusts"), true);
     addField(form, QStringLiteral("fieldCreated"), tr("Proposed"));
     addField(form, QStringLiteral("fieldUpdated"), tr("Last change"));
@@ -232,19 +255,38 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     overviewScroll->setWidget(overview);
     m_tabs->addTab(overviewScroll, tr("Overview"));
 
-    // Evidence: attempts over lookups.
-    auto *evidence = new QSplitter(Qt::Vertical, m_tabs);
-    evidence->setObjectName(QStringLiteral("evidenceSplitter"));
+    // Evidence: the identifiers, then attempts over look-ups; each table with room for at least
+    // five rows, the page scrolls.
+    auto *evidence = new QScrollArea(m_tabs);
+    evidence->setObjectName(QStringLiteral("evidencePage"));
+    evidence->setWidgetResizable(true);
+    evidence->setFrameShape(QFrame::NoFrame);
+    auto *evidenceContent = new QWidget(evidence);
+    auto *evidenceLayout = new QVBoxLayout(evidenceContent);
+    evidenceLayout->setContentsMargins(4, 6, 4, 6);
+    evidenceLayout->setSpacing(6);
+    evidence->setWidget(evidenceContent);
+    auto *identifiersTitle = new QLabel(tr("<b>Identifiers</b> \u2014 what the backend and the provider know this refund by"),
+                                        evidenceContent);
+    evidenceLayout->addWidget(identifiersTitle);
+    auto *identifiers = new QFormLayout;
+    identifiers->setHorizontalSpacing(18);
+    identifiers->setVerticalSpacing(5);
+    identifiers->setLabelAlignment(Qt::AlignRight | Qt::AlignTop);
+    evidenceLayout->addLayout(identifiers);
+    addField(identifiers, QStringLiteral("fieldId"), tr("Action"), true, evidenceContent);
+    addField(identifiers, QStringLiteral("fieldMinorUnits"), tr("Amount in minor units"), true, evidenceContent);
+    addField(identifiers, QStringLiteral("fieldKey"), tr("Idempotency key"), true, evidenceContent);
+    addField(identifiers, QStringLiteral("fieldFingerprint"), tr("Request fingerprint"), true, evidenceContent);
+    addField(identifiers, QStringLiteral("fieldStateVersion"), tr("State version (ETag)"), true, evidenceContent);
+    addField(identifiers, QStringLiteral("fieldClientReference"), tr("Client reference"), true, evidenceContent);
     auto makeSection = [&](const QString &title, QTableView *table) {
-        auto *box = new QWidget(evidence);
-        auto *v = new QVBoxLayout(box);
-        v->setContentsMargins(4, 6, 4, 2);
-        v->setSpacing(4);
-        auto *label = new QLabel(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()), box);
-        v->addWidget(label);
-        table->setParent(box);
-        v->addWidget(table);
-        evidence->addWidget(box);
+        auto *label = new QLabel(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()), evidenceContent);
+        evidenceLayout->addSpacing(6);
+        evidenceLayout->addWidget(label);
+        table->setParent(evidenceContent);
+        fitRows(table);
+        evidenceLayout->addWidget(table);
     };
     QTableView *attemptView = makeTable(QStringLiteral("attemptTable"), tr("Attempt history"));
     attemptView->setModel(m_attempts);
@@ -262,7 +304,12 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     const int lookupWidths[] = { 34, 96, 120, 92, 92, 220, 84, 100, 56 };
     for (int c = 0; c < LookupTableModel::ColumnCount; ++c)
         lookupView->setColumnWidth(c, lookupWidths[c]);
+    // A folded row's span and words ("12 look-ups failed (HTTP 503)") and the method are read whole.
+    lookupView->horizontalHeader()->setSectionResizeMode(LookupTableModel::AtColumn, QHeaderView::ResizeToContents);
+    lookupView->horizontalHeader()->setSectionResizeMode(LookupTableModel::ResultColumn, QHeaderView::ResizeToContents);
+    lookupView->horizontalHeader()->setSectionResizeMode(LookupTableModel::MethodColumn, QHeaderView::ResizeToContents);
     makeSection(tr("Provider lookups \u2014 what the provider said when asked"), lookupView);
+    evidenceLayout->addStretch(1);
     m_tabs->addTab(evidence, tr("Evidence"));
 
     QTableView *approvalView = makeTable(QStringLiteral("approvalTable"), tr("Approvals"));
@@ -295,7 +342,14 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     });
     m_tabs->addTab(m_relatedView, tr("Related"));
 
-    m_diffPage = m_diff = new PayloadDiffWidget(m_tabs);
+    // In a page that scrolls: the side-by-side table keeps room for five fields.
+    auto *diffScroll = new QScrollArea(m_tabs);
+    diffScroll->setObjectName(QStringLiteral("diffPage"));
+    diffScroll->setWidgetResizable(true);
+    diffScroll->setFrameShape(QFrame::NoFrame);
+    m_diff = new PayloadDiffWidget(diffScroll);
+    diffScroll->setWidget(m_diff);
+    m_diffPage = diffScroll;
     m_tabs->addTab(m_diffPage, tr("Payload diff"));
 
     m_splitter->addWidget(m_tabs);
@@ -314,19 +368,23 @@ ActionDetailPane::ActionDetailPane(QWidget *parent)
     m_splitter->setStretchFactor(1, 0);
     layout->addWidget(m_splitter, 1);
 
+    fitColumnsToTitles();
     stack->setCurrentWidget(m_placeholder);
 }
 
-QLabel *ActionDetailPane::addField(QFormLayout *form, const QString &objectName, const QString &label, bool monospace)
+QLabel *ActionDetailPane::addField(QFormLayout *form, const QString &objectName, const QString &label, bool monospace,
+                                   QWidget *page)
 {
-    auto *value = new QLabel(m_reasonsView->parentWidget());
+    if (!page)
+        page = m_reasonsView->parentWidget();
+    auto *value = new QLabel(page);
     value->setObjectName(objectName);
     value->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     value->setWordWrap(true);
     value->setAccessibleName(label);
     if (monospace)
         value->setFont(StatePalette::monospaceFont());
-    auto *caption = new QLabel(label + QLatin1Char(':'), m_reasonsView->parentWidget());
+    auto *caption = new QLabel(label + QLatin1Char(':'), page);
     caption->setBuddy(value);
     QPalette muted = caption->palette();
     muted.setColor(QPalette::WindowText, StatePalette::mutedText(palette()));
@@ -354,6 +412,40 @@ QTableView *ActionDetailPane::makeTable(const QString &objectName, const QString
     view->setTextElideMode(Qt::ElideMiddle); // keys and ids keep both ends
     view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 10);
     return view;
+}
+
+void ActionDetailPane::fitRows(QTableView *table)
+{
+    // Room for five rows at least and twelve at most: the page scrolls, not the table, until then.
+    const auto fit = [table] {
+        const int rows = std::clamp(table->model() ? table->model()->rowCount() : 0, 5, 12);
+        // The horizontal scroll bar comes and goes with the column widths: its room is kept.
+        const int scrollBar = table->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, table);
+        table->setFixedHeight(table->horizontalHeader()->sizeHint().height() + rows * table->verticalHeader()->defaultSectionSize()
+                              + 2 * table->frameWidth() + scrollBar);
+    };
+    fit();
+    if (QAbstractItemModel *model = table->model()) {
+        connect(model, &QAbstractItemModel::rowsInserted, table, fit);
+        connect(model, &QAbstractItemModel::rowsRemoved, table, fit);
+        connect(model, &QAbstractItemModel::modelReset, table, fit);
+    }
+}
+
+void ActionDetailPane::fitColumnsToTitles()
+{
+    // Never narrower than its title ("Entschieden von"); wider ones keep their width.
+    for (QTableView *table : findChildren<QTableView *>()) {
+        QHeaderView *header = table->horizontalHeader();
+        if (!table->model())
+            continue;
+        for (int c = 0; c < table->model()->columnCount(); ++c) {
+            const QString title = table->model()->headerData(c, Qt::Horizontal).toString();
+            const int needed = header->fontMetrics().horizontalAdvance(title) + 20;
+            if (header->sectionResizeMode(c) == QHeaderView::Interactive && table->columnWidth(c) < needed)
+                table->setColumnWidth(c, needed);
+        }
+    }
 }
 
 void ActionDetailPane::setDecisionActions(const QList<QPair<QAction *, QString>> &actions)
@@ -418,6 +510,12 @@ void ActionDetailPane::showMessage(const QString &message)
 void ActionDetailPane::setDetail(const ActionDetail &detail)
 {
     const bool sameAction = m_hasDetail && detail.record.id == m_detail.record.id;
+    // Before anything changes: where the pointer is and how much room the banners have; while the
+    // same action is updated that room holds still (settleBannerZone decides what happens next).
+    const bool pointerWasOnControls = sameAction && pointerOnControls();
+    const int bannerRoom = m_bannerHeld > 0 ? m_bannerHeld : m_bannerZone->height();
+    if (sameAction)
+        m_bannerZone->setFixedHeight(bannerRoom);
     m_detail = detail;
     m_hasDetail = true;
     static_cast<QStackedLayout *>(layout())->setCurrentWidget(m_content);
@@ -431,7 +529,7 @@ void ActionDetailPane::setDetail(const ActionDetail &detail)
         m_related->clear();
     }
     m_attempts->setRecords(detail.attempts);
-    m_lookups->setRecords(detail.lookups);
+    m_lookups->setLookups(detail.lookups);
     m_approvals->setRecords(detail.approvals);
     m_reconciliations->setRecords(detail.reconciliations);
     m_audit->setRecords(detail.audit);
@@ -445,6 +543,42 @@ void ActionDetailPane::setDetail(const ActionDetail &detail)
     updateOverview();
     updateReasons();
     updateTabTitles();
+    settleBannerZone(sameAction, pointerWasOnControls, bannerRoom);
+}
+
+bool ActionDetailPane::pointerOnControls() const
+{
+    return m_tabs->tabBar()->underMouse() || m_buttonRow->underMouse();
+}
+
+void ActionDetailPane::settleBannerZone(bool sameAction, bool pointerOnControls, int shown)
+{
+    m_bannerZone->setMinimumHeight(0);
+    m_bannerZone->setMaximumHeight(QWIDGETSIZE_MAX);
+    if (!sameAction) {
+        m_bannerHeld = 0;
+        m_bannerRelease->stop();
+        return;
+    }
+    // The height the banners and reasons need now.
+    QLayout *zone = m_bannerZone->layout();
+    const int width = m_bannerZone->width() > 0 ? m_bannerZone->width() : m_content->width();
+    const int needed = zone->hasHeightForWidth() ? zone->totalHeightForWidth(width) : zone->totalSizeHint().height();
+    // News of the same action never moves the tabs while the pointer is on them (a click would land
+    // on another tab): growth waits until the pointer has left; shrinking leaves the room as it is.
+    if (needed > shown && pointerOnControls) {
+        m_bannerZone->setFixedHeight(shown);
+        m_bannerHeld = shown;
+        m_bannerRelease->start();
+        return;
+    }
+    m_bannerRelease->stop();
+    if (needed < shown) {
+        m_bannerZone->setMinimumHeight(shown);
+        m_bannerHeld = shown;
+    } else {
+        m_bannerHeld = 0;
+    }
 }
 
 void ActionDetailPane::showTab(Tab tab)
@@ -476,21 +610,22 @@ void ActionDetailPane::updateHeader()
     if (review) {
         const QPalette pal = palette();
         m_reviewBanner->setStyleSheet(QStringLiteral("QFrame#reviewBanner { background: %1; border: 1px solid %2; border-radius: 6px; }"
-                                                     " QLabel { color: %2; }")
+                                                     " QLabel, QToolButton { color: %2; }")
                                           .arg(StatePalette::warningFill(pal).name(), StatePalette::warningText(pal).name()));
         if (r.state == ActionState::RequiresReview)
         {
-            QString reason = r.reviewReason.trimmed();
-            if (!reason.isEmpty() && !reason.endsWith(QLatin1Char('.')))
-                reason += QLatin1Char('.');
+            const Explanation why = ReviewExplanation::forAction(m_detail);
             m_reviewText->setText(tr("<b>Requires review.</b> %1 Nothing will be sent again: look up the provider, then "
                                      "confirm what happened with a lookup as evidence.")
-                                      .arg(reason.toHtmlEscaped()));
+                                      .arg(why.sentence.toHtmlEscaped()));
+            m_reviewDetails->setDetails(why.details);
         }
-        else
+        else {
             m_reviewText->setText(tr("<b>Confirmation unknown.</b> A request may have reached the provider; its answer was "
                                      "lost. The reconciler retries with the same key inside the key window and looks the "
                                      "refund up; a lookup can settle it now."));
+            m_reviewDetails->setDetails(QString());
+        }
     }
 }
 
@@ -527,7 +662,9 @@ void ActionDetailPane::updateOverview()
     set("fieldId", r.id);
     set("fieldTarget", toWire(r.targetType) + QStringLiteral("  ") + r.targetId);
     set("fieldOrder", r.businessReference);
-    set("fieldAmount", tr("%1   (%2 minor units of %3)").arg(display::money(r.amount, r.currency)).arg(r.amount).arg(r.currency));
+    set("fieldAmount", display::money(r.amount, r.currency));
+    set("fieldMinorUnits", QStringLiteral("%1 (%2)").arg(r.amount).arg(r.currency));
+    set("fieldStateVersion", QString::number(r.stateVersion));
     set("fieldReason", r.reason);
     set("fieldProvider", r.providerAccount.isEmpty() ? r.provider : r.provider + QStringLiteral(" / ") + r.providerAccount);
     set("fieldKey", r.idempotencyKey.isEmpty() ? tr("none yet \u2014 minted by the approval") : r.idempotencyKey);
@@ -545,7 +682,7 @@ void ActionDetailPane::updateOverview()
     if (const Quorum &q = m_detail.quorum; q.isDualControl())
         approval += QStringLiteral("  \u00b7  ") + tr("%1 (rule %2, policy v%3)").arg(q.describe(), q.ruleId).arg(q.policyVersion);
     set("fieldApproval", approval);
-    set("fieldState", tr("%1 (state version %2)").arg(display::stateName(r.state)).arg(r.stateVersion));
+    set("fieldState", display::stateName(r.state));
     if (m_detail.requesterRecord)
         set("fieldRequestedBy", tr("%1\ntoday: %2\n7 days: %3")
                                     .arg(r.requestedBy, RequesterRecord::describe(m_detail.requesterRecord->today),

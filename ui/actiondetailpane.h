@@ -11,11 +11,13 @@ class QLabel;
 class QSplitter;
 class QTabWidget;
 class QTableView;
+class QTimer;
 class QToolButton;
 class QFrame;
 
 namespace cs {
 
+class DetailsDisclosure;
 class DiscrepancyBanner;
 
 class AgentReasonsView;
@@ -35,7 +37,8 @@ class TimelineWidget;
 // each unavailable one is unavailable, and tabs — the refund's settlement at the provider (issue 18), — the agent's reasons, the
 // charge's story and budget as last read (ChargeStoryView), the record with the requester's
 // record and the quorum, the evidence
-// (attempt history and provider lookups), approvals, reconciliations, the audit trail, related
+// (attempt history; provider lookups, the deciding ones first and repeated failures folded),
+// approvals, reconciliations, the audit trail, related
 // actions, the payload diff when a changed resubmission was caught — above a timeline picture.
 // Refreshing with a newer detail of the same action updates the tables in place (selection and
 // scroll positions survive live updates).
@@ -88,7 +91,17 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    QLabel *addField(QFormLayout *form, const QString &objectName, const QString &label, bool monospace = false);
+    QLabel *addField(QFormLayout *form, const QString &objectName, const QString &label, bool monospace = false,
+                     QWidget *page = nullptr);
+    // A table of the Evidence page: high enough for its rows, between five and twelve.
+    void fitRows(QTableView *table);
+    // Each table's columns at least as wide as their titles.
+    void fitColumnsToTitles();
+    // The banners' room while the same action is shown (`shown`: its height before the update):
+    // it does not shrink, and it grows only once the pointer is off the tabs and buttons (checked
+    // again every 250 ms until then). Another action gets the room it needs.
+    void settleBannerZone(bool sameAction, bool pointerOnControls, int shown);
+    bool pointerOnControls() const;
     QTableView *makeTable(const QString &objectName, const QString &accessibleName);
     void updateHeader();
     void updateSettlementBanner();
@@ -108,12 +121,16 @@ private:
     QLabel *m_subtitle;
     QFrame *m_reviewBanner;
     QLabel *m_reviewText;
+    DetailsDisclosure *m_reviewDetails;
     QFrame *m_settlementBanner;
     DiscrepancyBanner *m_discrepancyBanner;
     QLabel *m_settlementText;
     QWidget *m_settlementTitle = nullptr;
     SettlementView *m_settlementView = nullptr;
     QWidget *m_buttonRow;
+    QWidget *m_bannerZone;
+    QTimer *m_bannerRelease;
+    int m_bannerHeld = 0; // the zone's height held for the same action; 0: free
     QLabel *m_reasons;
     QSplitter *m_splitter;
     QTabWidget *m_tabs;

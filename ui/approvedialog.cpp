@@ -3,30 +3,54 @@
 #include "ui/agentreasonsview.h"
 #include "ui/chargestoryview.h"
 
+#include <QDateTime>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace cs {
+
+namespace {
+
+// A possible duplicate in the console's words (the backend's sentence is English).
+QString duplicateWords(const ActionRecord &of, const PossibleDuplicate &d, const QDateTime &now)
+{
+    const ActionRecord &other = d.summary.record;
+    const bool before = std::pair(other.createdAt, other.id) < std::pair(of.createdAt, of.id);
+    const QString amount = display::money(other.amount, other.currency);
+    const QString state = display::stateName(other.state);
+    const QString when = display::relative(other.createdAt, now);
+    if (d.same == QLatin1String("business_reference") && !other.businessReference.isEmpty())
+        return before ? ApproveDialog::tr("Possible duplicate: order %1 already has a refund of %2 (%3; requested by %4, %5).")
+                            .arg(other.businessReference, amount, state, other.requestedBy, when)
+                      : ApproveDialog::tr("Possible duplicate: order %1 also has a refund of %2 (%3; requested by %4, %5).")
+                            .arg(other.businessReference, amount, state, other.requestedBy, when);
+    return before ? ApproveDialog::tr("Possible duplicate: the same charge already has a refund of %1 (%2; requested by %3, %4).")
+                        .arg(amount, state, other.requestedBy, when)
+                  : ApproveDialog::tr("Possible duplicate: the same charge also has a refund of %1 (%2; requested by %3, %4).")
+                        .arg(amount, state, other.requestedBy, when);
+}
+
+} // namespace
 
 ApproveDialog::ApproveDialog(const ActionDetail &detail, QWidget *parent)
     : DecisionDialog(QStringLiteral("approve"), detail, parent)
 {
     setObjectName(QStringLiteral("approveDialog"));
-    setWindowTitle(tr("Approve refund"));
-    // Whether it should be sent, below what will be sent: other refunds for the same need, the
-    // charge's story and budget, then why.
-    m_duplicates = new QLabel(this);
-    m_duplicates->setObjectName(QStringLiteral("duplicatesBox"));
-    m_duplicates->setWordWrap(true);
-    m_duplicates->setTextFormat(Qt::RichText);
-    m_duplicates->setStyleSheet(QStringLiteral("QLabel { background: #fff4d6; border: 1px solid #c9a227;"
-                                               " border-radius: 4px; padding: 6px; color: #5a4300; }"));
-    fieldsLayout()->addWidget(m_duplicates);
+    setWindowTitle(detail.record.businessReference.isEmpty()
+                       ? tr("Approve refund of %1").arg(display::money(detail.record.amount, detail.record.currency))
+                       : tr("Approve refund of %1 for %2")
+                             .arg(display::money(detail.record.amount, detail.record.currency), detail.record.businessReference));
+    setPreferredWidth(720);
+    // Whether it should be sent, below what will be sent: the charge's story and budget (its
+    // warnings go first, with the possible duplicates, in the dialog's warning box), then why.
     auto *chargeTitle = new QLabel(tr("<b>The charge</b>"), this);
     chargeTitle->setObjectName(QStringLiteral("chargeTitle"));
     fieldsLayout()->addWidget(chargeTitle);
     m_charge = new ChargeStoryView(this);
+    m_charge->setWarningsShown(false);
     fieldsLayout()->addWidget(m_charge);
     fieldsLayout()->addSpacing(6);
     auto *reasonsTitle = new QLabel(tr("<b>The agent's reasons</b>"), this);
@@ -40,8 +64,27 @@ ApproveDialog::ApproveDialog(const ActionDetail &detail, QWidget *parent)
                               : tr("&Note (required: why both refunds are intended; kept with the approval):"),
                           QStringLiteral("note"), QStringLiteral("noteEdit"), tr("Approval note"), 70);
     setConfirmText(tr("Approve"));
+    connect(m_charge, &ChargeStoryView::warningsChanged, this, [this] {
+        showWarnings();
+        contentGrew();
+    });
     refresh();
     updateConfirm();
+}
+
+QList<WarningLine> ApproveDialog::duplicateWarnings(const ActionDetail &detail, const QDateTime &now)
+{
+    QList<WarningLine> lines;
+    for (const PossibleDuplicate &d : detail.possibleDuplicates)
+        lines.append({ QStringLiteral("possible_duplicate"), duplicateWords(detail.record, d, now), true });
+    if (!lines.isEmpty())
+        lines.last().text += QLatin1Char(' ') + tr("Approve only if both are intended, and say why in the note.");
+    return lines;
+}
+
+void ApproveDialog::showWarnings()
+{
+    setWarnings(duplicateWarnings(m_detail, QDateTime::currentDateTimeUtc()) + m_charge->warnings());
 }
 
 void ApproveDialog::setChargeReading()
@@ -53,6 +96,7 @@ void ApproveDialog::setChargeRead(const ChargeView &view)
 {
     m_freshCharge = true;
     m_charge->setView(view);
+    contentGrew();
 }
 
 void ApproveDialog::setChargeReadFailed(const QString &why)
@@ -77,29 +121,19 @@ void ApproveDialog::refresh()
 {
     const ActionRecord &r = m_detail.record;
     m_reasons->setRecord(r);
-    // The backend's sentences, as they are ("order 4821 already has 40.00 USD COMPLETED by …").
-    QString duplicates;
-    for (const PossibleDuplicate &d : m_detail.possibleDuplicates)
-        duplicates += QStringLiteral("<li>%1</li>").arg(d.sentence.toHtmlEscaped());
-    m_duplicates->setVisible(!duplicates.isEmpty());
-    if (!duplicates.isEmpty())
-        m_duplicates->setText(tr("<b>Possible duplicate.</b> Another refund for the same need is in Countersign:"
-                                 "<ul style=\"margin:2px 0\">%1</ul>Approve only if both are intended, and say why "
-                                 "in the note.")
-                                  .arg(duplicates));
     if (!m_freshCharge)
         m_charge->setView(m_detail.charge);
+    showWarnings();
     const QString amount = display::money(r.amount, r.currency);
-    QString html = tr("<p style=\"font-size:large\"><b>Approve a refund of %1</b></p>").arg(amount.toHtmlEscaped());
+    QString html = r.businessReference.isEmpty()
+        ? tr("<p style=\"font-size:large\"><b>Approve a refund of %1</b></p>").arg(amount.toHtmlEscaped())
+        : tr("<p style=\"font-size:large\"><b>Approve a refund of %1 for %2</b></p>")
+              .arg(amount.toHtmlEscaped(), r.businessReference.toHtmlEscaped());
     html += QStringLiteral("<table cellspacing=\"4\">");
-    const auto row = [&html](const QString &k, const QString &v, bool mono = false) {
-        html += QStringLiteral("<tr><td style=\"padding-right:12px\">%1</td><td>%2%3%4</td></tr>")
-                    .arg(k.toHtmlEscaped(), mono ? QStringLiteral("<code>") : QString(), v.toHtmlEscaped(),
-                         mono ? QStringLiteral("</code>") : QString());
+    const auto row = [&html](const QString &k, const QString &v) {
+        html += QStringLiteral("<tr><td style=\"padding-right:12px\">%1</td><td>%2</td></tr>").arg(k.toHtmlEscaped(), v.toHtmlEscaped());
     };
-    row(tr("Amount"), tr("%1 (%2 minor units)").arg(amount).arg(r.amount), true);
-    row(tr("Currency"), r.currency.toUpper(), true);
-    row(tr("Target"), toWire(r.targetType) + QLatin1Char(' ') + r.targetId, true);
+    row(tr("Refund"), amount);
     if (!r.businessReference.isEmpty())
         row(tr("Order"), r.businessReference);
     row(tr("Provider"), r.provider.isEmpty() ? tr("the configured provider") : r.provider);
@@ -112,21 +146,16 @@ void ApproveDialog::refresh()
     }
     const Quorum &q = m_detail.quorum;
     if (q.isDualControl())
-        row(tr("Approvals"), tr("%1 (rule %2, policy v%3)").arg(q.describe(), q.ruleId).arg(q.policyVersion));
-    row(tr("Request fingerprint"), display::shortHash(r.requestFingerprint), true);
+        row(tr("Approvals"), q.describe());
     html += QStringLiteral("</table>");
     if (q.isDualControl() && q.given.size() + 1 < q.required)
-        html += tr("<p>The policy asks for <b>%1 distinct approvers</b>. Your approval is <b>signature %2 of %1</b>: it is "
-                   "counted, the action stays PENDING and <b>no idempotency key is minted</b> until %1 approvers have "
-                   "signed. Nothing is sent to the provider now.</p>")
+        html += tr("<p>The policy asks for <b>%1 different approvers</b>. Yours is <b>signature %2 of %1</b>: it is counted "
+                   "and the refund waits. <b>Nothing is sent to the provider</b> until %1 approvers have signed.</p>")
                     .arg(q.required)
                     .arg(q.given.size() + 1);
     else
-        html += tr("<p>Approving creates <b>approval version %1</b>, which mints a <b>fresh idempotency key</b> for this "
-                   "action and signs this exact request (its fingerprint). <b>Nothing is sent to the provider now</b>: "
-                   "the action stays PENDING, approved and queued, until the executor claims it and sends it once "
-                   "with that key.</p>")
-                    .arg(r.approvalVersion + 1);
+        html += tr("<p>Approving signs this exact refund. <b>Nothing is sent to the provider now</b>: the refund waits, "
+                   "approved, until the executor sends it \u2014 once, however often it has to ask again.</p>");
     setDescription(html);
 }
 

@@ -26,6 +26,9 @@ public:
     explicit ApproveDialog(const ActionDetail &detail, QWidget *parent = nullptr);
 
     QString note() const;
+    // The possible duplicates of `detail` as warnings, in the console's words (the bulk dialog
+    // shows them too).
+    static QList<WarningLine> duplicateWarnings(const ActionDetail &detail, const QDateTime &now);
     AgentReasonsView *reasonsView() const { return m_reasons; }
     ChargeStoryView *chargeView() const { return m_charge; }
 
@@ -39,10 +42,12 @@ protected:
     QString inputProblem() const override;
 
 private:
+    // The possible duplicates, then the charge's warnings, first in the dialog.
+    void showWarnings();
+
     AgentReasonsView *m_reasons;
     ChargeStoryView *m_charge;
     bool m_freshCharge = false; // a fresh read answered: newer than the detail's snapshot
-    QLabel *m_duplicates;
     QPlainTextEdit *m_note;
 };
 

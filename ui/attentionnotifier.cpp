@@ -321,6 +321,15 @@ void AttentionNotifier::poll()
     emit noticeReady(notice);
 }
 
+QString AttentionNotifier::subjectOf(const ActionRecord &record, bool startsSentence)
+{
+    const QString amount = display::money(record.amount, record.currency);
+    if (!record.businessReference.isEmpty())
+        return startsSentence ? tr("The refund of %1 for %2").arg(amount, record.businessReference)
+                              : tr("the refund of %1 for %2").arg(amount, record.businessReference);
+    return startsSentence ? tr("A refund of %1").arg(amount) : tr("a refund of %1").arg(amount);
+}
+
 AttentionNotifier::Notice AttentionNotifier::noticeFor(Kind kind, const QString &actionId,
                                                        const std::optional<ActionSummary> &row)
 {
@@ -328,24 +337,22 @@ AttentionNotifier::Notice AttentionNotifier::noticeFor(Kind kind, const QString 
     notice.actionId = actionId;
     notice.kind = kind;
     switch (kind) {
-    case Kind::Review: {
+    case Kind::Review:
+        // In words: the amount and the order; why (the provider's answers) is in the detail.
         notice.title = tr("Review needed");
-        const QString reason = row ? row->record.reviewReason.trimmed() : QString();
-        notice.text = reason.isEmpty() ? tr("%1 entered REQUIRES_REVIEW").arg(actionId)
-                                       : tr("%1 entered REQUIRES_REVIEW: %2").arg(actionId, reason);
+        notice.text = row ? tr("%1 needs a person to decide what happened; nothing is sent again until then.")
+                                .arg(subjectOf(row->record))
+                          : tr("%1 needs review").arg(actionId);
         break;
-    }
     case Kind::Unknown:
         notice.title = tr("Outcome unknown");
-        notice.text = row ? tr("%1 entered CONFIRMATION_UNKNOWN: whether %2 was refunded is not known yet")
-                                .arg(actionId, display::money(row->record.amount, row->record.currency))
-                          : tr("%1 entered CONFIRMATION_UNKNOWN").arg(actionId);
+        notice.text = row ? tr("Whether %1 went through is not known yet; Countersign is finding out.")
+                                .arg(subjectOf(row->record, false))
+                          : tr("Whether %1 went through is not known yet").arg(actionId);
         break;
     case Kind::Approval:
         notice.title = tr("Approval awaited");
-        notice.text = row ? tr("%1 awaits approval: %2 requested by %3")
-                                .arg(actionId, display::money(row->record.amount, row->record.currency),
-                                     row->record.requestedBy)
+        notice.text = row ? tr("%1 awaits approval, requested by %2").arg(subjectOf(row->record), row->record.requestedBy)
                           : tr("%1 awaits approval").arg(actionId);
         break;
     case Kind::Settlement:

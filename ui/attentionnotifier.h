@@ -133,6 +133,9 @@ public:
 
     // The text of a notice about one action (its row, if known, for the reason or the amount).
     static Notice noticeFor(Kind kind, const QString &actionId, const std::optional<ActionSummary> &row);
+    // "The refund of 40.00 USD for order-1042" (or "A refund of 40.00 USD" without an order): what
+    // a notice is about, in the words people use; `startsSentence` false gives it in lower case.
+    static QString subjectOf(const ActionRecord &record, bool startsSentence = true);
     // The text of a notice about a refund that failed after COMPLETED.
     static Notice noticeForSettlement(const ActionRecord &record, const Settlement &settlement);
     // The text of a notice about several: how many of each kind.

@@ -3,7 +3,9 @@
 #include "models/actiondetail.h"
 #include "models/bulkdecisionmodel.h"
 #include "models/displayformat.h"
+#include "ui/approvedialog.h"
 #include "ui/bulkdecisiondialog.h"
+#include "ui/chargestoryview.h"
 #include "ui/draftstore.h"
 #include "ui/uilog.h"
 
@@ -80,6 +82,16 @@ void BulkDecisionController::check(BulkDecisionDialog *dialog, const QString &ac
                                            : tr("could not be read: %1").arg(response.error.userText()));
         } else {
             model->setRecord(row, detail->record);
+            // What the single approve dialog would show first, and why the agent asked.
+            QStringList warnings;
+            const QDateTime now = QDateTime::currentDateTimeUtc();
+            for (const WarningLine &w : ApproveDialog::duplicateWarnings(*detail, now))
+                warnings << w.text;
+            if (detail->charge) {
+                for (const WarningLine &w : ChargeStoryView::warningLines(*detail->charge, now))
+                    warnings << w.text;
+            }
+            model->setContext(row, warnings, detail->record.justification);
             const PermissionEntry *entry = detail->permissions.entry(dialog->kind());
             if (detail->record.state != ActionState::Pending)
                 model->setStatus(row, Status::Skipped,
@@ -90,7 +102,7 @@ void BulkDecisionController::check(BulkDecisionDialog *dialog, const QString &ac
             else
                 model->setStatus(row, Status::Ready);
         }
-        if (thenSend && model->row(row).status == Status::Ready)
+        if (thenSend && model->row(row).status == Status::Ready && !model->isHeld(row))
             send(dialog, row);
         releaseIfIdle(dialog);
     });
@@ -100,7 +112,7 @@ void BulkDecisionController::sendReady(BulkDecisionDialog *dialog)
 {
     BulkDecisionModel *model = dialog->model();
     for (int row = 0; row < model->rowCount(); ++row) {
-        if (model->row(row).status == Status::Ready)
+        if (model->row(row).status == Status::Ready && !model->isHeld(row))
             send(dialog, row);
     }
 }
@@ -132,7 +144,7 @@ void BulkDecisionController::send(BulkDecisionDialog *dialog, int row)
     connect(call, &ApiCall::resending, this, [dialog, id](int sendCount, const ApiError &error) {
         BulkDecisionModel *model = dialog->model();
         model->setStatus(model->rowOf(id), Status::Sending,
-                         tr("no answer (%1); resending with the same Idempotency-Key, attempt %2")
+                         tr("no answer (%1); sending the same request again, attempt %2")
                              .arg(error.userText())
                              .arg(sendCount + 1));
     });
@@ -154,16 +166,14 @@ void BulkDecisionController::onAnswer(BulkDecisionDialog *dialog, const QString 
         m_drafts->resolve(draftKey(kind, actionId)); // answered: the key is spent
         if (response.ok()) {
             m_drafts->remove(draftKey(kind, actionId));
-            const QJsonObject approval = response.object().value(QLatin1String("approval")).toObject();
             const std::optional<Quorum> quorum = Quorum::fromJson(response.object());
+            // Words for people: the approval's key is in the action's Evidence tab.
             QString message = kind == QLatin1String("approve") && response.httpStatus == 202 && quorum
-                ? tr("signed (%1 of %2): no key until %2 distinct approvers have signed")
+                ? tr("signed (%1 of %2): nothing is sent until %2 different approvers have signed")
                       .arg(quorum->given.size())
                       .arg(quorum->required)
                 : kind == QLatin1String("approve")
-                ? tr("approval v%1, key %2")
-                      .arg(approval.value(QLatin1String("version")).toInt())
-                      .arg(display::shortHash(approval.value(QLatin1String("idempotency_key")).toString()))
+                ? tr("approved: the executor sends it once")
                 : tr("rejected: %1").arg(display::rejectionReason(dialog->reason()));
             if (response.replayed)
                 message += tr(" (the backend replayed its first answer)");

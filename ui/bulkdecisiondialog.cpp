@@ -11,8 +11,11 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScreen>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace cs {
 
@@ -22,6 +25,8 @@ BulkDecisionDialog::BulkDecisionDialog(const QString &kind, QWidget *parent)
     , m_model(new BulkDecisionModel(this))
 {
     const bool approve = kind == QLatin1String("approve");
+    // Approving sends money: a refund with warnings goes with the others only when ticked.
+    m_model->setTicksNeeded(approve);
     setObjectName(QStringLiteral("bulkDecisionDialog"));
     setWindowTitle(approve ? tr("Approve selected refunds") : tr("Reject selected refunds"));
     setWindowModality(Qt::WindowModal);
@@ -54,10 +59,13 @@ BulkDecisionDialog::BulkDecisionDialog(const QString &kind, QWidget *parent)
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->verticalHeader()->setMinimumSectionSize(m_table->fontMetrics().height() + 10);
-    const int widths[] = { 130, 110, 210, 92 };
-    for (int c = 0; c < BulkDecisionModel::ResultColumn; ++c)
-        m_table->setColumnWidth(c, widths[c]);
+    const int widths[] = { 130, 110, 210, 92, 300, 220 };
+    for (int c = 0; c < BulkDecisionModel::ResultColumn; ++c) {
+        const QString title = m_model->headerData(c, Qt::Horizontal).toString();
+        m_table->setColumnWidth(c, std::max(widths[c], m_table->fontMetrics().horizontalAdvance(title) + 24));
+    }
     layout->addWidget(m_table, 1);
+    m_table->installEventFilter(this);
 
     m_totals = new QLabel(this);
     m_totals->setObjectName(QStringLiteral("bulkTotals"));
@@ -130,6 +138,20 @@ BulkDecisionDialog::BulkDecisionDialog(const QString &kind, QWidget *parent)
         m_note->setFocus();
 }
 
+void BulkDecisionDialog::setVisible(bool visible)
+{
+    // Unless sized by the caller: wide enough for the warnings and reasons, within the screen.
+    if (visible && !m_fitted && !testAttribute(Qt::WA_Resized)) {
+        m_fitted = true;
+        const QWidget *anchor = parentWidget() ? parentWidget()->window() : this;
+        if (const QScreen *screen = anchor->screen()) {
+            const QRect available = screen->availableGeometry();
+            resize(std::min(1280, available.width() - 16), std::min(760, available.height() - 48));
+        }
+    }
+    QDialog::setVisible(visible);
+}
+
 void BulkDecisionDialog::done(int result)
 {
     dialogparts::closeGivingKeyboardBack(this, [this, result] { QDialog::done(result); });
@@ -148,6 +170,7 @@ QString BulkDecisionDialog::note() const
 void BulkDecisionDialog::setConfirmed()
 {
     m_confirmed = true;
+    m_model->setTicksLocked(true);
     m_note->setReadOnly(true);
     if (m_reason)
         m_reason->setEnabled(false);
@@ -161,6 +184,9 @@ QString BulkDecisionDialog::blockingReason() const
         return tr("Reading each action's current state\u2026");
     if (m_model->count(Status::Ready) == 0)
         return tr("None of the selected actions can be decided by you now (see Skipped).");
+    if (m_model->sendable() == 0)
+        return tr("Each refund you can approve has warnings: tick the ones you approve despite them (Space in the "
+                  "Warnings column).");
     if (m_reason && reason().isEmpty())
         return tr("Choose the reason for the rejections.");
     if (m_reason && reason() == u"other" && note().isEmpty())
@@ -172,22 +198,28 @@ void BulkDecisionDialog::updateState()
 {
     using Status = BulkDecisionModel::Status;
     const bool approve = m_kind == QLatin1String("approve");
-    const int ready = m_model->count(Status::Ready);
+    const int ready = m_model->sendable();
+    int held = 0;
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        held += m_model->isHeld(row) ? 1 : 0;
     const int skipped = m_model->count(Status::Skipped);
     const int toDecide = m_model->rowCount() - skipped;
     const QString refunds = toDecide == 1 ? tr("1 refund") : tr("%1 refunds").arg(toDecide);
     m_description->setText(
         (approve ? tr("<p style=\"font-size:large\"><b>Approve %1</b></p>").arg(refunds)
                  : tr("<p style=\"font-size:large\"><b>Reject %1</b></p>").arg(refunds))
-        + (approve ? tr("<p>Each action gets its <b>own approval</b>, its own fresh idempotency key and its own four-eyes "
-                        "check, sent one request per action with the version you see. <b>Nothing is sent to the "
-                        "provider now</b>: each stays PENDING, approved and queued, until the executor claims it.</p>")
+        + (approve ? tr("<p>Each refund gets its <b>own approval</b> of the version you see, sent one request per refund. "
+                        "<b>Nothing is sent to the provider now</b>: each waits, approved, until the executor sends it "
+                        "\u2014 once.</p>")
                    : tr("<p>Each action gets its <b>own rejection</b>, sent one request per action with the version you "
                         "see, with the reason and note below. Each becomes <b>REJECTED</b>: nothing is ever sent to the "
                         "provider for it.</p>")));
     QString totals = tr("<b>Total:</b> %1 in %2").arg(m_model->totalsText().toHtmlEscaped(), refunds);
     if (skipped > 0)
         totals += tr(" &nbsp;\u00b7&nbsp; <b>%1 skipped</b> (not offered: see why in the list)").arg(skipped);
+    if (held > 0)
+        totals += tr(" &nbsp;\u00b7&nbsp; <b>%n with warnings not ticked</b>: held back, not approved with the others",
+                     nullptr, held);
     m_totals->setText(totals);
 
     const int done = m_model->count(Status::Done);
@@ -203,8 +235,8 @@ void BulkDecisionDialog::updateState()
             parts << tr("<span style=\"color:%1\"><b>%n not done</b></span>", nullptr, refused)
                          .arg(StatePalette::stateChip(ActionState::RequiresReview, palette()).text.name());
         if (unknown > 0)
-            parts << tr("<b>%n without an answer</b> (whether it was decided is unknown: Retry failed resends it with "
-                        "the same Idempotency-Key, so it cannot be decided twice)", nullptr, unknown);
+            parts << tr("<b>%n without an answer</b> (whether it was decided is unknown: Retry failed sends "
+                        "the same request, so it cannot be decided twice)", nullptr, unknown);
         if (sending > 0)
             parts << tr("%n sending\u2026", nullptr, sending);
         m_status->setText(parts.join(QStringLiteral(" \u00b7 ")));
@@ -222,6 +254,21 @@ void BulkDecisionDialog::updateState()
     m_retry->setEnabled(failed > 0 && sending == 0 && m_model->count(Status::Checking) == 0);
     m_retry->setText(tr("Retry failed (%1)").arg(failed));
     m_close->setText(m_confirmed ? tr("Close") : tr("Cancel"));
+}
+
+bool BulkDecisionDialog::eventFilter(QObject *watched, QEvent *event)
+{
+    // Space ticks (or unticks) the current row's warnings, whichever cell of the row is current.
+    if (watched == m_table && event->type() == QEvent::KeyPress
+        && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Space && m_table->currentIndex().isValid()) {
+        const QModelIndex cell = m_model->index(m_table->currentIndex().row(), BulkDecisionModel::WarningsColumn);
+        if (m_model->flags(cell) & Qt::ItemIsUserCheckable) {
+            const bool ticked = cell.data(Qt::CheckStateRole).value<Qt::CheckState>() == Qt::Checked;
+            m_model->setData(cell, ticked ? Qt::Unchecked : Qt::Checked, Qt::CheckStateRole);
+            return true;
+        }
+    }
+    return QDialog::eventFilter(watched, event);
 }
 
 void BulkDecisionDialog::keyPressEvent(QKeyEvent *event)

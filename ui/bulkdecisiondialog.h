@@ -47,6 +47,8 @@ public:
 
     // Closes the dialog; if it had the keyboard, its parent window gets it back.
     void done(int result) override;
+    // On the first show, unless sized by the caller: as wide as the screen allows, up to 1280 px.
+    void setVisible(bool visible) override;
 
 signals:
     void confirmed();
@@ -54,9 +56,12 @@ signals:
 
 protected:
     void keyPressEvent(QKeyEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void updateState();
+
+    bool m_fitted = false;
 
     QString m_kind;
     bool m_confirmed = false;

@@ -1,5 +1,7 @@
 #include "ui/chargestoryview.h"
 #include "models/displayformat.h"
+#include "models/chargewarnings.h"
+#include "models/refundstatus.h"
 #include "ui/budgetbar.h"
 #include "ui/statepalette.h"
 
@@ -9,6 +11,8 @@
 #include <QLabel>
 #include <QStyle>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace cs {
 
@@ -23,11 +27,92 @@ bool isSevere(const QString &code)
 
 QString who(const QString &askedBy)
 {
-    return askedBy == QLatin1String("proposal") ? QCoreApplication::translate("cs::ChargeStoryView", "when proposed")
-                                                : QCoreApplication::translate("cs::ChargeStoryView", "by %1").arg(askedBy);
+    return askedBy == QLatin1String("proposal") ? QCoreApplication::translate("cs::ChargeStoryView", "when proposed") : QCoreApplication::translate("cs::ChargeStoryView", "by %1").arg(askedBy);
+}
+
+// A provider's refund status in words ("succeeded", "pending", …).
+QString statusWords(const QString &status)
+{
+    switch (refundStatusFromWire(status)) {
+    case RefundStatus::Pending: return QCoreApplication::translate("cs::ChargeStoryView", "pending");
+    case RefundStatus::RequiresAction: return QCoreApplication::translate("cs::ChargeStoryView", "waiting for an action at the provider");
+    case RefundStatus::Succeeded: return QCoreApplication::translate("cs::ChargeStoryView", "succeeded");
+    case RefundStatus::Failed: return QCoreApplication::translate("cs::ChargeStoryView", "failed");
+    case RefundStatus::Canceled: return QCoreApplication::translate("cs::ChargeStoryView", "canceled");
+    case RefundStatus::Unrecognised: break;
+    }
+    return status;
+}
+
+qint64 countedRefunds(const ChargeSnapshot &s)
+{
+    return s.result == ChargeSnapshot::Result::Found ? s.amountCaptured - refundableRemaining(s) : 0;
+}
+
+// One warning in the console's words, from the charge as read and the amount asked for. The
+// server decides which warnings apply (its codes); unknown codes keep the server's sentence.
+QString warningWords(const ChargeView::Warning &w, const ChargeView &view, const QDateTime &now)
+{
+    const ChargeSnapshot &s = view.snapshot;
+    const QString cur = s.currency;
+    if (w.code == QLatin1String("no_provider_view")) {
+        if (s.result == ChargeSnapshot::Result::NotFound)
+            return QCoreApplication::translate("cs::ChargeStoryView", "No view of the charge: the provider does not know %1, so its amount, age, refunds and disputes "
+                      "are unchecked.").arg(s.targetId);
+        return s.httpStatus > 0
+            ? QCoreApplication::translate("cs::ChargeStoryView", "No view of the charge: the provider could not be read (HTTP %1), so its amount, age, refunds and "
+                 "disputes are unchecked.").arg(s.httpStatus)
+            : QCoreApplication::translate("cs::ChargeStoryView", "No view of the charge: the provider did not answer, so its amount, age, refunds and disputes are "
+                 "unchecked.");
+    }
+    if (w.code == QLatin1String("disputed"))
+        return QCoreApplication::translate("cs::ChargeStoryView", "The customer disputed this charge: a refund now may pay them twice.");
+    if (w.code == QLatin1String("over_half") && s.amountCaptured > 0) {
+        const QString asked = display::money(view.requested, cur);
+        const QString captured = display::money(s.amountCaptured, cur);
+        if (view.requested == s.amountCaptured)
+            return QCoreApplication::translate("cs::ChargeStoryView", "%1 is the whole captured amount of the charge.").arg(asked);
+        if (view.requested > s.amountCaptured)
+            return QCoreApplication::translate("cs::ChargeStoryView", "%1 is more than the charge's captured %2.").arg(asked, captured);
+        return QCoreApplication::translate("cs::ChargeStoryView", "%1 is more than half of the charge's captured %2.").arg(asked, captured);
+    }
+    if (w.code == QLatin1String("past_refund_window") && s.created.isValid()) {
+        const qint64 days = s.created.daysTo(now);
+        return QCoreApplication::translate("cs::ChargeStoryView", "The charge is %1 days old, past the %2-day card refund window: the provider may refuse the refund.")
+            .arg(days)
+            .arg(CardRefundWindowDays);
+    }
+    if (w.code == QLatin1String("refunds_made")) {
+        QStringList lines;
+        for (const ChargeSnapshot::Refund &r : s.refunds) {
+            QString line = display::money(r.amount, cur) + QLatin1Char(' ') + statusWords(r.status);
+            if (r.created.isValid())
+                line += QLatin1String(", ") + display::relative(r.created, now);
+            line += r.actionId.isEmpty() ? QCoreApplication::translate("cs::ChargeStoryView", " (made outside Countersign)") : QCoreApplication::translate("cs::ChargeStoryView", " (through Countersign)");
+            lines << line;
+        }
+        if (lines.isEmpty())
+            return QCoreApplication::translate("cs::ChargeStoryView", "Already refunded %1 of %2.").arg(display::money(s.amountRefunded, cur), display::money(s.amountCaptured, cur));
+        return QCoreApplication::translate("cs::ChargeStoryView", "Already refunded %1 of %2: %3.")
+            .arg(display::money(std::max(s.amountRefunded, countedRefunds(s)), cur), display::money(s.amountCaptured, cur),
+                 lines.join(QLatin1String("; ")));
+    }
+    if (w.code == QLatin1String("exceeds_remaining"))
+        return QCoreApplication::translate("cs::ChargeStoryView", "%1 asked, more than the %2 the provider says is left (captured %3 \u2212 refunded %4).")
+            .arg(display::money(view.requested, cur), display::money(refundableRemaining(s), cur),
+                 display::money(s.amountCaptured, cur), display::money(countedRefunds(s), cur));
+    return w.text;
 }
 
 } // namespace
+
+QList<WarningLine> ChargeStoryView::warningLines(const ChargeView &view, const QDateTime &now)
+{
+    QList<WarningLine> lines;
+    for (const ChargeView::Warning &w : view.warnings)
+        lines.append({ w.code, warningWords(w, view, now), isSevere(w.code) });
+    return lines;
+}
 
 ChargeStoryView::ChargeStoryView(QWidget *parent)
     : QWidget(parent)
@@ -42,12 +127,8 @@ ChargeStoryView::ChargeStoryView(QWidget *parent)
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
 
-    m_warnings = new QFrame(this);
+    m_warnings = new WarningList(this);
     m_warnings->setObjectName(QStringLiteral("chargeWarnings"));
-    m_warnings->setFrameShape(QFrame::StyledPanel);
-    m_warningRows = new QVBoxLayout(m_warnings);
-    m_warningRows->setContentsMargins(8, 6, 8, 6);
-    m_warningRows->setSpacing(4);
     layout->addWidget(m_warnings);
 
     m_story = new QLabel(this);
@@ -89,28 +170,26 @@ void ChargeStoryView::setReadFailed(const QString &why)
     render();
 }
 
-void ChargeStoryView::addWarning(const QString &code, const QString &text)
+void ChargeStoryView::setWarningsShown(bool shown)
 {
-    auto *row = new QWidget(m_warnings);
-    row->setObjectName(QStringLiteral("warning_") + code);
-    auto *h = new QHBoxLayout(row);
-    h->setContentsMargins(0, 0, 0, 0);
-    h->setSpacing(8);
-    auto *icon = new QLabel(row);
-    icon->setObjectName(QStringLiteral("warningIcon"));
-    const int size = style()->pixelMetric(QStyle::PM_SmallIconSize);
-    icon->setPixmap(style()->standardIcon(isSevere(code) ? QStyle::SP_MessageBoxCritical : QStyle::SP_MessageBoxWarning)
-                        .pixmap(size, size));
-    icon->setAlignment(Qt::AlignTop);
-    auto *label = new QLabel(QStringLiteral("<b>%1</b>").arg(text.toHtmlEscaped()), row);
-    label->setObjectName(QStringLiteral("warningText"));
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    h->addWidget(icon);
-    h->addWidget(label, 1);
-    m_warningRows->addWidget(row);
-    m_warningCodes << code;
-    m_warningTexts << text;
+    m_warningsShown = shown;
+    m_warnings->setVisible(shown && !m_lines.isEmpty());
+}
+
+QStringList ChargeStoryView::warningCodes() const
+{
+    QStringList codes;
+    for (const WarningLine &w : m_lines)
+        codes << w.code;
+    return codes;
+}
+
+QStringList ChargeStoryView::warningTexts() const
+{
+    QStringList texts;
+    for (const WarningLine &w : m_lines)
+        texts << w.text;
+    return texts;
 }
 
 void ChargeStoryView::render()
@@ -132,26 +211,22 @@ void ChargeStoryView::render()
         status = tr("Reading the charge from the provider now\u2026 ") + (m_view ? tr("Shown meanwhile: the read of %1.").arg(display::relative(m_view->snapshot.readAt, now)) : QString());
     m_status->setText(status);
 
-    // Warnings first, prominent.
-    while (QLayoutItem *item = m_warningRows->takeAt(0)) {
-        delete item->widget();
-        delete item;
-    }
-    m_warningCodes.clear();
-    m_warningTexts.clear();
+    // Warnings first, prominent (or where the dialog shows them: setWarningsShown).
+    QList<WarningLine> lines;
     if (m_read == ReadState::Failed)
-        addWarning(QStringLiteral("read_failed"),
-                   m_view ? tr("The charge could not be read now: %1. Shown: the read of %2.")
-                                .arg(m_failure, display::relative(m_view->snapshot.readAt, now))
-                          : tr("The charge could not be read now: %1.").arg(m_failure));
-    if (m_view) {
-        for (const ChargeView::Warning &w : m_view->warnings)
-            addWarning(w.code, w.text);
-    }
-    m_warnings->setVisible(!m_warningCodes.isEmpty());
-    m_warnings->setStyleSheet(QStringLiteral("QFrame#chargeWarnings { background: %1; border: 1px solid %2; border-radius: 6px; }"
-                                             " QFrame#chargeWarnings QLabel { color: %2; background: transparent; }")
-                                  .arg(StatePalette::warningFill(pal).name(), StatePalette::warningText(pal).name()));
+        lines.append({ QStringLiteral("read_failed"),
+                       m_view ? tr("The charge could not be read now: %1. Shown: the read of %2.")
+                                    .arg(m_failure, display::relative(m_view->snapshot.readAt, now))
+                              : tr("The charge could not be read now: %1.").arg(m_failure),
+                       true });
+    if (m_view)
+        lines += warningLines(*m_view, now);
+    const bool changed = lines != m_lines;
+    m_lines = lines;
+    m_warnings->setWarnings(lines);
+    m_warnings->setVisible(m_warningsShown && !lines.isEmpty());
+    if (changed)
+        emit warningsChanged();
 
     if (!m_view) {
         m_story->clear();
@@ -185,9 +260,9 @@ void ChargeStoryView::render()
         } else {
             QStringList refunds;
             for (const ChargeSnapshot::Refund &r : s.refunds) {
-                refunds << tr("<code>%1</code> %2 %3 (%4)")
-                               .arg(r.id.toHtmlEscaped(), display::money(r.amount, cur), r.status.toHtmlEscaped(),
-                                    r.actionId.isEmpty() ? tr("made outside Countersign") : tr("by %1").arg(r.actionId.toHtmlEscaped()));
+                refunds << tr("%1 %2 (%3)")
+                               .arg(display::money(r.amount, cur), statusWords(r.status).toHtmlEscaped(),
+                                    r.actionId.isEmpty() ? tr("made outside Countersign") : tr("through Countersign"));
             }
             story += tr("<b>Refunded already: %1</b>").arg(display::money(s.amountRefunded, cur));
             if (!refunds.isEmpty())
@@ -200,11 +275,12 @@ void ChargeStoryView::render()
     } else if (s.result == ChargeSnapshot::Result::NotFound) {
         story = tr("The provider did not find <code>%1</code> (HTTP %2).").arg(s.targetId.toHtmlEscaped()).arg(s.httpStatus);
     } else {
-        story = tr("The provider did not answer about <code>%1</code>%2%3.")
-                    .arg(s.targetId.toHtmlEscaped(), s.httpStatus > 0 ? tr(" (HTTP %1)").arg(s.httpStatus) : QString(),
-                         s.excerpt.isEmpty() ? QString() : QStringLiteral(": ") + s.excerpt.toHtmlEscaped());
+        story = tr("The provider did not answer about <code>%1</code>%2.")
+                    .arg(s.targetId.toHtmlEscaped(), s.httpStatus > 0 ? tr(" (HTTP %1)").arg(s.httpStatus) : QString());
     }
     m_story->setText(story);
+    // The provider's own words, for whoever wants them: not in the sentence.
+    m_story->setToolTip(s.excerpt.isEmpty() ? QString() : tr("The provider answered: %1").arg(s.excerpt));
 
     // The budget, as a bar and in words.
     const ChargeBudget &b = v.budget;
@@ -217,8 +293,8 @@ void ChargeStoryView::render()
     const QString cur = b.currency;
     QStringList holders;
     for (const ChargeBudget::Reservation &r : b.reservations)
-        holders << tr("%1 %2 by %3 (%4%5)")
-                       .arg(r.actionId, display::money(r.amount, cur), r.requestedBy, display::stateName(r.state),
+        holders << tr("%1 by %2 (%3%4)")
+                       .arg(display::money(r.amount, cur), r.requestedBy, display::stateName(r.state),
                             r.approved ? tr(", approved") : QString());
     const qint64 leftAfter = b.available() - v.requested;
     // Each term after the bar's colour for it: the words are the bar's legend.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/decisioncontext.h"
+#include "ui/warninglist.h"
 
 #include <QDateTime>
 #include <QStringList>
@@ -8,13 +9,13 @@
 
 #include <optional>
 
-class QFrame;
 class QLabel;
 class QVBoxLayout;
 
 namespace cs {
 
 class BudgetBar;
+class WarningList;
 
 // The charge's story and its refund budget (issues 14 and 19), as the server decided them: when
 // and by whom the provider was asked (the read's age), the warnings an approver should look twice
@@ -43,25 +44,35 @@ public:
     QLabel *storyLabel() const { return m_story; }
     QLabel *budgetLabel() const { return m_budgetText; }
     BudgetBar *budgetBar() const { return m_bar; }
-    // The warnings shown, in order: their codes ("disputed", …; "read_failed" for a read that
-    // failed just now) and sentences.
-    QStringList warningCodes() const { return m_warningCodes; }
-    QStringList warningTexts() const { return m_warningTexts; }
+    // The warnings, in order: their codes ("disputed", …; "read_failed" for a read that failed
+    // just now) and sentences in the console's language.
+    QList<WarningLine> warnings() const { return m_lines; }
+    QStringList warningCodes() const;
+    QStringList warningTexts() const;
+    // Whether the view shows its warnings itself (the detail pane) or leaves them to the dialog
+    // it sits in, which shows them first (the approve dialog).
+    void setWarningsShown(bool shown);
+
+    // The server's warnings of `view` in the console's words: the server decides which apply (its
+    // codes), the console says them from the charge as read and the amount asked for; a code it
+    // does not know keeps the server's sentence.
+    static QList<WarningLine> warningLines(const ChargeView &view, const QDateTime &now);
+
+signals:
+    void warningsChanged();
 
 private:
     enum class ReadState { Idle, Reading, Failed };
     void render();
-    void addWarning(const QString &code, const QString &text);
 
     std::optional<ChargeView> m_view;
     ReadState m_read = ReadState::Idle;
     QString m_failure;
-    QStringList m_warningCodes;
-    QStringList m_warningTexts;
+    QList<WarningLine> m_lines;
+    bool m_warningsShown = true;
 
     QLabel *m_status;
-    QFrame *m_warnings;
-    QVBoxLayout *m_warningRows;
+    WarningList *m_warnings;
     QLabel *m_story;
     BudgetBar *m_bar;
     QLabel *m_budgetText;

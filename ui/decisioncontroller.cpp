@@ -18,6 +18,20 @@
 
 namespace cs {
 
+namespace {
+
+// What a decision was about, in the words of the people who make it: the refund's amount and its
+// order (or its charge), never the action's id.
+QString subjectOf(const ActionRecord &r)
+{
+    const QString amount = display::money(r.amount, r.currency);
+    if (!r.businessReference.isEmpty())
+        return DecisionController::tr("the refund of %1 for %2").arg(amount, r.businessReference);
+    return DecisionController::tr("the refund of %1 on %2").arg(amount, r.targetId);
+}
+
+} // namespace
+
 DecisionController::DecisionController(ApiClient *client, const ActionDetailPane *pane, QWidget *dialogParent, QObject *parent)
     : QObject(parent)
     , m_client(client)
@@ -227,14 +241,15 @@ void DecisionController::onFinished(DecisionDialog *dialog, ApiCall *call, const
     const QString id = dialog->actionId();
     const QString kind = dialog->kind();
     const bool visible = dialog->isVisible();
+    const QString subject = subjectOf(dialog->detail().record);
 
     if (response.error.kind == ApiError::Kind::Cancelled || response.error.responseLost()) {
         // Unknown whether it was applied: the key stays with the draft, so sending the same
         // request again replays the first answer instead of acting twice.
         dialog->setFailed(tr("Stopped waiting for the backend. Whether it received your decision is unknown; "
-                             "confirm again to resend it with the same Idempotency-Key (it cannot apply twice)."));
+                             "confirm again to send the same request once more (it cannot apply twice)."));
         if (!visible)
-            emit statusMessage(tr("A %1 decision on %2 was not confirmed by the backend.").arg(kind, id), 15000);
+            emit statusMessage(tr("Your decision on %1 was not confirmed by the backend.").arg(subject), 15000);
         emit outcomeUnknown(id);
     } else {
         DraftStore other;
@@ -255,6 +270,7 @@ void DecisionController::applyResult(DecisionDialog *dialog, const ApiResponse &
 {
     const QString id = dialog->actionId();
     const QString kind = dialog->kind();
+    const QString subject = subjectOf(dialog->detail().record);
     if (!response.ok()) {
         const ApiError &error = response.error;
         // A settlement review item decided meanwhile (409: none open any more) is overtaken too.
@@ -270,7 +286,7 @@ void DecisionController::applyResult(DecisionDialog *dialog, const ApiResponse &
         }
         dialog->setFailed(error.userText());
         if (!visible)
-            emit statusMessage(tr("%1 on %2 was refused: %3").arg(kind, id, error.userText()), 15000);
+            emit statusMessage(tr("Your decision on %1 was refused: %2").arg(subject, error.userText()), 15000);
         return;
     }
 
@@ -283,40 +299,36 @@ void DecisionController::applyResult(DecisionDialog *dialog, const ApiResponse &
         const std::optional<ActionRecord> after = ActionRecord::fromJson(body.value(QLatin1String("action")).toObject());
         if (lookupDialog && lookup && after)
             lookupDialog->showResult(*lookup, *after);
-        emit statusMessage(tr("Lookup recorded for %1%2.").arg(id, replayed), 8000);
+        emit statusMessage(tr("Look-up recorded for %1%2.").arg(subject, replayed), 8000);
     } else if (kind == QLatin1String("follow_up")) {
         const QString newId = body.value(QLatin1String("id")).toString();
-        emit statusMessage(tr("Follow-up %1 proposed for %2; it needs its own approval%3.")
-                               .arg(newId, display::money(body.value(QLatin1String("amount")).toInteger(),
-                                                          body.value(QLatin1String("currency")).toString()),
-                                    replayed),
+        emit statusMessage(tr("Follow-up of %1 proposed for %2; it needs its own approval%3.")
+                               .arg(display::money(body.value(QLatin1String("amount")).toInteger(),
+                                                   body.value(QLatin1String("currency")).toString()),
+                                    subject, replayed),
                            15000);
         dialog->accept();
         emit queueRowOutdated(newId);
     } else {
-        const QJsonObject approval = body.value(QLatin1String("approval")).toObject();
         QString message;
         const std::optional<Quorum> quorum = Quorum::fromJson(body);
         if (kind == QLatin1String("approve") && response.httpStatus == 202 && quorum)
             // A quorum's signature (docs/POLICY.md): counted, the action stays PENDING, no key yet.
-            message = tr("Your signature on %1 counted: %2. No key is minted until %3 distinct approvers have signed%4.")
-                          .arg(id, quorum->describe())
+            message = tr("Your signature on %1 counted: %2. Nothing is sent until %3 different approvers have signed%4.")
+                          .arg(subject, quorum->describe())
                           .arg(quorum->required)
                           .arg(replayed);
         else if (kind == QLatin1String("approve"))
-            message = tr("Approved %1: approval v%2, key %3. Nothing is sent until the executor claims it%4.")
-                          .arg(id)
-                          .arg(approval.value(QLatin1String("version")).toInt())
-                          .arg(approval.value(QLatin1String("idempotency_key")).toString(), replayed);
+            message = tr("Approved %1. Nothing is sent until the executor sends it%2.").arg(subject, replayed);
         else if (kind == QLatin1String("reject"))
-            message = tr("Rejected %1%2.").arg(id, replayed);
+            message = tr("Rejected %1%2.").arg(subject, replayed);
         else if (kind == QLatin1String("close_settlement")) {
-            message = tr("Closed the failed refund of %1 without re-sending%2.").arg(id, replayed);
+            message = tr("Closed %1 without re-sending it%2.").arg(subject, replayed);
             emit queueRowOutdated(id); // its row leaves "Refund failed"
         } else if (kind == QLatin1String("close_discrepancy")) {
-            message = tr("Closed the discrepancy of %1 with your note%2.").arg(id, replayed);
+            message = tr("Closed the discrepancy of %1 with your note%2.").arg(subject, replayed);
         } else {
-            message = tr("Reconciled %1%2.").arg(id, replayed);
+            message = tr("Reconciled %1%2.").arg(subject, replayed);
         }
         emit statusMessage(message, 15000);
         dialog->accept();

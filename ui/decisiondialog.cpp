@@ -1,11 +1,13 @@
 #include "ui/decisiondialog.h"
 #include "ui/dialogparts.h"
 #include "ui/statepalette.h"
+#include "ui/warninglist.h"
 
 #include <QKeyEvent>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 namespace cs {
@@ -21,14 +23,13 @@ DecisionDialog::DecisionDialog(const QString &kind, const ActionDetail &detail, 
     layout->setContentsMargins(18, 16, 18, 14);
     layout->setSpacing(10);
 
-    m_description = new QLabel(this);
-    m_description->setObjectName(QStringLiteral("descriptionLabel"));
-    m_description->setWordWrap(true);
-    m_description->setTextFormat(Qt::RichText);
-    m_description->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_description);
+    // The body scrolls when it is taller than the screen; the status line and the buttons below
+    // it never do. What the reviewer must see comes first: what changed meanwhile, the warnings.
+    const dialogparts::ScrollBody body = dialogparts::scrollBody(this);
+    m_body = body.area;
+    layout->addWidget(m_body, 1);
 
-    m_changes = new QLabel(this);
+    m_changes = new QLabel(body.content);
     m_changes->setObjectName(QStringLiteral("changesLabel"));
     m_changes->setWordWrap(true);
     m_changes->setTextFormat(Qt::RichText);
@@ -39,11 +40,23 @@ DecisionDialog::DecisionDialog(const QString &kind, const ActionDetail &detail, 
     warn.setColor(QPalette::Window, StatePalette::warningFill(palette()));
     warn.setColor(QPalette::WindowText, StatePalette::warningText(palette()));
     m_changes->setPalette(warn);
-    layout->addWidget(m_changes);
+    body.layout->addWidget(m_changes);
+
+    m_warnings = new WarningList(body.content);
+    m_warnings->setObjectName(QStringLiteral("dialogWarnings"));
+    body.layout->addWidget(m_warnings);
+
+    m_description = new QLabel(body.content);
+    m_description->setObjectName(QStringLiteral("descriptionLabel"));
+    m_description->setWordWrap(true);
+    m_description->setTextFormat(Qt::RichText);
+    m_description->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    body.layout->addWidget(m_description);
 
     m_fields = new QVBoxLayout;
     m_fields->setSpacing(6);
-    layout->addLayout(m_fields);
+    body.layout->addLayout(m_fields);
+    body.layout->addStretch(1);
 
     m_blocking = dialogparts::blockingLabel(this);
     layout->addWidget(m_blocking);
@@ -70,6 +83,29 @@ void DecisionDialog::keyPressEvent(QKeyEvent *event)
     // Ctrl+Enter confirms from anywhere (a plain Enter belongs to the text fields).
     if (!dialogparts::handleEnter(event, m_confirm))
         QDialog::keyPressEvent(event);
+}
+
+void DecisionDialog::setVisible(bool visible)
+{
+    if (visible && !m_shown && !testAttribute(Qt::WA_Resized))
+        dialogparts::fitToScreen(this, m_body, m_preferredWidth);
+    QDialog::setVisible(visible);
+}
+
+void DecisionDialog::setWarnings(const QList<WarningLine> &warnings)
+{
+    m_warnings->setWarnings(warnings);
+}
+
+QList<WarningLine> DecisionDialog::warnings() const
+{
+    return m_warnings->warnings();
+}
+
+void DecisionDialog::contentGrew()
+{
+    if (isVisible())
+        dialogparts::fitToScreen(this, m_body, m_preferredWidth, true);
 }
 
 void DecisionDialog::showEvent(QShowEvent *event)
@@ -140,6 +176,11 @@ void DecisionDialog::setDescription(const QString &html)
     m_description->setText(html);
 }
 
+void DecisionDialog::setDescriptionToolTip(const QString &text)
+{
+    m_description->setToolTip(text);
+}
+
 void DecisionDialog::setConfirmText(const QString &text)
 {
     m_confirm->setText(text);
@@ -193,10 +234,11 @@ void DecisionDialog::setResending(int sendCount, const QString &why, const QStri
     m_sending = true;
     setInputReadOnly(true);
     m_status->setText(tr("<b>No answer from the backend</b> (%1). Your decision is kept and is being sent again "
-                         "automatically with the same Idempotency-Key <code>%2</code> and If-Match, so it cannot be "
-                         "applied twice \u2014 attempt %3.")
-                          .arg(why.toHtmlEscaped(), idempotencyKey.toHtmlEscaped())
+                         "automatically as the same request, so it cannot be applied twice \u2014 attempt %2.")
+                          .arg(why.toHtmlEscaped())
                           .arg(sendCount + 1));
+    m_status->setToolTip(tr("Resent with the same Idempotency-Key %1 and If-Match: the backend applies it once.")
+                             .arg(idempotencyKey));
     m_status->setVisible(true);
     m_stop->setVisible(true);
     updateConfirm();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/actiondetail.h"
+#include "ui/warninglist.h"
 
 #include <QDialog>
 #include <QList>
@@ -9,6 +10,7 @@
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
+class QScrollArea;
 class QVBoxLayout;
 
 namespace cs {
@@ -54,6 +56,13 @@ public:
 
     // Closes the dialog; if it had the keyboard, its parent window gets it back.
     void done(int result) override;
+    // On the first show, unless sized by the caller: as large as its content, within the screen
+    // (dialogparts::fitToScreen).
+    void setVisible(bool visible) override;
+
+    // The warnings shown first in the body, above everything else (none: hidden).
+    QList<WarningLine> warnings() const;
+    QScrollArea *body() const { return m_body; }
 
 signals:
     void confirmed();
@@ -61,6 +70,12 @@ signals:
 
 protected:
     void setDescription(const QString &html);
+    void setDescriptionToolTip(const QString &text);
+    void setWarnings(const QList<WarningLine> &warnings);
+    // The width the dialog opens with when the screen has room.
+    void setPreferredWidth(int width) { m_preferredWidth = width; }
+    // The body's content grew while the dialog is open: grow the dialog as far as the screen allows.
+    void contentGrew();
     QVBoxLayout *fieldsLayout() const { return m_fields; }
     // A multi-line input (a note, a reason) `height` pixels high, kept in the draft as `draftKey`:
     // Tab leaves it, each edit re-checks whether confirming is possible, and it is read-only
@@ -92,6 +107,9 @@ private:
     bool m_sending = false;
     bool m_shown = false;
     QWidget *m_firstInput = nullptr;
+    int m_preferredWidth = 640;
+    QScrollArea *m_body;
+    WarningList *m_warnings;
     QLabel *m_description;
     QLabel *m_changes;
     QVBoxLayout *m_fields;

@@ -13,6 +13,8 @@ class QHBoxLayout;
 class QKeyEvent;
 class QLabel;
 class QPushButton;
+class QScrollArea;
+class QVBoxLayout;
 class QWidget;
 
 namespace cs::dialogparts {
@@ -36,6 +38,26 @@ struct ResendButtons
     QPushButton *cancel = nullptr;  // "cancelButton"
 };
 ResendButtons resendButtons(QWidget *parent, const QString &confirmText);
+
+// The body of a dialog that can hold more than a screen shows (warnings, a charge's story, the
+// agent's reasons, a note): a frameless scroll area, vertical only, whose content is laid out in
+// `layout` at full height — word-wrapped labels get the height their text needs, nothing is
+// squeezed. The dialog's status line and buttons stay outside it, always visible.
+struct ScrollBody
+{
+    QScrollArea *area = nullptr; // "dialogBody"
+    QWidget *content = nullptr;  // "dialogBodyContent"
+    QVBoxLayout *layout = nullptr;
+};
+ScrollBody scrollBody(QWidget *parent);
+
+// Sizes `dialog` so that all of `body`'s content shows at `preferredWidth` (at least the dialog's
+// and the content's minimum widths), within the available area of the screen the dialog opens on
+// less room for a window frame; what does not fit scrolls in `body`. Called before the first show
+// (the dialog then centres itself over its parent with this size). With `growOnly`, for content
+// that grew while the dialog is open (a fresh charge read with warnings), the dialog only grows,
+// keeping its top left corner and staying on the screen.
+void fitToScreen(QDialog *dialog, QScrollArea *body, int preferredWidth, bool growOnly = false);
 
 // Closes `dialog` with `close` (its QDialog::done) and, if it had the keyboard, gives the keyboard
 // back to the window it came from: not every platform reactivates a closed dialog's parent

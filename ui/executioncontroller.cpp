@@ -257,7 +257,7 @@ void ExecutionController::onAnswer(ExecutionDialog *dialog, ApiCall *call)
     } else if (dialog) {
         dialog->setFailed(
             tr("No answer from the backend (%1): whether it was recorded is unknown; the status bar shows what is in "
-               "force once the backend answers. Confirming the same again resends it with the same Idempotency-Key.")
+               "force once the backend answers. Confirming the same again sends the same request once more.")
                 .arg(response.error.kind == ApiError::Kind::Cancelled ? tr("stopped waiting") : response.error.userText()));
     }
     reload(); // a refusal (already paused, already resumed) means it changed meanwhile

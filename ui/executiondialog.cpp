@@ -5,6 +5,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 namespace cs {
@@ -18,15 +19,21 @@ ExecutionDialog::ExecutionDialog(QWidget *parent)
     layout->setContentsMargins(18, 16, 18, 14);
     layout->setSpacing(10);
 
-    m_description = new QLabel(this);
+    // The body scrolls when it is taller than the screen; the buttons never do.
+    const dialogparts::ScrollBody body = dialogparts::scrollBody(this);
+    m_body = body.area;
+    layout->addWidget(m_body, 1);
+
+    m_description = new QLabel(body.content);
     m_description->setObjectName(QStringLiteral("descriptionLabel"));
     m_description->setWordWrap(true);
     m_description->setTextFormat(Qt::RichText);
-    layout->addWidget(m_description);
+    body.layout->addWidget(m_description);
 
     m_fields = new QVBoxLayout;
     m_fields->setSpacing(6);
-    layout->addLayout(m_fields);
+    body.layout->addLayout(m_fields);
+    body.layout->addStretch(1);
 
     m_blocking = dialogparts::blockingLabel(this);
     layout->addWidget(m_blocking);
@@ -46,6 +53,15 @@ ExecutionDialog::ExecutionDialog(QWidget *parent)
     });
     connect(m_cancel, &QPushButton::clicked, this, &ExecutionDialog::reject);
     connect(m_stop, &QPushButton::clicked, this, &ExecutionDialog::stopResendingRequested);
+}
+
+void ExecutionDialog::setVisible(bool visible)
+{
+    if (visible && !m_fitted && !testAttribute(Qt::WA_Resized)) {
+        m_fitted = true;
+        dialogparts::fitToScreen(this, m_body, 600);
+    }
+    QDialog::setVisible(visible);
 }
 
 void ExecutionDialog::reject()
@@ -96,10 +112,10 @@ void ExecutionDialog::setResending(int sendCount, const QString &why, const QStr
     m_sending = true;
     setInputReadOnly(true);
     m_status->setText(tr("<b>No answer from the backend</b> (%1). Your request is kept and is being sent again "
-                         "automatically with the same Idempotency-Key <code>%2</code>, so it cannot take effect "
-                         "twice \u2014 attempt %3.")
-                          .arg(why.toHtmlEscaped(), idempotencyKey.toHtmlEscaped())
+                         "automatically as the same request, so it cannot take effect twice \u2014 attempt %2.")
+                          .arg(why.toHtmlEscaped())
                           .arg(sendCount + 1));
+    m_status->setToolTip(tr("Resent with the same Idempotency-Key %1: the backend applies it once.").arg(idempotencyKey));
     m_status->setVisible(true);
     m_stop->setVisible(true);
     updateConfirm();

@@ -4,6 +4,7 @@
 
 class QLabel;
 class QPushButton;
+class QScrollArea;
 class QVBoxLayout;
 
 namespace cs {
@@ -37,6 +38,8 @@ signals:
 
 public slots:
     void reject() override; // not while a request is out
+    // On the first show, unless sized by the caller: as large as its content, within the screen.
+    void setVisible(bool visible) override;
 
 protected:
     void setDescription(const QString &html);
@@ -48,6 +51,8 @@ protected:
 
 private:
     bool m_sending = false;
+    bool m_fitted = false;
+    QScrollArea *m_body;
     QLabel *m_description;
     QVBoxLayout *m_fields;
     QLabel *m_blocking;

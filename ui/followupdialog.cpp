@@ -157,14 +157,14 @@ void FollowUpDialog::refresh()
         const Settlement &s = *m_detail.settlement;
         html += tr("<p>Refund <code>%1</code> was accepted, then <b>%2</b> at the provider%3: <b>the customer has not "
                    "been refunded</b>, so it counts as nothing committed. Proposing the full amount again makes a "
-                   "<b>new operation</b> that needs <b>its own approval</b> and gets <b>its own idempotency key</b>; "
+                   "<b>new refund</b> that needs <b>its own approval</b> and is sent as a refund of its own; "
                    "the failed refund itself is never re-sent.</p>")
                     .arg(s.refundId.toHtmlEscaped(), s.status.toHtmlEscaped(),
                          s.failureReason.isEmpty() ? QString() : tr(" (%1)").arg(s.failureReason.toHtmlEscaped()));
     }
     if (m_plan.possible && rest && *rest > 0)
         html += tr("<p>Creates a <b>new PENDING action</b> refunding <b>%1</b> (%2 desired \u2212 %3 committed) on %4, "
-                   "linked to this one. It needs its own approval and gets its own idempotency key; "
+                   "linked to this one. It needs its own approval and is sent as a refund of its own, never as a resend of this one; "
                    "<b>nothing is sent</b> until it is approved and claimed.</p>")
                     .arg(display::money(*rest, currency).toHtmlEscaped(),
                          display::money(*desiredTotal(), currency).toHtmlEscaped(),

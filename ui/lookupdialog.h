@@ -2,10 +2,15 @@
 
 #include "ui/decisiondialog.h"
 
+class QLabel;
+
 namespace cs {
 
+class DetailsDisclosure;
+
 // Ask the provider now what happened to this action. States what will be asked and that it
-// cannot refund anything; after confirming it shows the answer as it arrives.
+// cannot refund anything; after confirming it shows the answer as it arrives, in words
+// ("lookupAnswer"), with the look-up and the provider's raw answer under Details.
 class LookupDialog : public DecisionDialog
 {
     Q_OBJECT
@@ -18,6 +23,10 @@ public:
 
 protected:
     void refresh() override;
+
+private:
+    QLabel *m_answer;
+    DetailsDisclosure *m_answerDetails;
 };
 
 } // namespace cs

@@ -25,7 +25,9 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSplitter>
+#include <QScreen>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -413,13 +415,32 @@ void MainWindow::buildMenus()
     toolbar->setVisible(false); // the detail pane carries the decision buttons; the menu the rest
 }
 
+void MainWindow::setVisible(bool visible)
+{
+    // Never sized by anyone (no saved geometry, no --window-size): 1440×900 where the screen has
+    // room for it and a window frame; on a smaller screen (1366×768) maximized, so that the window
+    // manager fits the frame too and nothing lies off the screen.
+    if (visible && !testAttribute(Qt::WA_Resized) && !isVisible()) {
+        if (const QScreen *s = screen()) {
+            const QRect available = s->availableGeometry();
+            const QSize wanted(1440, 900);
+            if (available.width() >= wanted.width() + 16 && available.height() >= wanted.height() + 48) {
+                setGeometry(QStyle::alignedRect(layoutDirection(), Qt::AlignCenter, wanted, available));
+            } else {
+                resize(available.size() - QSize(16, 48)); // the size it returns to when unmaximized
+                setWindowState(windowState() | Qt::WindowMaximized);
+            }
+        }
+    }
+    QMainWindow::setVisible(visible);
+}
+
 void MainWindow::restoreLayout()
 {
     const QByteArray geometry = m_settings->windowGeometry;
     if (!geometry.isEmpty())
         restoreGeometry(geometry);
-    else
-        resize(1440, 900);
+    // Else the first show sizes the window to the screen it opens on (setVisible).
     const QByteArray state = m_settings->windowState;
     if (!state.isEmpty())
         restoreState(state);

@@ -80,6 +80,9 @@ public:
     // Whether the queue's first page since start() has arrived (firstPageShown was emitted).
     bool hasShownFirstPage() const { return m_firstPageShown; }
 
+    // The first show of a window nobody sized fits it to its screen.
+    void setVisible(bool visible) override;
+
 public slots:
     void refresh();
     void editConnection();

@@ -77,7 +77,7 @@ void OfflineBanner::updateText()
                    .arg(seconds);
     }
     if (m_pending > 0)
-        html += tr(" %n decision(s) will be resent with the same Idempotency-Key as soon as it answers, so none can "
+        html += tr(" %n decision(s) will be sent again as the same request as soon as it answers, so none can "
                    "apply twice.", nullptr, m_pending);
     m_text->setText(html);
 }

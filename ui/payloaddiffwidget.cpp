@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
+#include <QStyle>
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -75,6 +76,10 @@ PayloadDiffWidget::PayloadDiffWidget(QWidget *parent)
     m_table->setTabKeyNavigation(false); // Tab goes on to the next control, not cell by cell
     m_table->setShowGrid(true);
     m_table->setWordWrap(false);
+    // Room for five fields (header, rows, a horizontal scroll bar) however small the page.
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 10);
+    m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() + 5 * m_table->verticalHeader()->defaultSectionSize()
+                              + 2 * m_table->frameWidth() + style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_table));
     layout->addWidget(m_table, 1);
 
     auto *explanation = new QLabel(tr("The stored action is unchanged: nothing is sent for a conflicting payload. "

@@ -17,6 +17,7 @@
 #include <QScrollBar>
 #include <QToolButton>
 #include <QTableView>
+#include <QStyle>
 #include <QVBoxLayout>
 
 namespace cs {
@@ -131,8 +132,13 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     // Visual order: what a reviewer scans first; the long identifiers to the right.
     const int widths[ActionQueueModel::ColumnCount] = { 206, 104, 220, 92, 112, 50, 70, 88, 240 };
-    for (int c = 0; c < ActionQueueModel::ColumnCount; ++c)
-        m_table->setColumnWidth(c, widths[c]);
+    // Never narrower than its title ("Letztes Ereignis"), with room for the sort arrow.
+    const int titleRoom = 2 * style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header)
+        + style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header) + 12;
+    for (int c = 0; c < ActionQueueModel::ColumnCount; ++c) {
+        const QString title = m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+        m_table->setColumnWidth(c, std::max(widths[c], header->fontMetrics().horizontalAdvance(title) + titleRoom));
+    }
     const int order[] = { ActionQueueModel::StateColumn, ActionQueueModel::AmountColumn, ActionQueueModel::OrderColumn,
                           ActionQueueModel::AgentColumn, ActionQueueModel::AgeColumn, ActionQueueModel::AttemptsColumn,
                           ActionQueueModel::LastEventColumn, ActionQueueModel::TargetColumn, ActionQueueModel::IdColumn };

@@ -2,6 +2,8 @@
 #include "models/displayformat.h"
 #include "models/lookuptablemodel.h"
 #include "models/refundstatus.h"
+#include "models/reviewexplanation.h"
+#include "ui/detailsdisclosure.h"
 
 #include <QButtonGroup>
 #include <QHBoxLayout>
@@ -22,6 +24,11 @@ ReconcileDialog::ReconcileDialog(const ActionDetail &detail, QWidget *parent)
     setObjectName(QStringLiteral("reconcileDialog"));
     setWindowTitle(tr("Confirm a reconciliation"));
     setMinimumWidth(760);
+
+    m_reviewDetails = new DetailsDisclosure(this);
+    m_reviewDetails->setObjectName(QStringLiteral("reviewDetails"));
+    fieldsLayout()->addWidget(m_reviewDetails);
+    connect(m_reviewDetails, &DetailsDisclosure::expandedChanged, this, [this] { contentGrew(); });
 
     auto *outcomeLabel = new QLabel(tr("<b>What happened at the provider?</b>"), this);
     fieldsLayout()->addWidget(outcomeLabel);
@@ -63,23 +70,28 @@ ReconcileDialog::ReconcileDialog(const ActionDetail &detail, QWidget *parent)
     const int widths[] = { 34, 140, 120, 90, 90, 190, 80, 100, 50 };
     for (int c = 0; c < LookupTableModel::ColumnCount; ++c)
         m_evidence->setColumnWidth(c, widths[c]);
+    // A folded row's span and words ("12 look-ups failed (HTTP 503)") and the method are read whole.
+    m_evidence->horizontalHeader()->setSectionResizeMode(LookupTableModel::AtColumn, QHeaderView::ResizeToContents);
+    m_evidence->horizontalHeader()->setSectionResizeMode(LookupTableModel::ResultColumn, QHeaderView::ResizeToContents);
+    m_evidence->horizontalHeader()->setSectionResizeMode(LookupTableModel::MethodColumn, QHeaderView::ResizeToContents);
     evidenceLabel->setBuddy(m_evidence);
     fieldsLayout()->addWidget(m_evidence);
 
     m_note = addTextField(tr("N&ote (required):"), QStringLiteral("note"), QStringLiteral("noteEdit"), tr("Reconciliation note"), 64);
 
     setConfirmText(tr("Confirm reconciliation"));
-    refresh();
-    updateConfirm();
-
-    connect(m_committed, &QRadioButton::toggled, this, [this] { refresh(); updateConfirm(); });
-    connect(m_notCommitted, &QRadioButton::toggled, this, [this] { refresh(); updateConfirm(); });
+    // Before the first refresh: it preselects the evidence.
     connect(m_evidence->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         const QModelIndexList rows = m_evidence->selectionModel()->selectedRows();
         m_selectedSeq = rows.isEmpty() ? 0 : rows.first().data(LookupTableModel::SeqRole).toInt();
         refresh();
         updateConfirm();
     });
+    refresh();
+    updateConfirm();
+
+    connect(m_committed, &QRadioButton::toggled, this, [this] { refresh(); updateConfirm(); });
+    connect(m_notCommitted, &QRadioButton::toggled, this, [this] { refresh(); updateConfirm(); });
     connect(m_lookupButton, &QPushButton::clicked, this, &ReconcileDialog::lookupRequested);
 }
 
@@ -110,13 +122,25 @@ void ReconcileDialog::setOutcome(bool committed)
 
 bool ReconcileDialog::selectEvidence(int lookupSeq)
 {
-    for (int row = 0; row < m_lookups->rowCount(); ++row) {
-        if (m_lookups->record(row).seq == lookupSeq) {
-            m_evidence->selectRow(row);
-            return true;
-        }
-    }
-    return false;
+    const int row = lookupSeq > 0 ? m_lookups->rowOfSeq(lookupSeq) : -1;
+    if (row < 0)
+        return false;
+    m_evidence->selectRow(row);
+    return true;
+}
+
+void ReconcileDialog::offerNewestEvidence()
+{
+    // Each deciding look-up is offered once, while nothing is chosen: the person still chooses
+    // the outcome, and a choice (or a draft's) is never replaced.
+    if (m_lookups->rowCount() == 0 || !m_lookups->record(0).decides())
+        return;
+    const int newest = m_lookups->record(0).lookup.seq;
+    if (newest <= m_offeredSeq)
+        return;
+    m_offeredSeq = newest;
+    if (m_selectedSeq == 0)
+        selectEvidence(newest);
 }
 
 void ReconcileDialog::setLookupRunning(bool running)
@@ -194,16 +218,20 @@ void ReconcileDialog::restoreDraft(const QVariantMap &draft)
 void ReconcileDialog::refresh()
 {
     const int keep = m_selectedSeq;
-    m_lookups->setRecords(m_detail.lookups);
+    m_lookups->setLookups(m_detail.lookups);
     if (keep > 0 && m_selectedSeq != keep)
         selectEvidence(keep);
+    offerNewestEvidence();
     m_lookupButton->setEnabled(m_detail.permissions.lookup.allowed);
 
     const ActionRecord &r = m_detail.record;
     QString html = tr("<p style=\"font-size:large\"><b>Reconcile %1 on %2</b></p>")
                        .arg(display::money(r.amount, r.currency).toHtmlEscaped(), r.targetId.toHtmlEscaped());
-    if (!r.reviewReason.isEmpty())
-        html += tr("<p>Why it needs review: %1</p>").arg(r.reviewReason.toHtmlEscaped());
+    const bool review = r.state == ActionState::RequiresReview;
+    const Explanation why = review ? ReviewExplanation::forAction(m_detail) : Explanation();
+    if (review)
+        html += tr("<p>Why it needs review: %1</p>").arg(why.sentence.toHtmlEscaped());
+    m_reviewDetails->setDetails(why.details);
     const ProviderLookup *evidence = m_detail.lookup(m_selectedSeq);
     if (outcomeChosen() && evidence) {
         const bool committed = committedChosen();
@@ -211,7 +239,7 @@ void ReconcileDialog::refresh()
                    "REQUIRES_REVIEW to <b>%4</b>. %5</p>")
                     .arg(committed ? tr("committed") : tr("not committed"))
                     .arg(evidence->seq)
-                    .arg(LookupTableModel::describe(*evidence).toHtmlEscaped(),
+                    .arg(ReviewExplanation::forLookup(*evidence, r.provider).sentence.toHtmlEscaped(),
                          committed ? QStringLiteral("COMPLETED") : QStringLiteral("REJECTED"),
                          committed ? tr("Nothing is sent.")
                                    : tr("Nothing is sent; a follow-up can then propose a new refund if one is owed."));

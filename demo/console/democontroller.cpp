@@ -77,6 +77,9 @@ DemoController::DemoController(demo::DemoStack *stack, MainWindow *window, ApiCl
     window->tabifyDockWidget(m_faults, m_truth);
     m_faults->hide();
     m_truth->hide();
+    // The narration takes room from the queue and the detail: it shows while a scenario or an
+    // exercise runs (and after, with its verdict, until closed), not before.
+    m_narration->hide();
     buildMenus();
 
     connect(m_runner, &demo::ScenarioRunner::narration, m_narration,
@@ -163,6 +166,7 @@ void DemoController::play(int scenarioId, bool stepByStep, bool exercise)
             m_narration->begin(tr("%1. %2").arg(info.id).arg(info.title), info.summary);
     }
     m_narration->setRunning(true);
+    m_narration->show();
     m_cancel->setEnabled(true);
     m_pendingScenario = scenarioId;
     m_pendingStepByStep = stepByStep;

@@ -48,10 +48,6 @@
         <translation>eine geänderte erneute Einreichung wurde abgefangen (#%1 von %2)</translation>
     </message>
     <message>
-        <source>review reason: %1</source>
-        <translation>Prüfgrund: %1</translation>
-    </message>
-    <message>
         <source>follow-up %1 proposed</source>
         <translation>Folgeaktion %1 vorgeschlagen</translation>
     </message>
@@ -82,6 +78,10 @@
     <message>
         <source>discrepancy closed by %1: %2</source>
         <translation>Abweichung von %1 geschlossen: %2</translation>
+    </message>
+    <message>
+        <source>why it needs review: %1</source>
+        <translation>warum sie geprüft werden muss: %1</translation>
     </message>
 </context>
 <context>
@@ -251,10 +251,6 @@
         <translation>&lt;b&gt;Bestätigung unbekannt.&lt;/b&gt; Eine Anfrage hat den Anbieter vielleicht erreicht; seine Antwort ging verloren. Der Reconciler wiederholt sie innerhalb des Schlüsselfensters mit demselben Schlüssel und fragt die Erstattung ab; eine Abfrage kann es jetzt klären.</translation>
     </message>
     <message>
-        <source>%1   (%2 minor units of %3)</source>
-        <translation>%1   (%2 kleinste Einheiten in %3)</translation>
-    </message>
-    <message>
         <source>none yet — minted by the approval</source>
         <translation>noch keiner — entsteht mit der Freigabe</translation>
     </message>
@@ -277,10 +273,6 @@
     <message>
         <source>%1 (rule %2, policy v%3)</source>
         <translation>%1 (Regel %2, Richtlinie v%3)</translation>
-    </message>
-    <message>
-        <source>%1 (state version %2)</source>
-        <translation>%1 (Zustandsversion %2)</translation>
     </message>
     <message>
         <source>%1
@@ -329,6 +321,18 @@ heute: %2
     <message>
         <source>&lt;b&gt;Timeline&lt;/b&gt; — attempts, lookups, state changes, the end of the key window and the refund&apos;s settlement</source>
         <translation>&lt;b&gt;Zeitleiste&lt;/b&gt; — Versuche, Abfragen, Zustandswechsel, das Ende des Schlüsselfensters und die Abwicklung der Erstattung</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Identifiers&lt;/b&gt; — what the backend and the provider know this refund by</source>
+        <translation>&lt;b&gt;Kennungen&lt;/b&gt; — woran Backend und Anbieter diese Erstattung erkennen</translation>
+    </message>
+    <message>
+        <source>Amount in minor units</source>
+        <translation>Betrag in kleinsten Einheiten</translation>
+    </message>
+    <message>
+        <source>State version (ETag)</source>
+        <translation>Zustandsversion (ETag)</translation>
     </message>
 </context>
 <context>
@@ -579,10 +583,6 @@ heute: %2
 <context>
     <name>cs::ApproveDialog</name>
     <message>
-        <source>Approve refund</source>
-        <translation>Erstattung freigeben</translation>
-    </message>
-    <message>
         <source>&lt;b&gt;The charge&lt;/b&gt;</source>
         <translation>&lt;b&gt;Die Zahlung&lt;/b&gt;</translation>
     </message>
@@ -614,28 +614,8 @@ heute: %2
         </translation>
     </message>
     <message>
-        <source>&lt;b&gt;Possible duplicate.&lt;/b&gt; Another refund for the same need is in Countersign:&lt;ul style=&quot;margin:2px 0&quot;&gt;%1&lt;/ul&gt;Approve only if both are intended, and say why in the note.</source>
-        <translation>&lt;b&gt;Mögliches Duplikat.&lt;/b&gt; Eine weitere Erstattung für denselben Zweck ist in Countersign:&lt;ul style=&quot;margin:2px 0&quot;&gt;%1&lt;/ul&gt;Geben Sie nur frei, wenn beide gewollt sind, und begründen Sie es in der Notiz.</translation>
-    </message>
-    <message>
         <source>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;Approve a refund of %1&lt;/b&gt;&lt;/p&gt;</source>
         <translation>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;Eine Erstattung von %1 freigeben&lt;/b&gt;&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>Amount</source>
-        <translation>Betrag</translation>
-    </message>
-    <message>
-        <source>%1 (%2 minor units)</source>
-        <translation>%1 (%2 kleinste Einheiten)</translation>
-    </message>
-    <message>
-        <source>Currency</source>
-        <translation>Währung</translation>
-    </message>
-    <message>
-        <source>Target</source>
-        <translation>Ziel</translation>
     </message>
     <message>
         <source>Order</source>
@@ -662,20 +642,48 @@ heute: %2
         <translation>Freigaben</translation>
     </message>
     <message>
-        <source>%1 (rule %2, policy v%3)</source>
-        <translation>%1 (Regel %2, Richtlinie v%3)</translation>
+        <source>Possible duplicate: order %1 already has a refund of %2 (%3; requested by %4, %5).</source>
+        <translation>Mögliche Doppelung: Bestellung %1 hat schon eine Erstattung über %2 (%3; angefordert von %4, %5).</translation>
     </message>
     <message>
-        <source>Request fingerprint</source>
-        <translation>Fingerabdruck der Anfrage</translation>
+        <source>Possible duplicate: order %1 also has a refund of %2 (%3; requested by %4, %5).</source>
+        <translation>Mögliche Doppelung: Bestellung %1 hat auch eine Erstattung über %2 (%3; angefordert von %4, %5).</translation>
     </message>
     <message>
-        <source>&lt;p&gt;The policy asks for &lt;b&gt;%1 distinct approvers&lt;/b&gt;. Your approval is &lt;b&gt;signature %2 of %1&lt;/b&gt;: it is counted, the action stays PENDING and &lt;b&gt;no idempotency key is minted&lt;/b&gt; until %1 approvers have signed. Nothing is sent to the provider now.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;Die Richtlinie verlangt &lt;b&gt;%1 verschiedene Freigebende&lt;/b&gt;. Ihre Freigabe ist &lt;b&gt;Unterschrift %2 von %1&lt;/b&gt;: Sie wird gezählt, die Aktion bleibt PENDING und &lt;b&gt;es wird kein Idempotenzschlüssel erzeugt&lt;/b&gt;, bis %1 Freigebende unterschrieben haben. Jetzt wird nichts an den Anbieter gesendet.&lt;/p&gt;</translation>
+        <source>Possible duplicate: the same charge already has a refund of %1 (%2; requested by %3, %4).</source>
+        <translation>Mögliche Doppelung: Dieselbe Zahlung hat schon eine Erstattung über %1 (%2; angefordert von %3, %4).</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Approving creates &lt;b&gt;approval version %1&lt;/b&gt;, which mints a &lt;b&gt;fresh idempotency key&lt;/b&gt; for this action and signs this exact request (its fingerprint). &lt;b&gt;Nothing is sent to the provider now&lt;/b&gt;: the action stays PENDING, approved and queued, until the executor claims it and sends it once with that key.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;Die Freigabe erzeugt &lt;b&gt;Freigabeversion %1&lt;/b&gt;, die einen &lt;b&gt;neuen Idempotenzschlüssel&lt;/b&gt; für diese Aktion erzeugt und genau diese Anfrage (ihren Fingerabdruck) unterschreibt. &lt;b&gt;Jetzt wird nichts an den Anbieter gesendet&lt;/b&gt;: Die Aktion bleibt PENDING, freigegeben und eingereiht, bis der Executor sie übernimmt und einmal mit diesem Schlüssel sendet.&lt;/p&gt;</translation>
+        <source>Possible duplicate: the same charge also has a refund of %1 (%2; requested by %3, %4).</source>
+        <translation>Mögliche Doppelung: Dieselbe Zahlung hat auch eine Erstattung über %1 (%2; angefordert von %3, %4).</translation>
+    </message>
+    <message>
+        <source>Approve refund of %1</source>
+        <translation>Erstattung über %1 freigeben</translation>
+    </message>
+    <message>
+        <source>Approve refund of %1 for %2</source>
+        <translation>Erstattung über %1 für %2 freigeben</translation>
+    </message>
+    <message>
+        <source>Approve only if both are intended, and say why in the note.</source>
+        <translation>Nur freigeben, wenn beide gewollt sind, und in der Notiz begründen.</translation>
+    </message>
+    <message>
+        <source>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;Approve a refund of %1 for %2&lt;/b&gt;&lt;/p&gt;</source>
+        <translation>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;Erstattung über %1 für %2 freigeben&lt;/b&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Refund</source>
+        <translation>Erstattung</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The policy asks for &lt;b&gt;%1 different approvers&lt;/b&gt;. Yours is &lt;b&gt;signature %2 of %1&lt;/b&gt;: it is counted and the refund waits. &lt;b&gt;Nothing is sent to the provider&lt;/b&gt; until %1 approvers have signed.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Die Richtlinie verlangt &lt;b&gt;%1 verschiedene Freigebende&lt;/b&gt;. Ihre ist &lt;b&gt;Unterschrift %2 von %1&lt;/b&gt;: Sie wird gezählt, und die Erstattung wartet. &lt;b&gt;An den Anbieter wird nichts gesendet&lt;/b&gt;, bis %1 Freigebende unterschrieben haben.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Approving signs this exact refund. &lt;b&gt;Nothing is sent to the provider now&lt;/b&gt;: the refund waits, approved, until the executor sends it — once, however often it has to ask again.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Die Freigabe unterschreibt genau diese Erstattung. &lt;b&gt;Jetzt wird nichts an den Anbieter gesendet&lt;/b&gt;: Die Erstattung wartet freigegeben, bis die Ausführung sie sendet — einmal, wie oft sie auch nachfragen muss.&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -854,32 +862,12 @@ heute: %2
         <translation>Prüfung nötig</translation>
     </message>
     <message>
-        <source>%1 entered REQUIRES_REVIEW</source>
-        <translation>%1 ist jetzt REQUIRES_REVIEW</translation>
-    </message>
-    <message>
-        <source>%1 entered REQUIRES_REVIEW: %2</source>
-        <translation>%1 ist jetzt REQUIRES_REVIEW: %2</translation>
-    </message>
-    <message>
         <source>Outcome unknown</source>
         <translation>Ergebnis unbekannt</translation>
     </message>
     <message>
-        <source>%1 entered CONFIRMATION_UNKNOWN: whether %2 was refunded is not known yet</source>
-        <translation>%1 ist jetzt CONFIRMATION_UNKNOWN: ob %2 erstattet wurde, ist noch nicht bekannt</translation>
-    </message>
-    <message>
-        <source>%1 entered CONFIRMATION_UNKNOWN</source>
-        <translation>%1 ist jetzt CONFIRMATION_UNKNOWN</translation>
-    </message>
-    <message>
         <source>Approval awaited</source>
         <translation>Freigabe erwartet</translation>
-    </message>
-    <message>
-        <source>%1 awaits approval: %2 requested by %3</source>
-        <translation>%1 wartet auf Freigabe: %2, angefordert von %3</translation>
     </message>
     <message>
         <source>%1 awaits approval</source>
@@ -944,6 +932,42 @@ heute: %2
             <numerusform>%n neue fehlgeschlagene Erstattungen</numerusform>
         </translation>
     </message>
+    <message>
+        <source>The refund of %1 for %2</source>
+        <translation>Die Erstattung über %1 für %2</translation>
+    </message>
+    <message>
+        <source>the refund of %1 for %2</source>
+        <translation>die Erstattung über %1 für %2</translation>
+    </message>
+    <message>
+        <source>A refund of %1</source>
+        <translation>Eine Erstattung über %1</translation>
+    </message>
+    <message>
+        <source>a refund of %1</source>
+        <translation>eine Erstattung über %1</translation>
+    </message>
+    <message>
+        <source>%1 needs a person to decide what happened; nothing is sent again until then.</source>
+        <translation>%1 braucht einen Menschen, der entscheidet, was geschehen ist; bis dahin wird nichts erneut gesendet.</translation>
+    </message>
+    <message>
+        <source>%1 needs review</source>
+        <translation>%1 muss geprüft werden</translation>
+    </message>
+    <message>
+        <source>Whether %1 went through is not known yet; Countersign is finding out.</source>
+        <translation>Ob %1 durchgegangen ist, ist noch nicht bekannt; Countersign findet es heraus.</translation>
+    </message>
+    <message>
+        <source>Whether %1 went through is not known yet</source>
+        <translation>Ob %1 durchgegangen ist, ist noch nicht bekannt</translation>
+    </message>
+    <message>
+        <source>%1 awaits approval, requested by %2</source>
+        <translation>%1 wartet auf Freigabe, angefordert von %2</translation>
+    </message>
 </context>
 <context>
     <name>cs::AuditTableModel</name>
@@ -997,20 +1021,8 @@ vorheriger %2</translation>
         <translation>nicht erlaubt</translation>
     </message>
     <message>
-        <source>no answer (%1); resending with the same Idempotency-Key, attempt %2</source>
-        <translation>keine Antwort (%1); wird mit demselben Idempotency-Key erneut gesendet, Versuch %2</translation>
-    </message>
-    <message>
         <source>%1; whether it was decided is unknown</source>
         <translation>%1; ob entschieden wurde, ist unbekannt</translation>
-    </message>
-    <message>
-        <source>signed (%1 of %2): no key until %2 distinct approvers have signed</source>
-        <translation>unterschrieben (%1 von %2): kein Schlüssel, bis %2 verschiedene Freigebende unterschrieben haben</translation>
-    </message>
-    <message>
-        <source>approval v%1, key %2</source>
-        <translation>Freigabe v%1, Schlüssel %2</translation>
     </message>
     <message>
         <source>rejected: %1</source>
@@ -1023,6 +1035,18 @@ vorheriger %2</translation>
     <message>
         <source>%1 of %2 decided; %3 not done.</source>
         <translation>%1 von %2 entschieden; %3 nicht erledigt.</translation>
+    </message>
+    <message>
+        <source>no answer (%1); sending the same request again, attempt %2</source>
+        <translation>keine Antwort (%1); dieselbe Anfrage wird erneut gesendet, Versuch %2</translation>
+    </message>
+    <message>
+        <source>signed (%1 of %2): nothing is sent until %2 different approvers have signed</source>
+        <translation>unterschrieben (%1 von %2): gesendet wird nichts, bis %2 verschiedene Freigebende unterschrieben haben</translation>
+    </message>
+    <message>
+        <source>approved: the executor sends it once</source>
+        <translation>freigegeben: die Ausführung sendet sie einmal</translation>
     </message>
 </context>
 <context>
@@ -1112,10 +1136,6 @@ vorheriger %2</translation>
         <translation>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;%1 ablehnen&lt;/b&gt;&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Each action gets its &lt;b&gt;own approval&lt;/b&gt;, its own fresh idempotency key and its own four-eyes check, sent one request per action with the version you see. &lt;b&gt;Nothing is sent to the provider now&lt;/b&gt;: each stays PENDING, approved and queued, until the executor claims it.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;Jede Aktion erhält ihre &lt;b&gt;eigene Freigabe&lt;/b&gt;, ihren eigenen neuen Idempotenzschlüssel und ihre eigene Vier-Augen-Prüfung, gesendet als eine Anfrage je Aktion mit der Version, die Sie sehen. &lt;b&gt;Jetzt wird nichts an den Anbieter gesendet&lt;/b&gt;: Jede bleibt PENDING, freigegeben und eingereiht, bis der Executor sie übernimmt.&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>&lt;p&gt;Each action gets its &lt;b&gt;own rejection&lt;/b&gt;, sent one request per action with the version you see, with the reason and note below. Each becomes &lt;b&gt;REJECTED&lt;/b&gt;: nothing is ever sent to the provider for it.&lt;/p&gt;</source>
         <translation>&lt;p&gt;Jede Aktion erhält ihre &lt;b&gt;eigene Ablehnung&lt;/b&gt;, gesendet als eine Anfrage je Aktion mit der Version, die Sie sehen, mit Grund und Notiz von unten. Jede wird &lt;b&gt;REJECTED&lt;/b&gt;: Für sie wird niemals etwas an den Anbieter gesendet.&lt;/p&gt;</translation>
     </message>
@@ -1139,13 +1159,6 @@ vorheriger %2</translation>
         <translation>
             <numerusform>&lt;span style=&quot;color:%1&quot;&gt;&lt;b&gt;%n nicht erledigt&lt;/b&gt;&lt;/span&gt;</numerusform>
             <numerusform>&lt;span style=&quot;color:%1&quot;&gt;&lt;b&gt;%n nicht erledigt&lt;/b&gt;&lt;/span&gt;</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>&lt;b&gt;%n without an answer&lt;/b&gt; (whether it was decided is unknown: Retry failed resends it with the same Idempotency-Key, so it cannot be decided twice)</source>
-        <translation>
-            <numerusform>&lt;b&gt;%n ohne Antwort&lt;/b&gt; (ob entschieden wurde, ist unbekannt: „Fehlgeschlagene wiederholen“ sendet sie mit demselben Idempotency-Key erneut, sodass nicht zweimal entschieden werden kann)</numerusform>
-            <numerusform>&lt;b&gt;%n ohne Antwort&lt;/b&gt; (ob entschieden wurde, ist unbekannt: „Fehlgeschlagene wiederholen“ sendet sie mit demselben Idempotency-Key erneut, sodass keine zweimal entschieden werden kann)</numerusform>
         </translation>
     </message>
     <message numerus="yes">
@@ -1176,6 +1189,28 @@ vorheriger %2</translation>
     <message>
         <source>Close</source>
         <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>Each refund you can approve has warnings: tick the ones you approve despite them (Space in the Warnings column).</source>
+        <translation>Jede Erstattung, die Sie freigeben können, hat Warnungen: Haken Sie die an, die Sie trotzdem freigeben (Leertaste in der Spalte Warnungen).</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Each refund gets its &lt;b&gt;own approval&lt;/b&gt; of the version you see, sent one request per refund. &lt;b&gt;Nothing is sent to the provider now&lt;/b&gt;: each waits, approved, until the executor sends it — once.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Jede Erstattung erhält ihre &lt;b&gt;eigene Freigabe&lt;/b&gt; der Version, die Sie sehen, mit einer Anfrage je Erstattung. &lt;b&gt;Jetzt wird nichts an den Anbieter gesendet&lt;/b&gt;: Jede wartet freigegeben, bis die Ausführung sie sendet — einmal.&lt;/p&gt;</translation>
+    </message>
+    <message numerus="yes">
+        <source> &amp;nbsp;·&amp;nbsp; &lt;b&gt;%n with warnings not ticked&lt;/b&gt;: held back, not approved with the others</source>
+        <translation>
+            <numerusform> &amp;nbsp;·&amp;nbsp; &lt;b&gt;%n mit Warnungen nicht angehakt&lt;/b&gt;: zurückgehalten, nicht mit den anderen freigegeben</numerusform>
+            <numerusform> &amp;nbsp;·&amp;nbsp; &lt;b&gt;%n mit Warnungen nicht angehakt&lt;/b&gt;: zurückgehalten, nicht mit den anderen freigegeben</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;%n without an answer&lt;/b&gt; (whether it was decided is unknown: Retry failed sends the same request, so it cannot be decided twice)</source>
+        <translation>
+            <numerusform>&lt;b&gt;%n ohne Antwort&lt;/b&gt; (ob sie entschieden wurde, ist unbekannt: „Fehlgeschlagene wiederholen“ sendet dieselbe Anfrage, sie kann also nicht zweimal entschieden werden)</numerusform>
+            <numerusform>&lt;b&gt;%n ohne Antwort&lt;/b&gt; (ob sie entschieden wurden, ist unbekannt: „Fehlgeschlagene wiederholen“ sendet dieselbe Anfrage, sie können also nicht zweimal entschieden werden)</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1231,6 +1266,30 @@ vorheriger %2</translation>
     <message>
         <source>Result</source>
         <translation>Ergebnis</translation>
+    </message>
+    <message>
+        <source>Tick it (Space) to approve it with the others despite these warnings.</source>
+        <translation>Anhaken (Leertaste), um sie trotz dieser Warnungen mit den anderen freizugeben.</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <source>no reasons given</source>
+        <translation>keine Begründung</translation>
+    </message>
+    <message>
+        <source>Held — not ticked: it is not approved with the others</source>
+        <translation>Zurückgehalten — nicht angehakt: wird nicht mit den anderen freigegeben</translation>
+    </message>
+    <message>
+        <source>Warnings</source>
+        <translation>Warnungen</translation>
+    </message>
+    <message>
+        <source>The agent&apos;s reasons</source>
+        <translation>Begründung des Agenten</translation>
     </message>
 </context>
 <context>
@@ -1408,10 +1467,6 @@ vorheriger %2</translation>
         <translation>Beim Anbieter gibt es noch keine Erstattungen dieser Zahlung.</translation>
     </message>
     <message>
-        <source>&lt;code&gt;%1&lt;/code&gt; %2 %3 (%4)</source>
-        <translation>&lt;code&gt;%1&lt;/code&gt; %2 %3 (%4)</translation>
-    </message>
-    <message>
         <source>made outside Countersign</source>
         <translation>außerhalb von Countersign erstellt</translation>
     </message>
@@ -1432,20 +1487,12 @@ vorheriger %2</translation>
         <translation>Der Anbieter hat &lt;code&gt;%1&lt;/code&gt; nicht gefunden (HTTP %2).</translation>
     </message>
     <message>
-        <source>The provider did not answer about &lt;code&gt;%1&lt;/code&gt;%2%3.</source>
-        <translation>Der Anbieter hat zu &lt;code&gt;%1&lt;/code&gt; nicht geantwortet%2%3.</translation>
-    </message>
-    <message>
         <source> (HTTP %1)</source>
         <translation> (HTTP %1)</translation>
     </message>
     <message>
         <source>&lt;b&gt;Budget not known&lt;/b&gt;: the provider has not said what this charge can still refund. Nothing is refused for it; the provider itself refuses a refund over what is left.</source>
         <translation>&lt;b&gt;Budget nicht bekannt&lt;/b&gt;: Der Anbieter hat nicht mitgeteilt, was für diese Zahlung noch erstattet werden kann. Deshalb wird nichts abgewiesen; der Anbieter selbst weist eine Erstattung über den Rest hinaus ab.</translation>
-    </message>
-    <message>
-        <source>%1 %2 by %3 (%4%5)</source>
-        <translation>%1 %2 von %3 (%4%5)</translation>
     </message>
     <message>
         <source>, approved</source>
@@ -1466,6 +1513,98 @@ vorheriger %2</translation>
     <message>
         <source>Refund budget</source>
         <translation>Erstattungsbudget</translation>
+    </message>
+    <message>
+        <source>pending</source>
+        <translation>ausstehend</translation>
+    </message>
+    <message>
+        <source>waiting for an action at the provider</source>
+        <translation>wartet auf eine Handlung beim Anbieter</translation>
+    </message>
+    <message>
+        <source>succeeded</source>
+        <translation>erfolgreich</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>canceled</source>
+        <translation>storniert</translation>
+    </message>
+    <message>
+        <source>No view of the charge: the provider does not know %1, so its amount, age, refunds and disputes are unchecked.</source>
+        <translation>Keine Sicht auf die Zahlung: Der Anbieter kennt %1 nicht, daher sind Betrag, Alter, Erstattungen und Anfechtungen ungeprüft.</translation>
+    </message>
+    <message>
+        <source>No view of the charge: the provider could not be read (HTTP %1), so its amount, age, refunds and disputes are unchecked.</source>
+        <translation>Keine Sicht auf die Zahlung: Der Anbieter konnte nicht gelesen werden (HTTP %1), daher sind Betrag, Alter, Erstattungen und Anfechtungen ungeprüft.</translation>
+    </message>
+    <message>
+        <source>No view of the charge: the provider did not answer, so its amount, age, refunds and disputes are unchecked.</source>
+        <translation>Keine Sicht auf die Zahlung: Der Anbieter hat nicht geantwortet, daher sind Betrag, Alter, Erstattungen und Anfechtungen ungeprüft.</translation>
+    </message>
+    <message>
+        <source>The customer disputed this charge: a refund now may pay them twice.</source>
+        <translation>Der Kunde hat diese Zahlung angefochten: Eine Erstattung jetzt kann ihn doppelt bezahlen.</translation>
+    </message>
+    <message>
+        <source>%1 is the whole captured amount of the charge.</source>
+        <translation>%1 ist der ganze erfasste Betrag der Zahlung.</translation>
+    </message>
+    <message>
+        <source>%1 is more than the charge&apos;s captured %2.</source>
+        <translation>%1 ist mehr als die erfassten %2 der Zahlung.</translation>
+    </message>
+    <message>
+        <source>%1 is more than half of the charge&apos;s captured %2.</source>
+        <translation>%1 ist mehr als die Hälfte der erfassten %2 der Zahlung.</translation>
+    </message>
+    <message>
+        <source>The charge is %1 days old, past the %2-day card refund window: the provider may refuse the refund.</source>
+        <translation>Die Zahlung ist %1 Tage alt, jenseits der %2-Tage-Frist für Kartenerstattungen: Der Anbieter kann die Erstattung ablehnen.</translation>
+    </message>
+    <message>
+        <source> (made outside Countersign)</source>
+        <translation> (außerhalb von Countersign erstellt)</translation>
+    </message>
+    <message>
+        <source> (through Countersign)</source>
+        <translation> (über Countersign)</translation>
+    </message>
+    <message>
+        <source>Already refunded %1 of %2.</source>
+        <translation>Schon erstattet: %1 von %2.</translation>
+    </message>
+    <message>
+        <source>Already refunded %1 of %2: %3.</source>
+        <translation>Schon erstattet: %1 von %2: %3.</translation>
+    </message>
+    <message>
+        <source>%1 asked, more than the %2 the provider says is left (captured %3 − refunded %4).</source>
+        <translation>%1 angefordert, mehr als die %2, die laut Anbieter übrig sind (erfasst %3 − erstattet %4).</translation>
+    </message>
+    <message>
+        <source>%1 %2 (%3)</source>
+        <translation>%1 %2 (%3)</translation>
+    </message>
+    <message>
+        <source>through Countersign</source>
+        <translation>über Countersign</translation>
+    </message>
+    <message>
+        <source>The provider did not answer about &lt;code&gt;%1&lt;/code&gt;%2.</source>
+        <translation>Der Anbieter hat zu &lt;code&gt;%1&lt;/code&gt;%2 nicht geantwortet.</translation>
+    </message>
+    <message>
+        <source>The provider answered: %1</source>
+        <translation>Der Anbieter antwortete: %1</translation>
+    </message>
+    <message>
+        <source>%1 by %2 (%3%4)</source>
+        <translation>%1 von %2 (%3%4)</translation>
     </message>
 </context>
 <context>
@@ -1781,36 +1920,8 @@ vorheriger %2</translation>
 <context>
     <name>cs::DecisionController</name>
     <message>
-        <source>Stopped waiting for the backend. Whether it received your decision is unknown; confirm again to resend it with the same Idempotency-Key (it cannot apply twice).</source>
-        <translation>Warten auf das Backend beendet. Ob es Ihre Entscheidung erhalten hat, ist unbekannt; bestätigen Sie erneut, um sie mit demselben Idempotency-Key noch einmal zu senden (sie kann nicht zweimal wirken).</translation>
-    </message>
-    <message>
-        <source>A %1 decision on %2 was not confirmed by the backend.</source>
-        <translation>Eine Entscheidung (%1) zu %2 wurde vom Backend nicht bestätigt.</translation>
-    </message>
-    <message>
-        <source>%1 on %2 was refused: %3</source>
-        <translation>%1 zu %2 wurde abgewiesen: %3</translation>
-    </message>
-    <message>
         <source> (the backend replayed its first answer)</source>
         <translation> (das Backend hat seine erste Antwort wiederholt)</translation>
-    </message>
-    <message>
-        <source>Lookup recorded for %1%2.</source>
-        <translation>Abfrage für %1 gespeichert%2.</translation>
-    </message>
-    <message>
-        <source>Follow-up %1 proposed for %2; it needs its own approval%3.</source>
-        <translation>Folgeaktion %1 für %2 vorgeschlagen; sie braucht eine eigene Freigabe%3.</translation>
-    </message>
-    <message>
-        <source>Your signature on %1 counted: %2. No key is minted until %3 distinct approvers have signed%4.</source>
-        <translation>Ihre Unterschrift zu %1 wurde gezählt: %2. Ein Schlüssel wird erst erzeugt, wenn %3 verschiedene Freigebende unterschrieben haben%4.</translation>
-    </message>
-    <message>
-        <source>Approved %1: approval v%2, key %3. Nothing is sent until the executor claims it%4.</source>
-        <translation>%1 freigegeben: Freigabe v%2, Schlüssel %3. Gesendet wird erst, wenn der Executor sie übernimmt%4.</translation>
     </message>
     <message>
         <source>Rejected %1%2.</source>
@@ -1825,12 +1936,48 @@ vorheriger %2</translation>
         <translation>die Antwort des Backends konnte nicht gelesen werden (%1)</translation>
     </message>
     <message>
-        <source>Closed the failed refund of %1 without re-sending%2.</source>
-        <translation>Fehlgeschlagene Erstattung von %1 ohne erneutes Senden geschlossen%2.</translation>
-    </message>
-    <message>
         <source>Closed the discrepancy of %1 with your note%2.</source>
         <translation>Abweichung von %1 mit Ihrer Notiz geschlossen%2.</translation>
+    </message>
+    <message>
+        <source>the refund of %1 for %2</source>
+        <translation>die Erstattung über %1 für %2</translation>
+    </message>
+    <message>
+        <source>the refund of %1 on %2</source>
+        <translation>die Erstattung über %1 auf %2</translation>
+    </message>
+    <message>
+        <source>Stopped waiting for the backend. Whether it received your decision is unknown; confirm again to send the same request once more (it cannot apply twice).</source>
+        <translation>Warten auf das Backend beendet. Ob es Ihre Entscheidung erhalten hat, ist unbekannt; bestätigen Sie erneut, um dieselbe Anfrage noch einmal zu senden (sie kann nicht zweimal wirken).</translation>
+    </message>
+    <message>
+        <source>Your decision on %1 was not confirmed by the backend.</source>
+        <translation>Ihre Entscheidung über %1 wurde vom Backend nicht bestätigt.</translation>
+    </message>
+    <message>
+        <source>Your decision on %1 was refused: %2</source>
+        <translation>Ihre Entscheidung über %1 wurde abgelehnt: %2</translation>
+    </message>
+    <message>
+        <source>Look-up recorded for %1%2.</source>
+        <translation>Abfrage für %1 gespeichert%2.</translation>
+    </message>
+    <message>
+        <source>Follow-up of %1 proposed for %2; it needs its own approval%3.</source>
+        <translation>Folgeaktion über %1 für %2 vorgeschlagen; sie braucht ihre eigene Freigabe%3.</translation>
+    </message>
+    <message>
+        <source>Your signature on %1 counted: %2. Nothing is sent until %3 different approvers have signed%4.</source>
+        <translation>Ihre Unterschrift für %1 zählt: %2. Gesendet wird nichts, bis %3 verschiedene Freigebende unterschrieben haben%4.</translation>
+    </message>
+    <message>
+        <source>Approved %1. Nothing is sent until the executor sends it%2.</source>
+        <translation>%1 freigegeben. Gesendet wird erst, wenn die Ausführung sie sendet%2.</translation>
+    </message>
+    <message>
+        <source>Closed %1 without re-sending it%2.</source>
+        <translation>%1 ohne erneutes Senden geschlossen%2.</translation>
     </message>
 </context>
 <context>
@@ -1856,16 +2003,20 @@ vorheriger %2</translation>
         <translation>Wird gesendet…</translation>
     </message>
     <message>
-        <source>&lt;b&gt;No answer from the backend&lt;/b&gt; (%1). Your decision is kept and is being sent again automatically with the same Idempotency-Key &lt;code&gt;%2&lt;/code&gt; and If-Match, so it cannot be applied twice — attempt %3.</source>
-        <translation>&lt;b&gt;Keine Antwort vom Backend&lt;/b&gt; (%1). Ihre Entscheidung bleibt erhalten und wird automatisch erneut mit demselben Idempotency-Key &lt;code&gt;%2&lt;/code&gt; und If-Match gesendet, sodass sie nicht zweimal wirken kann — Versuch %3.</translation>
-    </message>
-    <message>
         <source>Not done.</source>
         <translation>Nicht erledigt.</translation>
     </message>
     <message>
         <source>Close</source>
         <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;No answer from the backend&lt;/b&gt; (%1). Your decision is kept and is being sent again automatically as the same request, so it cannot be applied twice — attempt %2.</source>
+        <translation>&lt;b&gt;Keine Antwort vom Backend&lt;/b&gt; (%1). Ihre Entscheidung bleibt erhalten und wird automatisch als dieselbe Anfrage erneut gesendet, sie kann also nicht zweimal wirken — Versuch %2.</translation>
+    </message>
+    <message>
+        <source>Resent with the same Idempotency-Key %1 and If-Match: the backend applies it once.</source>
+        <translation>Erneut gesendet mit demselben Idempotency-Key %1 und If-Match: Das Backend wendet sie einmal an.</translation>
     </message>
 </context>
 <context>
@@ -1956,6 +2107,17 @@ vorheriger %2</translation>
         <source>%1 %2</source>
         <comment>a scenario&apos;s number (with its mnemonic &amp;) and title</comment>
         <translation>%1 %2</translation>
+    </message>
+</context>
+<context>
+    <name>cs::DetailsDisclosure</name>
+    <message>
+        <source>Details</source>
+        <translation>Details</translation>
+    </message>
+    <message>
+        <source>The server&apos;s reason and the provider&apos;s answer, as they were given</source>
+        <translation>Der Grund des Servers und die Antwort des Anbieters, wie sie gegeben wurden</translation>
     </message>
 </context>
 <context>
@@ -2133,12 +2295,12 @@ vorheriger %2</translation>
         <translation>Ausführung fortgesetzt: %1.</translation>
     </message>
     <message>
-        <source>No answer from the backend (%1): whether it was recorded is unknown; the status bar shows what is in force once the backend answers. Confirming the same again resends it with the same Idempotency-Key.</source>
-        <translation>Keine Antwort vom Backend (%1): Ob es gespeichert wurde, ist unbekannt; die Statusleiste zeigt, was gilt, sobald das Backend antwortet. Dasselbe erneut zu bestätigen sendet es mit demselben Idempotency-Key noch einmal.</translation>
-    </message>
-    <message>
         <source>stopped waiting</source>
         <translation>Warten beendet</translation>
+    </message>
+    <message>
+        <source>No answer from the backend (%1): whether it was recorded is unknown; the status bar shows what is in force once the backend answers. Confirming the same again sends the same request once more.</source>
+        <translation>Keine Antwort vom Backend (%1): Ob es gespeichert wurde, ist unbekannt; die Statusleiste zeigt, was gilt, sobald das Backend antwortet. Dasselbe erneut zu bestätigen sendet dieselbe Anfrage noch einmal.</translation>
     </message>
 </context>
 <context>
@@ -2152,12 +2314,16 @@ vorheriger %2</translation>
         <translation>Wird gesendet…</translation>
     </message>
     <message>
-        <source>&lt;b&gt;No answer from the backend&lt;/b&gt; (%1). Your request is kept and is being sent again automatically with the same Idempotency-Key &lt;code&gt;%2&lt;/code&gt;, so it cannot take effect twice — attempt %3.</source>
-        <translation>&lt;b&gt;Keine Antwort vom Backend&lt;/b&gt; (%1). Ihre Anfrage bleibt erhalten und wird automatisch erneut mit demselben Idempotency-Key &lt;code&gt;%2&lt;/code&gt; gesendet, sodass sie nicht zweimal wirken kann — Versuch %3.</translation>
-    </message>
-    <message>
         <source>Not done.</source>
         <translation>Nicht erledigt.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;No answer from the backend&lt;/b&gt; (%1). Your request is kept and is being sent again automatically as the same request, so it cannot take effect twice — attempt %2.</source>
+        <translation>&lt;b&gt;Keine Antwort vom Backend&lt;/b&gt; (%1). Ihre Anfrage bleibt erhalten und wird automatisch als dieselbe Anfrage erneut gesendet, sie kann also nicht zweimal wirken — Versuch %2.</translation>
+    </message>
+    <message>
+        <source>Resent with the same Idempotency-Key %1: the backend applies it once.</source>
+        <translation>Erneut gesendet mit demselben Idempotency-Key %1: Das Backend wendet sie einmal an.</translation>
     </message>
 </context>
 <context>
@@ -2524,20 +2690,20 @@ vorheriger %2</translation>
         <translation>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;Folgeaktion zu %1 auf %2&lt;/b&gt;&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Creates a &lt;b&gt;new PENDING action&lt;/b&gt; refunding &lt;b&gt;%1&lt;/b&gt; (%2 desired − %3 committed) on %4, linked to this one. It needs its own approval and gets its own idempotency key; &lt;b&gt;nothing is sent&lt;/b&gt; until it is approved and claimed.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;Erstellt eine &lt;b&gt;neue PENDING-Aktion&lt;/b&gt;, die &lt;b&gt;%1&lt;/b&gt; (%2 gewünscht − %3 verbucht) auf %4 erstattet, verknüpft mit dieser. Sie braucht eine eigene Freigabe und erhält einen eigenen Idempotenzschlüssel; &lt;b&gt;es wird nichts gesendet&lt;/b&gt;, bis sie freigegeben und übernommen ist.&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>&lt;p&gt;A follow-up refunds the difference between the total the customer should get and what the provider confirms was committed. It is a new action with its own approval and key.&lt;/p&gt;</source>
         <translation>&lt;p&gt;Eine Folgeaktion erstattet die Differenz zwischen der Summe, die der Kunde bekommen soll, und dem, was der Anbieter als verbucht bestätigt. Sie ist eine neue Aktion mit eigener Freigabe und eigenem Schlüssel.&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;Refund &lt;code&gt;%1&lt;/code&gt; was accepted, then &lt;b&gt;%2&lt;/b&gt; at the provider%3: &lt;b&gt;the customer has not been refunded&lt;/b&gt;, so it counts as nothing committed. Proposing the full amount again makes a &lt;b&gt;new operation&lt;/b&gt; that needs &lt;b&gt;its own approval&lt;/b&gt; and gets &lt;b&gt;its own idempotency key&lt;/b&gt;; the failed refund itself is never re-sent.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;Die Erstattung &lt;code&gt;%1&lt;/code&gt; wurde angenommen und beim Anbieter dann &lt;b&gt;%2&lt;/b&gt;%3: &lt;b&gt;Der Kunde hat kein Geld zurückerhalten&lt;/b&gt;, daher zählt sie als nichts ausgeführt. Den vollen Betrag erneut vorzuschlagen, ergibt einen &lt;b&gt;neuen Vorgang&lt;/b&gt;, der &lt;b&gt;eine eigene Freigabe&lt;/b&gt; braucht und &lt;b&gt;einen eigenen Idempotenzschlüssel&lt;/b&gt; erhält; die fehlgeschlagene Erstattung selbst wird nie erneut gesendet.&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source> (%1)</source>
         <translation> (%1)</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Refund &lt;code&gt;%1&lt;/code&gt; was accepted, then &lt;b&gt;%2&lt;/b&gt; at the provider%3: &lt;b&gt;the customer has not been refunded&lt;/b&gt;, so it counts as nothing committed. Proposing the full amount again makes a &lt;b&gt;new refund&lt;/b&gt; that needs &lt;b&gt;its own approval&lt;/b&gt; and is sent as a refund of its own; the failed refund itself is never re-sent.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Die Erstattung &lt;code&gt;%1&lt;/code&gt; wurde angenommen und ist dann beim Anbieter &lt;b&gt;%2&lt;/b&gt;%3: &lt;b&gt;Der Kunde hat kein Geld zurückerhalten&lt;/b&gt;, sie zählt also als nichts Verbuchtes. Den vollen Betrag erneut vorzuschlagen ergibt eine &lt;b&gt;neue Erstattung&lt;/b&gt;, die &lt;b&gt;ihre eigene Freigabe&lt;/b&gt; braucht und als eigene Erstattung gesendet wird; die fehlgeschlagene Erstattung selbst wird nie erneut gesendet.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Creates a &lt;b&gt;new PENDING action&lt;/b&gt; refunding &lt;b&gt;%1&lt;/b&gt; (%2 desired − %3 committed) on %4, linked to this one. It needs its own approval and is sent as a refund of its own, never as a resend of this one; &lt;b&gt;nothing is sent&lt;/b&gt; until it is approved and claimed.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Erstellt eine &lt;b&gt;neue ausstehende Aktion&lt;/b&gt;, die &lt;b&gt;%1&lt;/b&gt; erstattet (%2 gewünscht − %3 verbucht) auf %4, verknüpft mit dieser. Sie braucht ihre eigene Freigabe und wird als eigene Erstattung gesendet, nie als erneutes Senden dieser; &lt;b&gt;gesendet wird nichts&lt;/b&gt;, bis sie freigegeben und übernommen ist.&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -2710,10 +2876,6 @@ vorheriger %2</translation>
         <translation>Jetzt abfragen</translation>
     </message>
     <message>
-        <source>list the refunds of &lt;code&gt;%1&lt;/code&gt; and match &lt;code&gt;metadata[countersign_action_id] = %2&lt;/code&gt;</source>
-        <translation>die Erstattungen von &lt;code&gt;%1&lt;/code&gt; auflisten und nach &lt;code&gt;metadata[countersign_action_id] = %2&lt;/code&gt; suchen</translation>
-    </message>
-    <message>
         <source>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;Ask %1 what happened to this refund&lt;/b&gt;&lt;/p&gt;&lt;p&gt;The backend will %2 and record the answer as &lt;b&gt;lookup #%3&lt;/b&gt; (asked by you), whatever it is. A lookup only reads: it cannot refund anything. In CONFIRMATION_UNKNOWN a conclusive answer settles the state; a REQUIRES_REVIEW action stays for a reconciliation.&lt;/p&gt;</source>
         <translation>&lt;p style=&quot;font-size:large&quot;&gt;&lt;b&gt;%1 fragen, was mit dieser Erstattung geschehen ist&lt;/b&gt;&lt;/p&gt;&lt;p&gt;Das Backend wird %2 und die Antwort als &lt;b&gt;Abfrage #%3&lt;/b&gt; (von Ihnen gestellt) speichern, wie immer sie lautet. Eine Abfrage liest nur: Sie kann nichts erstatten. In CONFIRMATION_UNKNOWN klärt eine eindeutige Antwort den Zustand; eine REQUIRES_REVIEW-Aktion bleibt für einen Abgleich stehen.&lt;/p&gt;</translation>
     </message>
@@ -2734,8 +2896,20 @@ vorheriger %2</translation>
         <translation>&lt;p&gt;Die Aktion bleibt im Zustand %1.&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>%1, or retrieve refund &lt;code&gt;%2&lt;/code&gt; by its id if it is not listed</source>
-        <translation>%1, oder die Erstattung &lt;code&gt;%2&lt;/code&gt; über ihre ID abrufen, falls sie nicht aufgeführt ist</translation>
+        <source>look through the refunds of this charge for the one Countersign made for this action</source>
+        <translation>unter den Erstattungen dieser Zahlung die suchen, die Countersign für diese Aktion erstellt hat,</translation>
+    </message>
+    <message>
+        <source>Lists the refunds of %1 and matches metadata[countersign_action_id] = %2.</source>
+        <translation>Listet die Erstattungen von %1 auf und sucht metadata[countersign_action_id] = %2.</translation>
+    </message>
+    <message>
+        <source>%1, or ask for the refund on record by its id if it is not listed</source>
+        <translation>%1 oder die gespeicherte Erstattung über ihre ID abfragen, falls sie nicht aufgeführt ist,</translation>
+    </message>
+    <message>
+        <source>Retrieves refund %1 if it is not listed.</source>
+        <translation>Ruft Erstattung %1 ab, falls sie nicht aufgeführt ist.</translation>
     </message>
 </context>
 <context>
@@ -2822,6 +2996,18 @@ vorheriger %2</translation>
     <message>
         <source>none</source>
         <translation>keine</translation>
+    </message>
+    <message>
+        <source>%1 look-ups failed (HTTP %2)</source>
+        <translation>%1 Abfragen fehlgeschlagen (HTTP %2)</translation>
+    </message>
+    <message>
+        <source>%1 look-ups failed (no answer)</source>
+        <translation>%1 Abfragen fehlgeschlagen (keine Antwort)</translation>
+    </message>
+    <message>
+        <source>Newest answer: %1</source>
+        <translation>Neueste Antwort: %1</translation>
     </message>
 </context>
 <context>
@@ -3264,10 +3450,10 @@ vorheriger %2</translation>
         <translation>&lt;b&gt;Offline — das Backend unter %1 antwortet nicht&lt;/b&gt; (seit %2 s). Die Verbindung wird automatisch wiederhergestellt; Warteschlange und Details können veraltet sein. Offene Dialoge behalten Ihre Eingaben.</translation>
     </message>
     <message numerus="yes">
-        <source> %n decision(s) will be resent with the same Idempotency-Key as soon as it answers, so none can apply twice.</source>
+        <source> %n decision(s) will be sent again as the same request as soon as it answers, so none can apply twice.</source>
         <translation>
-            <numerusform> %n Entscheidung wird mit demselben Idempotency-Key erneut gesendet, sobald es antwortet, sodass sie nicht zweimal wirken kann.</numerusform>
-            <numerusform> %n Entscheidungen werden mit demselben Idempotency-Key erneut gesendet, sobald es antwortet, sodass keine zweimal wirken kann.</numerusform>
+            <numerusform> %n Entscheidung wird als dieselbe Anfrage erneut gesendet, sobald es antwortet, sie kann also nicht zweimal wirken.</numerusform>
+            <numerusform> %n Entscheidungen werden als dieselbe Anfrage erneut gesendet, sobald es antwortet, keine kann also zweimal wirken.</numerusform>
         </translation>
     </message>
 </context>
@@ -3358,7 +3544,7 @@ vorheriger %2</translation>
     </message>
     <message>
         <source>Stored (what was proposed first)</source>
-        <translation>Gespeichert (was zuerst vorgeschlagen wurde)</translation>
+        <translation>Gespeichert (zuerst vorgeschlagen)</translation>
     </message>
     <message>
         <source>Conflicting resubmission</source>
@@ -3839,6 +4025,141 @@ vorheriger %2</translation>
     <message>
         <source>The note is %1 characters long; at most %2.</source>
         <translation>Die Notiz ist %1 Zeichen lang; höchstens %2 sind erlaubt.</translation>
+    </message>
+</context>
+<context>
+    <name>cs::ReviewExplanation</name>
+    <message>
+        <source>no HTTP answer</source>
+        <translation>keine HTTP-Antwort</translation>
+    </message>
+    <message>
+        <source>%1 refused the refund: its key had already been used for a different request, so nothing more is sent with it.</source>
+        <translation>%1 hat die Erstattung abgelehnt: Ihr Schlüssel wurde bereits für eine andere Anfrage verwendet, daher wird damit nichts mehr gesendet.</translation>
+    </message>
+    <message>
+        <source>%1 refused Countersign&apos;s credentials (HTTP %2): the refund was not made. Fix the credentials, then decide.</source>
+        <translation>%1 hat die Zugangsdaten von Countersign abgelehnt (HTTP %2): Die Erstattung wurde nicht ausgeführt. Korrigieren Sie die Zugangsdaten und entscheiden Sie dann.</translation>
+    </message>
+    <message>
+        <source>%1 holds %2 refunds for this action, where there should be one.</source>
+        <translation>%1 hat %2 Erstattungen zu dieser Aktion, obwohl es nur eine geben sollte.</translation>
+    </message>
+    <message>
+        <source>%1 holds a refund for this action that does not match it: its amount, currency or charge differs.</source>
+        <translation>%1 hat eine Erstattung zu dieser Aktion, die nicht zu ihr passt: Betrag, Währung oder Zahlung weichen ab.</translation>
+    </message>
+    <message>
+        <source>%1 holds a refund for this action with status %2, which shows neither outcome.</source>
+        <translation>%1 hat eine Erstattung zu dieser Aktion mit Status %2, der keines der beiden Ergebnisse zeigt.</translation>
+    </message>
+    <message>
+        <source>%1 resubmitted this refund with different details; the refund as first proposed is unchanged.</source>
+        <translation>%1 hat diese Erstattung mit geänderten Angaben erneut eingereicht; die ursprünglich vorgeschlagene Erstattung bleibt unverändert.</translation>
+    </message>
+    <message>
+        <source>%1 said the charge was already refunded, but none of its refunds carries this action&apos;s id: it may have been refunded outside Countersign.</source>
+        <translation>%1 meldete, die Zahlung sei bereits erstattet, aber keine ihrer Erstattungen trägt die ID dieser Aktion: Sie wurde womöglich außerhalb von Countersign erstattet.</translation>
+    </message>
+    <message>
+        <source>%1 shows no refund for this action, and the time for a safe retry ended at %2: sending again could refund twice.</source>
+        <translation>%1 zeigt keine Erstattung zu dieser Aktion, und die Frist für eine sichere Wiederholung endete um %2: Ein erneutes Senden könnte doppelt erstatten.</translation>
+    </message>
+    <message>
+        <source>%1 shows no refund for this action, and retries with the same key stayed inconclusive.</source>
+        <translation>%1 zeigt keine Erstattung zu dieser Aktion, und Wiederholungen mit demselben Schlüssel blieben ergebnislos.</translation>
+    </message>
+    <message>
+        <source>%1 is more than is left to refund on this charge, so nothing was sent.</source>
+        <translation>%1 ist mehr, als auf dieser Zahlung noch erstattet werden kann, daher wurde nichts gesendet.</translation>
+    </message>
+    <message>
+        <source>The refund on record no longer matches what was approved, so nothing was sent.</source>
+        <translation>Die gespeicherte Erstattung entspricht nicht mehr der freigegebenen, daher wurde nichts gesendet.</translation>
+    </message>
+    <message>
+        <source>Countersign stopped this refund before sending it; nothing was sent.</source>
+        <translation>Countersign hat diese Erstattung vor dem Senden angehalten; es wurde nichts gesendet.</translation>
+    </message>
+    <message>
+        <source>Since then, look-up #%1 found no refund for this action.</source>
+        <translation>Seitdem hat Abfrage #%1 keine Erstattung zu dieser Aktion gefunden.</translation>
+    </message>
+    <message>
+        <source>Since then, look-up #%1 found a refund of %2 (%3).</source>
+        <translation>Seitdem hat Abfrage #%1 eine Erstattung über %2 gefunden (%3).</translation>
+    </message>
+    <message>
+        <source>The server&apos;s reason: %1</source>
+        <translation>Grund laut Server: %1</translation>
+    </message>
+    <message>
+        <source>The provider&apos;s answer to look-up #%1 (%2): %3</source>
+        <translation>Antwort des Anbieters auf Abfrage #%1 (%2): %3</translation>
+    </message>
+    <message>
+        <source>The provider&apos;s answer to attempt %1 (%2): %3</source>
+        <translation>Antwort des Anbieters auf Versuch %1 (%2): %3</translation>
+    </message>
+    <message>
+        <source>The provider</source>
+        <translation>Der Anbieter</translation>
+    </message>
+    <message>
+        <source>Countersign stopped this refund for a person to decide.</source>
+        <translation>Countersign hat diese Erstattung angehalten, damit ein Mensch entscheidet.</translation>
+    </message>
+    <message>
+        <source>Found: %1 holds a refund of %2.</source>
+        <translation>Gefunden: %1 hat eine Erstattung über %2.</translation>
+    </message>
+    <message>
+        <source>Found: %1 holds a refund of %2, %3.</source>
+        <translation>Gefunden: %1 hat eine Erstattung über %2, %3.</translation>
+    </message>
+    <message>
+        <source>Not found: %1 holds no refund for this action.</source>
+        <translation>Nicht gefunden: %1 hat keine Erstattung zu dieser Aktion.</translation>
+    </message>
+    <message>
+        <source>%1 did not answer (HTTP %2).</source>
+        <translation>%1 hat nicht geantwortet (HTTP %2).</translation>
+    </message>
+    <message>
+        <source>%1 did not answer.</source>
+        <translation>%1 hat nicht geantwortet.</translation>
+    </message>
+    <message>
+        <source>%1 answered with an error (HTTP %2).</source>
+        <translation>%1 hat mit einem Fehler geantwortet (HTTP %2).</translation>
+    </message>
+    <message>
+        <source>The provider&apos;s answer (%1): %2</source>
+        <translation>Antwort des Anbieters (%1): %2</translation>
+    </message>
+    <message>
+        <source>%1 was unavailable (HTTP %2) — %3 look-ups failed between %4 and %5.</source>
+        <translation>%1 war nicht erreichbar (HTTP %2) — %3 Abfragen schlugen zwischen %4 und %5 fehl.</translation>
+    </message>
+    <message>
+        <source>%1 was unavailable (HTTP %2) — a look-up failed at %3.</source>
+        <translation>%1 war nicht erreichbar (HTTP %2) — eine Abfrage schlug um %3 fehl.</translation>
+    </message>
+    <message>
+        <source>%1 did not answer — %2 look-ups failed between %3 and %4.</source>
+        <translation>%1 hat nicht geantwortet — %2 Abfragen schlugen zwischen %3 und %4 fehl.</translation>
+    </message>
+    <message>
+        <source>%1 did not answer — a look-up failed at %2.</source>
+        <translation>%1 hat nicht geantwortet — eine Abfrage schlug um %2 fehl.</translation>
+    </message>
+    <message>
+        <source>%1 answered with an error (HTTP %2) — %3 look-ups failed between %4 and %5.</source>
+        <translation>%1 hat mit einem Fehler geantwortet (HTTP %2) — %3 Abfragen schlugen zwischen %4 und %5 fehl.</translation>
+    </message>
+    <message>
+        <source>%1 answered with an error (HTTP %2) — a look-up failed at %3.</source>
+        <translation>%1 hat mit einem Fehler geantwortet (HTTP %2) — eine Abfrage schlug um %3 fehl.</translation>
     </message>
 </context>
 <context>

@@ -114,13 +114,6 @@
         </translation>
     </message>
     <message numerus="yes">
-        <source>&lt;b&gt;%n without an answer&lt;/b&gt; (whether it was decided is unknown: Retry failed resends it with the same Idempotency-Key, so it cannot be decided twice)</source>
-        <translation>
-            <numerusform>&lt;b&gt;%n without an answer&lt;/b&gt; (whether it was decided is unknown: Retry failed resends it with the same Idempotency-Key, so it cannot be decided twice)</numerusform>
-            <numerusform>&lt;b&gt;%n without an answer&lt;/b&gt; (whether they were decided is unknown: Retry failed resends them with the same Idempotency-Keys, so none can be decided twice)</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>%n sending…</source>
         <translation>
             <numerusform>%n sending…</numerusform>
@@ -139,6 +132,20 @@
         <translation>
             <numerusform>Reject %n</numerusform>
             <numerusform>Reject %n</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source> &amp;nbsp;·&amp;nbsp; &lt;b&gt;%n with warnings not ticked&lt;/b&gt;: held back, not approved with the others</source>
+        <translation>
+            <numerusform> &amp;nbsp;·&amp;nbsp; &lt;b&gt;%n with warnings not ticked&lt;/b&gt;: held back, not approved with the others</numerusform>
+            <numerusform> &amp;nbsp;·&amp;nbsp; &lt;b&gt;%n with warnings not ticked&lt;/b&gt;: held back, not approved with the others</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;%n without an answer&lt;/b&gt; (whether it was decided is unknown: Retry failed sends the same request, so it cannot be decided twice)</source>
+        <translation>
+            <numerusform>&lt;b&gt;%n without an answer&lt;/b&gt; (whether it was decided is unknown: Retry failed sends the same request, so it cannot be decided twice)</numerusform>
+            <numerusform>&lt;b&gt;%n without an answer&lt;/b&gt; (whether they were decided is unknown: Retry failed sends the same requests, so none can be decided twice)</numerusform>
         </translation>
     </message>
 </context>
@@ -250,10 +257,10 @@
 <context>
     <name>cs::OfflineBanner</name>
     <message numerus="yes">
-        <source> %n decision(s) will be resent with the same Idempotency-Key as soon as it answers, so none can apply twice.</source>
+        <source> %n decision(s) will be sent again as the same request as soon as it answers, so none can apply twice.</source>
         <translation>
-            <numerusform> %n decision will be resent with the same Idempotency-Key as soon as it answers, so it cannot apply twice.</numerusform>
-            <numerusform> %n decisions will be resent with the same Idempotency-Key as soon as it answers, so none can apply twice.</numerusform>
+            <numerusform> %n decision will be sent again as the same request as soon as it answers, so it cannot apply twice.</numerusform>
+            <numerusform> %n decisions will be sent again as the same requests as soon as it answers, so none can apply twice.</numerusform>
         </translation>
     </message>
 </context>

@@ -17,6 +17,7 @@
 #include "ui/chargestoryview.h"
 #include "ui/decisioncontroller.h"
 #include "ui/draftstore.h"
+#include "ui/warninglist.h"
 
 #include <QFile>
 #include <QScopeGuard>
@@ -182,11 +183,15 @@ private slots:
         const QString story = view->storyLabel()->text();
         for (const QString &part : { QStringLiteral("Captured 100.00 USD"), QStringLiteral("purchased <b>200 d ago"),
                                      QStringLiteral("visa \u2022\u2022\u2022\u2022 4242"), QStringLiteral("<b>disputed</b>"),
-                                     QStringLiteral("Refunded already: 10.00 USD"), QStringLiteral("10.00 USD succeeded (by outside)") })
+                                     QStringLiteral("Refunded already: 10.00 USD"), QStringLiteral("10.00 USD succeeded (through Countersign)") })
             QVERIFY2(story.contains(part), qPrintable(part + QStringLiteral(" not in ") + story));
         QCOMPARE(view->warningCodes(), expected);
+        // Shown first in the dialog's warning box, not inside the charge's story.
+        auto *warnings = dialog->findChild<WarningList *>(QStringLiteral("dialogWarnings"));
+        QVERIFY(warnings && warnings->isVisibleTo(dialog));
+        QVERIFY(!view->findChild<WarningList *>()->isVisibleTo(dialog));
         for (const QString &code : expected) {
-            QWidget *row = view->findChild<QWidget *>(QStringLiteral("warning_") + code);
+            QWidget *row = warnings->findChild<QWidget *>(QStringLiteral("warning_") + code);
             QVERIFY2(row && row->isVisibleTo(dialog), qPrintable(code));
             QVERIFY(!row->findChild<QLabel *>(QStringLiteral("warningIcon"))->pixmap().isNull());
         }
@@ -261,7 +266,9 @@ private slots:
         const QString text = view->warningTexts().first();
         QVERIFY2(text.startsWith(QStringLiteral("The charge could not be read now: ")), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("Shown: the read of ")), qPrintable(text));
-        QVERIFY(view->findChild<QWidget *>(QStringLiteral("warning_read_failed"))->isVisibleTo(dialog));
+        QTRY_VERIFY(dialog->findChild<WarningList *>(QStringLiteral("dialogWarnings"))
+                        ->findChild<QWidget *>(QStringLiteral("warning_read_failed"))
+                        ->isVisibleTo(dialog));
         // The proposal's snapshot stays, with its figures.
         QVERIFY(view->view());
         QCOMPARE(view->view()->snapshot.askedBy, QStringLiteral("proposal"));
@@ -309,11 +316,15 @@ private slots:
         QVERIFY(desk.show(second));
         ApproveDialog *dialog = desk.openApprove();
         QVERIFY(dialog);
-        const auto *box = dialog->findChild<QLabel *>(QStringLiteral("duplicatesBox"));
-        QVERIFY(box && box->isVisibleTo(dialog));
-        QTextDocument text;
-        text.setHtml(box->text());
-        QVERIFY2(text.toPlainText().contains(QStringLiteral("40.00 USD PENDING by agent7")), qPrintable(text.toPlainText()));
+        // First in the dialog, in the console's words.
+        const QList<WarningLine> warnings = dialog->warnings();
+        QVERIFY(!warnings.isEmpty());
+        QCOMPARE(warnings.first().code, QStringLiteral("possible_duplicate"));
+        QVERIFY2(warnings.first().text.contains(QStringLiteral("a refund of 40.00 USD (Pending; requested by agent7")),
+                 qPrintable(warnings.first().text));
+        QWidget *row = dialog->findChild<WarningList *>(QStringLiteral("dialogWarnings"))
+                           ->findChild<QWidget *>(QStringLiteral("warning_possible_duplicate"));
+        QVERIFY(row && row->isVisibleTo(dialog));
         QVERIFY(!dialog->confirmButton()->isEnabled());
         auto *note = dialog->findChild<QPlainTextEdit *>(QStringLiteral("noteEdit"));
         QVERIFY(note);
@@ -332,7 +343,9 @@ private slots:
         QVERIFY(desk.show(alone));
         ApproveDialog *clean = desk.openApprove();
         QVERIFY(clean);
-        QVERIFY(!clean->findChild<QLabel *>(QStringLiteral("duplicatesBox"))->isVisibleTo(clean));
+        for (const WarningLine &w : clean->warnings())
+            QVERIFY2(w.code != QLatin1String("possible_duplicate"), qPrintable(w.text));
+        QVERIFY(!clean->findChild<WarningList *>(QStringLiteral("dialogWarnings"))->findChild<QWidget *>(QStringLiteral("warning_possible_duplicate")));
         QVERIFY(clean->confirmButton()->isEnabled());
     }
 
@@ -357,7 +370,9 @@ private slots:
         QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 10000);
         QCOMPARE(finished.first().at(0).toInt(), int(QDialog::Accepted));
-        QVERIFY2(ana.lastMessage().contains(QStringLiteral("Your signature on %1 counted: 1 of 2 approvals \u2014 approved by ana").arg(id)),
+        QVERIFY2(ana.lastMessage().startsWith(QStringLiteral("Your signature on the refund of "))
+                     && ana.lastMessage().contains(QStringLiteral("counted: 1 of 2 approvals \u2014 approved by ana"))
+                     && !ana.lastMessage().contains(id),
                  qPrintable(ana.lastMessage()));
         const QJsonObject after = m_backend.action(id);
         QCOMPARE(after.value(QLatin1String("state")).toString(), QStringLiteral("PENDING"));
@@ -371,9 +386,9 @@ private slots:
         ApproveDialog *second = ben.openApprove();
         QVERIFY(second);
         QVERIFY2(descriptionOf(second).contains(QStringLiteral("1 of 2 approvals \u2014 approved by ana")), qPrintable(descriptionOf(second)));
-        QVERIFY2(descriptionOf(second).contains(QStringLiteral("fresh idempotency key")), qPrintable(descriptionOf(second)));
+        QVERIFY2(descriptionOf(second).contains(QStringLiteral("Approving signs this exact refund")), qPrintable(descriptionOf(second)));
         QTest::mouseClick(second->confirmButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(ben.lastMessage().startsWith(QStringLiteral("Approved %1").arg(id)), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(ben.lastMessage().startsWith(QStringLiteral("Approved the refund of")), 10000);
         QVERIFY(!m_backend.action(id).value(QLatin1String("idempotency_key")).toString().isEmpty());
     }
 
@@ -396,6 +411,14 @@ private slots:
         QVERIFY(dialog);
         BulkDecisionModel *model = dialog->model();
         QTRY_COMPARE_WITH_TIMEOUT(model->count(BulkDecisionModel::Status::Ready), 2, 10000);
+        // Each is over half of its charge: held until ticked, and nothing to send before.
+        QCOMPARE(model->sendable(), 0);
+        QVERIFY(!dialog->confirmButton()->isEnabled());
+        for (int row = 0; row < 2; ++row) {
+            QVERIFY(model->isHeld(row));
+            QVERIFY(model->setData(model->index(row, BulkDecisionModel::WarningsColumn), Qt::Checked, Qt::CheckStateRole));
+        }
+        QCOMPARE(model->sendable(), 2);
         QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
         QTRY_COMPARE_WITH_TIMEOUT(model->count(BulkDecisionModel::Status::Done), 2, 10000);
         for (int row = 0; row < 2; ++row) {

@@ -311,17 +311,18 @@ void TestAttention::noticeText_data()
     QTest::addColumn<QString>("title");
     QTest::addColumn<QString>("text");
 
-    const QString reason = QStringLiteral("the key window passed without a definite answer");
-    QTest::newRow("review with its reason") << "supervisor" << ActionState::RequiresReview << true << "Review needed"
-                                            << Id + QStringLiteral(" entered REQUIRES_REVIEW: ") + reason;
+    // Words for people: the amount (and order) rather than the id; the server's reason, which may
+    // hold the provider's raw answer (noticeText's row has one), stays in the detail.
+    QTest::newRow("review, in words") << "supervisor" << ActionState::RequiresReview << true << "Review needed"
+                                      << QStringLiteral("A refund of 40.00 USD needs a person to decide what happened; nothing is sent again until then.");
     QTest::newRow("review, row not read") << "supervisor" << ActionState::RequiresReview << false << "Review needed"
-                                          << Id + QStringLiteral(" entered REQUIRES_REVIEW");
+                                          << Id + QStringLiteral(" needs review");
     QTest::newRow("unknown with its amount") << "supervisor" << ActionState::ConfirmationUnknown << true << "Outcome unknown"
-                                             << Id + QStringLiteral(" entered CONFIRMATION_UNKNOWN: whether 40.00 USD was refunded is not known yet");
+                                             << QStringLiteral("Whether a refund of 40.00 USD went through is not known yet; Countersign is finding out.");
     QTest::newRow("unknown, row not read") << "admin" << ActionState::ConfirmationUnknown << false << "Outcome unknown"
-                                           << Id + QStringLiteral(" entered CONFIRMATION_UNKNOWN");
+                                           << QStringLiteral("Whether ") + Id + QStringLiteral(" went through is not known yet");
     QTest::newRow("approval with amount and agent") << "approver" << ActionState::Pending << true << "Approval awaited"
-                                                    << Id + QStringLiteral(" awaits approval: 40.00 USD requested by returns-agent");
+                                                    << QStringLiteral("A refund of 40.00 USD awaits approval, requested by returns-agent");
     QTest::newRow("approval, row not read") << "admin" << ActionState::Pending << false << "Approval awaited"
                                             << Id + QStringLiteral(" awaits approval");
 }
@@ -338,7 +339,8 @@ void TestAttention::noticeText()
     FakeClock clock;
     notifier.setClock(clock.function());
     notifier.setRole(role);
-    const ActionSummary shown = row(Id, state, QStringLiteral("the key window passed without a definite answer"));
+    const ActionSummary shown
+        = row(Id, state, QStringLiteral("lookup failed: HTTP 503 { \"error\": { \"message\": \"unavailable\" } }"));
     notifier.setRowLookup([&](const QString &id) -> std::optional<ActionSummary> {
         if (rowKnown && id == Id)
             return shown;
@@ -671,7 +673,7 @@ void TestAttention::withoutTrayNoticesGoToTheStatusBar()
     QCOMPARE(shown.size(), 1);
     QCOMPARE(shown.at(0).at(1).toBool(), false); // not on the desktop: there is no tray
     QVERIFY(!console.attention()->noticeLabel()->isHidden());
-    QCOMPARE(console.attention()->noticeLabel()->text(), Id + QStringLiteral(" entered REQUIRES_REVIEW"));
+    QCOMPARE(console.attention()->noticeLabel()->text(), Id + QStringLiteral(" needs review"));
     QCOMPARE(console.window->statusBar()->currentMessage(), QString()); // left to the window's own messages
 }
 

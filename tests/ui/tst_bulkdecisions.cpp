@@ -165,6 +165,66 @@ private slots:
         QCOMPARE(model.rowOf(QStringLiteral("act_x")), -1);
     }
 
+    // Approving several: a refund with warnings is shown with them and the agent's reasons, and is
+    // held back until ticked (Space on its row); a tick does not carry over to other warnings;
+    // held rows count in neither the total nor the button. Rejecting needs no tick.
+    void warningsNeedATick()
+    {
+        BulkDecisionDialog dialog(QStringLiteral("approve"));
+        BulkDecisionModel *model = dialog.model();
+        QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model->setActions({ QStringLiteral("act_a"), QStringLiteral("act_b") });
+        for (int row = 0; row < 2; ++row) {
+            ActionRecord r;
+            r.id = row == 0 ? QStringLiteral("act_a") : QStringLiteral("act_b");
+            r.amount = row == 0 ? 19900 : 1000;
+            r.currency = QStringLiteral("usd");
+            model->setRecord(row, r);
+            model->setStatus(row, Status::Ready);
+        }
+        const QStringList warnings{ QStringLiteral("199.00 USD is the whole captured amount of the charge.") };
+        model->setContext(0, warnings, QStringLiteral("The parcel never arrived."));
+        model->setContext(1, {}, QString());
+        QCOMPARE(model->index(0, BulkDecisionModel::WarningsColumn).data().toString(), warnings.first());
+        QCOMPARE(model->index(0, BulkDecisionModel::ReasonsColumn).data().toString(), QStringLiteral("The parcel never arrived."));
+        QCOMPARE(model->index(1, BulkDecisionModel::WarningsColumn).data().toString(), QStringLiteral("none"));
+        QCOMPARE(model->index(0, BulkDecisionModel::WarningsColumn).data(Qt::CheckStateRole).value<Qt::CheckState>(), Qt::Unchecked);
+        QVERIFY(!model->index(1, BulkDecisionModel::WarningsColumn).data(Qt::CheckStateRole).isValid());
+        QVERIFY(model->isHeld(0));
+        QVERIFY(!model->isHeld(1));
+        QCOMPARE(model->sendable(), 1);
+        QCOMPARE(model->totalsText(), QStringLiteral("10.00 USD"));
+        QCOMPARE(dialog.confirmButton()->text(), QStringLiteral("Approve 1"));
+        QVERIFY(model->index(0, BulkDecisionModel::ResultColumn).data().toString().startsWith(QStringLiteral("Held")));
+
+        // Space on the row (any cell of it) ticks it.
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        dialog.table()->setFocus();
+        dialog.table()->setCurrentIndex(model->index(0, BulkDecisionModel::AmountColumn));
+        QTest::keyClick(dialog.table(), Qt::Key_Space);
+        QVERIFY(!model->isHeld(0));
+        QCOMPARE(model->sendable(), 2);
+        QCOMPARE(model->totalsText(), QStringLiteral("209.00 USD"));
+        QCOMPARE(dialog.confirmButton()->text(), QStringLiteral("Approve 2"));
+
+        // Other warnings after a fresh read: the tick is gone.
+        model->setContext(0, warnings + QStringList{ QStringLiteral("The customer disputed this charge.") }, QString());
+        QVERIFY(model->isHeld(0));
+        // Once confirmed, ticks are fixed.
+        dialog.setConfirmed();
+        QVERIFY(!(model->flags(model->index(0, BulkDecisionModel::WarningsColumn)) & Qt::ItemIsUserCheckable));
+        QVERIFY(!model->setData(model->index(0, BulkDecisionModel::WarningsColumn), Qt::Checked, Qt::CheckStateRole));
+
+        BulkDecisionDialog reject(QStringLiteral("reject"));
+        reject.model()->setActions({ QStringLiteral("act_a") });
+        reject.model()->setStatus(0, Status::Ready);
+        reject.model()->setContext(0, warnings, QString());
+        QVERIFY(!reject.model()->isHeld(0));
+        QCOMPARE(reject.model()->sendable(), 1);
+        dialog.done(QDialog::Rejected);
+    }
+
     // Three approved in one dialog while someone else rejects the second meanwhile: the first and
     // third are done, each with its own approval and key; the second shows why not; Retry failed
     // looks again and lists it as skipped (REJECTED now), resending nothing that was done.

@@ -146,7 +146,10 @@ private slots:
         QCOMPARE(details.count(), 1);
         QCOMPARE(details.first().at(0).toString(), id);
         QCOMPARE(messages.count(), 1);
-        QVERIFY(messages.first().at(0).toString().startsWith(QStringLiteral("Approved ") + id));
+        // The status bar names the refund by its amount and order, never by its id or key.
+        const QString message = messages.first().at(0).toString();
+        QVERIFY2(message.startsWith(QStringLiteral("Approved the refund of ")), qPrintable(message));
+        QVERIFY2(!message.contains(id) && !message.contains(QStringLiteral("csk_")), qPrintable(message));
         QVERIFY(!desk.controller.drafts().contains(DraftStore::keyFor(QStringLiteral("approve"), id)));
         QCOMPARE(desk.controller.pendingDecisions(), 0);
         QCOMPARE(approvals(id), 1);

@@ -16,6 +16,7 @@
 #include "tests/ui/fakepagesource.h"
 
 #include <QAbstractItemModelTester>
+#include <QItemSelectionModel>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSignalSpy>
@@ -153,13 +154,83 @@ private slots:
     {
         LookupTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setRecords(detail().lookups);
+        model.setLookups(detail().lookups);
         QCOMPARE(model.rowCount(), 2);
-        QCOMPARE(model.index(1, LookupTableModel::ResultColumn).data().toString(), QStringLiteral("FOUND"));
-        QCOMPARE(model.index(1, LookupTableModel::AmountColumn).data().toString(), QStringLiteral("40.00 USD"));
-        QCOMPARE(model.index(0, LookupTableModel::AmountColumn).data().toString(), QString());
-        QCOMPARE(model.index(1, 0).data(LookupTableModel::SeqRole).toInt(), 2);
-        QVERIFY(LookupTableModel::describe(model.record(1)).startsWith(QStringLiteral("#2 FOUND re_1 succeeded 40.00 USD")));
+        // Newest first: the FOUND look-up (#2) above the NOT_FOUND one (#1).
+        QCOMPARE(model.index(0, LookupTableModel::ResultColumn).data().toString(), QStringLiteral("FOUND"));
+        QCOMPARE(model.index(0, LookupTableModel::AmountColumn).data().toString(), QStringLiteral("40.00 USD"));
+        QCOMPARE(model.index(1, LookupTableModel::AmountColumn).data().toString(), QString());
+        QCOMPARE(model.index(0, 0).data(LookupTableModel::SeqRole).toInt(), 2);
+        QVERIFY(LookupTableModel::describe(model.record(0).lookup).startsWith(QStringLiteral("#2 FOUND re_1 succeeded 40.00 USD")));
+    }
+
+    // Failures fold under the deciding look-ups; live refreshes insert, fold and move rows, and a
+    // selection stays on its look-up.
+    void lookupModelFoldsFailures()
+    {
+        LookupTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const QDateTime t0 = QDateTime(QDate(2026, 11, 29), QTime(13, 18, 22), Qt::UTC);
+        const auto lookup = [&](int seq, ProviderLookup::Result result, int http) {
+            ProviderLookup l;
+            l.actionId = QStringLiteral("act_1");
+            l.seq = seq;
+            l.at = t0.addSecs(seq * 6);
+            l.askedBy = QStringLiteral("reconciler");
+            l.result = result;
+            l.httpStatus = http;
+            if (result == ProviderLookup::Result::Found) {
+                l.providerObjectId = QStringLiteral("re_1");
+                l.status = QStringLiteral("succeeded");
+                l.amount = 4000;
+                l.currency = QStringLiteral("usd");
+            }
+            return l;
+        };
+        QList<ProviderLookup> lookups { lookup(1, ProviderLookup::Result::NotFound, 200),
+                                        lookup(2, ProviderLookup::Result::Error, 503) };
+        model.setLookups(lookups);
+        QCOMPARE(model.rowCount(), 2);
+        QItemSelectionModel selection(&model);
+        selection.select(model.index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        QVERIFY(reset.isValid());
+        lookups << lookup(3, ProviderLookup::Result::Error, 503) << lookup(4, ProviderLookup::Result::Found, 200);
+        model.setLookups(lookups);
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(model.rowCount(), 3); // #4, #1, and #2–#3 folded
+        QCOMPARE(model.index(0, 0).data(LookupTableModel::SeqRole).toInt(), 4);
+        QCOMPARE(model.index(1, 0).data(LookupTableModel::SeqRole).toInt(), 1);
+        QCOMPARE(model.index(2, 0).data(LookupTableModel::SeqRole).toInt(), 0);
+        QCOMPARE(model.index(2, 0).data(LookupTableModel::FoldCountRole).toInt(), 2);
+        QCOMPARE(model.index(2, LookupTableModel::ResultColumn).data().toString(), QStringLiteral("2 look-ups failed (HTTP 503)"));
+        QVERIFY(!(model.flags(model.index(2, 0)) & Qt::ItemIsSelectable));
+        QVERIFY(model.flags(model.index(1, 0)) & Qt::ItemIsSelectable);
+        const QString tip = model.index(2, LookupTableModel::ResultColumn).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("#2  ")) && tip.contains(QStringLiteral("#3  ")), qPrintable(tip));
+        // The selection followed #1 to its new row.
+        QCOMPARE(selection.selectedRows().size(), 1);
+        QCOMPARE(selection.selectedRows().first().data(LookupTableModel::SeqRole).toInt(), 1);
+        QCOMPARE(model.rowOfSeq(1), 1);
+        QCOMPARE(model.rowOfSeq(2), -1); // folded
+
+        // A failure of another kind, then one more of the folded kind: the fold moves above it
+        // (the newest failure first) and what pointed at the other row still does.
+        lookups << lookup(5, ProviderLookup::Result::Error, 500);
+        model.setLookups(lookups);
+        QCOMPARE(model.index(2, 0).data(LookupTableModel::SeqRole).toInt(), 5);
+        const QPersistentModelIndex five = model.index(2, LookupTableModel::ResultColumn);
+        QSignalSpy moved(&model, &QAbstractItemModel::layoutChanged);
+        QVERIFY(moved.isValid());
+        lookups << lookup(6, ProviderLookup::Result::Error, 503);
+        model.setLookups(lookups);
+        QCOMPARE(moved.count(), 1);
+        QCOMPARE(model.rowCount(), 4);
+        QCOMPARE(model.index(2, 0).data(LookupTableModel::FoldCountRole).toInt(), 3);
+        QCOMPARE(five.row(), 3);
+        QCOMPARE(five.data(LookupTableModel::SeqRole).toInt(), 5);
+        QCOMPARE(reset.count(), 0);
     }
 
     void approvalReconciliationAuditModels()

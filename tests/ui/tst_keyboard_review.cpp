@@ -235,7 +235,7 @@ private:
             return;
         QVERIFY(child<QLabel>(dialog, "descriptionLabel")->text().contains(QStringLiteral("cannot refund anything")));
         QVERIFY(press(Qt::Key_Return, Qt::ControlModifier));
-        QTRY_VERIFY_WITH_TIMEOUT(child<QLabel>(dialog, "statusLabel")->text().contains(expected), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(child<QLabel>(dialog, "lookupAnswer")->text().contains(expected), 20000);
         // The answer is read; the focus is on Close, and Escape closes like it.
         QTRY_VERIFY2(QApplication::focusWidget() == dialog->cancelButton(), qPrintable(focusDescription()));
         QVERIFY(press(Qt::Key_Escape));
@@ -345,7 +345,7 @@ private slots:
             return;
         const QString description = child<QLabel>(dialog, "descriptionLabel")->text();
         QVERIFY(description.contains(QStringLiteral("43.21 USD")));
-        QVERIFY(description.contains(QStringLiteral("approval version 1")));
+        QVERIFY(description.contains(QStringLiteral("Approving signs this exact refund")));
         QVERIFY(description.contains(QStringLiteral("Nothing is sent")));
         QVERIFY(child<QLabel>(dialog, "justificationLabel")->text().contains(QStringLiteral("warehouse scanned it")));
         QTRY_VERIFY2(QApplication::focusWidget() == child<QPlainTextEdit>(dialog, "noteEdit"), qPrintable(focusDescription()));
@@ -487,7 +487,7 @@ private slots:
         }
 
         QCOMPARE(c->window->detailPane()->detail().lookups.size(), 0);
-        lookUp(*c, QStringLiteral("NOT_FOUND"));
+        lookUp(*c, QStringLiteral("Not found:"));
         if (QTest::currentTestFailed())
             return;
         QTRY_COMPARE_WITH_TIMEOUT(c->window->detailPane()->detail().lookups.size(), 1, 10000);
@@ -572,7 +572,7 @@ private slots:
         // The reconciler's lookups met the provider's errors; the supervisor's finds the refund.
         const qsizetype lookupsBefore = c->window->detailPane()->detail().lookups.size();
         QVERIFY(lookupsBefore > 0);
-        lookUp(*c, QStringLiteral("FOUND"));
+        lookUp(*c, QStringLiteral("Found:"));
         if (QTest::currentTestFailed())
             return;
         QTRY_COMPARE_WITH_TIMEOUT(c->window->detailPane()->detail().lookups.size(), lookupsBefore + 1, 10000);

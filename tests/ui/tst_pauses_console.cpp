@@ -318,7 +318,7 @@ private slots:
         QTest::keyClicks(child<QPlainTextEdit>(dialog, "reasonEdit"), QStringLiteral("stopped waiting"));
         proxy.dropNextPostResponse(1000);
         QTest::mouseClick(dialog->confirmButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(dialog->statusLabel()->text().contains(QStringLiteral("same Idempotency-Key")), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->statusLabel()->text().contains(QStringLiteral("same request")), 5000);
         QVERIFY(child<QPlainTextEdit>(dialog, "reasonEdit")->isReadOnly());
         QVERIFY(!dialog->cancelButton()->isEnabled());
         QTest::mouseClick(child<QPushButton>(dialog, "stopResendingButton"), Qt::LeftButton);

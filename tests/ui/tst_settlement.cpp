@@ -619,7 +619,7 @@ private slots:
         QCOMPARE(dialog.findChild<QLineEdit *>(QStringLiteral("desiredTotalEdit"))->text(), QStringLiteral("40.00"));
         QCOMPARE(dialog.remainder(), std::optional<qint64>(4000));
         const QString description = text(&dialog, "descriptionLabel");
-        for (const char *part : { "re_thursday", "has not been refunded", "its own approval", "its own idempotency key",
+        for (const char *part : { "re_thursday", "has not been refunded", "its own approval", "a refund of its own",
                                   "never re-sent" })
             QVERIFY2(description.contains(QLatin1String(part)), qPrintable(description));
 

@@ -672,7 +672,7 @@ private slots:
         QVERIFY(lookup);
         VERIFY_GERMAN("look-up dialog");
         QTest::mouseClick(lookup->confirmButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(child<QLabel>(lookup, "statusLabel")->text().contains(QStringLiteral("FOUND")), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(child<QLabel>(lookup, "lookupAnswer")->text().contains(QStringLiteral("40.00 USD")), 15000);
         VERIFY_GERMAN("look-up dialog, answered");
         QTest::mouseClick(lookup->cancelButton(), Qt::LeftButton);
         QTRY_VERIFY(!c->window->decisions()->openDialog());

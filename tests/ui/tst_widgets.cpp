@@ -6,6 +6,7 @@
 #include "models/displayformat.h"
 #include "tests/ui/fakepagesource.h"
 #include "ui/actiondetailpane.h"
+#include "ui/chargestoryview.h"
 #include "ui/dialogparts.h"
 #include "ui/draftstore.h"
 #include "ui/queueview.h"
@@ -426,6 +427,52 @@ private slots:
     // The confirm dialogs' Enter (dialogparts::handleEnter): a plain Enter never confirms (it
     // belongs to the text fields), Ctrl+Enter confirms only a visible, enabled button, other keys
     // are left to the dialog.
+    // The server decides which charge warnings apply (its codes); the console says each in its own
+    // translatable words from the charge as read: a full refund is "the whole captured amount",
+    // refunds are listed by amount and status (no provider ids), an unknown code keeps the server's
+    // sentence, and only the critical ones are severe.
+    void chargeWarningsInTheConsolesWords()
+    {
+        const QDateTime now = QDateTime::fromString(QStringLiteral("2026-12-07T12:00:00Z"), Qt::ISODate);
+        cs::ChargeView view;
+        cs::ChargeSnapshot &s = view.snapshot;
+        s.result = cs::ChargeSnapshot::Result::Found;
+        s.chargeId = s.targetId = QStringLiteral("ch_1");
+        s.currency = QStringLiteral("usd");
+        s.amount = s.amountCaptured = 19900;
+        s.amountRefunded = 3000;
+        s.created = now.addDays(-200);
+        s.disputed = true;
+        cs::ChargeSnapshot::Refund outside;
+        outside.id = QStringLiteral("re_outside");
+        outside.amount = 3000;
+        outside.status = QStringLiteral("succeeded");
+        outside.created = now.addSecs(-7200);
+        s.refunds = { outside };
+        view.requested = 19900;
+        view.requestedCurrency = QStringLiteral("usd");
+        for (const char *code : { "disputed", "over_half", "past_refund_window", "refunds_made", "exceeds_remaining", "new_kind" })
+            view.warnings.append({ QString::fromLatin1(code), QStringLiteral("server words for %1").arg(QLatin1String(code)) });
+        const QList<cs::WarningLine> lines = cs::ChargeStoryView::warningLines(view, now);
+        QCOMPARE(lines.size(), 6);
+        QCOMPARE(lines.at(0).text, QStringLiteral("The customer disputed this charge: a refund now may pay them twice."));
+        QVERIFY(lines.at(0).severe);
+        QCOMPARE(lines.at(1).text, QStringLiteral("199.00 USD is the whole captured amount of the charge."));
+        QVERIFY(!lines.at(1).severe);
+        QCOMPARE(lines.at(2).text, QStringLiteral("The charge is 200 days old, past the 180-day card refund window: the provider "
+                                                  "may refuse the refund."));
+        QCOMPARE(lines.at(3).text, QStringLiteral("Already refunded 30.00 USD of 199.00 USD: 30.00 USD succeeded, 2 h ago "
+                                                  "(made outside Countersign)."));
+        QVERIFY(!lines.at(3).text.contains(QStringLiteral("re_")));
+        QCOMPARE(lines.at(4).text, QStringLiteral("199.00 USD asked, more than the 169.00 USD the provider says is left "
+                                                  "(captured 199.00 USD \u2212 refunded 30.00 USD)."));
+        QVERIFY(lines.at(4).severe);
+        QCOMPARE(lines.at(5).text, QStringLiteral("server words for new_kind"));
+        view.requested = 10000;
+        QCOMPARE(cs::ChargeStoryView::warningLines(view, now).at(1).text,
+                 QStringLiteral("100.00 USD is more than half of the charge's captured 199.00 USD."));
+    }
+
     void enterNeedsControlToConfirm()
     {
         QDialog dialog;
