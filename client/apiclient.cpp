@@ -424,6 +424,13 @@ void ApiClient::startProbing()
         m_probeTimer.start(m_probeDelayMs);
 }
 
+void ApiClient::markUnreachable(const QString &why)
+{
+    if (!why.isEmpty())
+        m_lastTransportError = why;
+    setConnectionState(ConnectionState::Offline);
+}
+
 void ApiClient::probeNow()
 {
     m_probeTimer.stop();

@@ -63,6 +63,9 @@ public:
     ConnectionState connectionState() const { return m_state; }
     // Probe now (the offline banner's "Retry now").
     void probeNow();
+    // Something other than a call showed the backend gone or hung (the event stream went silent
+    // past its heartbeat): Offline now, with `why`, probing GET /health until it answers.
+    void markUnreachable(const QString &why);
 
     // A fresh client Idempotency-Key (a UUID): one per human intent.
     static QString mintIdempotencyKey();

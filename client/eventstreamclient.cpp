@@ -14,14 +14,23 @@ EventStreamClient::EventStreamClient(QObject *parent)
 {
     m_reconnectTimer.setSingleShot(true);
     connect(&m_reconnectTimer, &QTimer::timeout, this, &EventStreamClient::connectNow);
+    // Four times a second: the silence is measured from the last byte (onReadyRead), so a backend
+    // gone or hung is noticed at most the timeout and a tick after its last heartbeat.
+    m_watchdog.setInterval(250);
     connect(&m_watchdog, &QTimer::timeout, this, [this] {
         if (!m_reply)
             return;
-        if (m_parser.takeActivity())
+        if (m_parser.takeActivity()) {
+            m_sinceActivity.start();
             return;
-        qCInfo(lcClient) << "event stream silent for" << m_heartbeatTimeoutMs << "ms; reconnecting";
+        }
+        if (m_sinceActivity.elapsed() < m_heartbeatTimeoutMs)
+            return;
+        qCInfo(lcClient) << "event stream silent for" << m_sinceActivity.elapsed() << "ms; reconnecting";
+        m_lastError = tr("no heartbeat for %1 s").arg(m_sinceActivity.elapsed() / 1000);
         dropReply();
         scheduleReconnect();
+        emit lost(m_lastError);
     });
 }
 
@@ -133,7 +142,8 @@ void EventStreamClient::connectNow()
             setState(State::Live);
         }
     });
-    m_watchdog.start(m_heartbeatTimeoutMs);
+    m_sinceActivity.start();
+    m_watchdog.start();
 }
 
 void EventStreamClient::onReadyRead()
@@ -143,6 +153,7 @@ void EventStreamClient::onReadyRead()
     const int status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (status != 200)
         return; // an error body; handled in onFinished
+    m_sinceActivity.start();
     const QList<SseEvent> events = m_parser.feed(m_reply->readAll());
     if (m_state != State::Live)
         setState(State::Live);
@@ -186,6 +197,9 @@ void EventStreamClient::onFinished()
     if (m_state == State::Stopped)
         return;
     scheduleReconnect();
+    // No HTTP answer at all (refused, reset, timed out, or the stream cut): the backend is gone.
+    if (status == 0)
+        emit lost(m_lastError);
 }
 
 void EventStreamClient::scheduleReconnect()

@@ -44,6 +44,9 @@ public:
     QString lastEventId() const { return m_parser.lastEventId(); }
     // Backoff bounds; the server's `retry:` value, when sent, replaces `initial`.
     void setBackoff(std::chrono::milliseconds initial, std::chrono::milliseconds max);
+    // How long the stream may stay silent (the server's heartbeat comes every 2 s) before the
+    // backend counts as gone or hung: lost() and a reconnect. 4 s by default (two beats missed),
+    // checked four times a second: a backend that stops is shown within 5 s of its last beat.
     void setHeartbeatTimeout(std::chrono::milliseconds timeout);
 
     State state() const { return m_state; }
@@ -66,6 +69,9 @@ signals:
     // `actor`): what is in force is read from GET /execution.
     void executionChanged(const QString &event, const QString &actor);
     void unauthorized();
+    // The backend went silent past the heartbeat timeout, or the stream could not be had for want
+    // of an answer (refused, reset, timed out; not an HTTP error): `why`, for the offline banner.
+    void lost(const QString &why);
 
 private:
     void connectNow();
@@ -88,7 +94,8 @@ private:
     int m_initialBackoffMs = 3000;
     int m_maxBackoffMs = 30000;
     int m_backoffMs = 3000;
-    int m_heartbeatTimeoutMs = 45000;
+    int m_heartbeatTimeoutMs = 4000;
+    QElapsedTimer m_sinceActivity;
     int m_reconnects = 0;
     bool m_serverRetryApplied = false;
 };

@@ -39,10 +39,7 @@ ApproveDialog::ApproveDialog(const ActionDetail &detail, QWidget *parent)
     : DecisionDialog(QStringLiteral("approve"), detail, parent)
 {
     setObjectName(QStringLiteral("approveDialog"));
-    setWindowTitle(detail.record.businessReference.isEmpty()
-                       ? tr("Approve refund of %1").arg(display::money(detail.record.amount, detail.record.currency))
-                       : tr("Approve refund of %1 for %2")
-                             .arg(display::money(detail.record.amount, detail.record.currency), detail.record.businessReference));
+    setTitleFor(tr("Approve refund"));
     setPreferredWidth(720);
     // Whether it should be sent, below what will be sent: the charge's story and budget (its
     // warnings go first, with the possible duplicates, in the dialog's warning box), then why.

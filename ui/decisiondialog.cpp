@@ -1,4 +1,5 @@
 #include "ui/decisiondialog.h"
+#include "models/displayformat.h"
 #include "ui/dialogparts.h"
 #include "ui/statepalette.h"
 #include "ui/warninglist.h"
@@ -174,6 +175,16 @@ void DecisionDialog::setInputReadOnly(bool readOnly)
 void DecisionDialog::setDescription(const QString &html)
 {
     m_description->setText(html);
+}
+
+void DecisionDialog::setTitleFor(const QString &what)
+{
+    const ActionRecord &r = m_detail.record;
+    const QString amount = display::money(r.amount, r.currency);
+    const QString subject = r.businessReference.isEmpty()
+        ? tr("%1 on %2, requested by %3").arg(amount, r.targetId, r.requestedBy)
+        : tr("%1 for %2, requested by %3").arg(amount, r.businessReference, r.requestedBy);
+    setWindowTitle(tr("%1 \u2014 %2").arg(what, subject));
 }
 
 void DecisionDialog::setDescriptionToolTip(const QString &text)

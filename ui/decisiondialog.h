@@ -71,6 +71,9 @@ signals:
 protected:
     void setDescription(const QString &html);
     void setDescriptionToolTip(const QString &text);
+    // The window's title: what the dialog does and what it acts on, in the words of the queue —
+    // "Reject — 199.00 USD for order-63098, requested by refund-bot".
+    void setTitleFor(const QString &what);
     void setWarnings(const QList<WarningLine> &warnings);
     // The width the dialog opens with when the screen has room.
     void setPreferredWidth(int width) { m_preferredWidth = width; }

@@ -11,7 +11,7 @@ DiscrepancyCloseDialog::DiscrepancyCloseDialog(const ActionDetail &detail, QWidg
                           parent)
 {
     setObjectName(QStringLiteral("discrepancyCloseDialog"));
-    setWindowTitle(tr("Close the discrepancy"));
+    setTitleFor(tr("Close the discrepancy"));
     refresh();
     updateConfirm();
 }

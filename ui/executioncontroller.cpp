@@ -113,8 +113,28 @@ void ExecutionController::reload()
     });
 }
 
+void ExecutionController::setOffline(bool offline)
+{
+    if (offline == m_offline)
+        return;
+    m_offline = offline;
+    if (!offline) {
+        reload();
+        return;
+    }
+    const QString last = m_indicator->text();
+    m_indicator->setText(tr("Execution: unknown while offline"));
+    m_indicator->setToolTip(m_known ? tr("The backend does not answer, so what is in force now is not known. Last read: %1.").arg(last)
+                                    : tr("The backend does not answer, so what is in force now is not known."));
+    m_indicator->setAccessibleName(m_indicator->text());
+    m_indicator->setStyleSheet(QStringLiteral("QLabel { color: %1; padding: 0 6px; }")
+                                   .arg(StatePalette::mutedText(m_indicator->palette()).name()));
+}
+
 void ExecutionController::updateIndicator(const QString &summary, const QString &problem)
 {
+    if (m_offline)
+        return; // says "unknown while offline" until the backend answers again
     const QPalette palette = m_indicator->palette();
     if (!problem.isEmpty() && !m_known) {
         m_indicator->setText(tr("Execution: unknown"));

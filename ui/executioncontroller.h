@@ -52,6 +52,9 @@ public:
 public slots:
     // Read GET /execution; a reload asked for while one is out is done once it answers.
     void reload();
+    // While the backend does not answer, what is in force is not known: the indicator says so
+    // ("Execution: unknown while offline"); back online, it is read again.
+    void setOffline(bool offline);
     void openPause();
     void openResume();
 
@@ -79,6 +82,7 @@ private:
     QPointer<ApiCall> m_sent;    // the dialog's request in flight
     bool m_readAgain = false;
     bool m_known = false;
+    bool m_offline = false;
     QString m_role;
     QList<ExecutionPause> m_pauses;
     // The last request whose outcome is unknown (no answer) and its key: the same request again

@@ -16,7 +16,7 @@ FollowUpDialog::FollowUpDialog(const ActionDetail &detail, const FollowUpPlan &p
     , m_plan(plan)
 {
     setObjectName(QStringLiteral("followUpDialog"));
-    setWindowTitle(tr("Propose a follow-up adjustment"));
+    setTitleFor(tr("Propose a follow-up adjustment"));
 
     m_breakdown = new QLabel(this);
     m_breakdown->setObjectName(QStringLiteral("committedLabel"));

@@ -15,7 +15,7 @@ LookupDialog::LookupDialog(const ActionDetail &detail, QWidget *parent)
     : DecisionDialog(QStringLiteral("lookup"), detail, parent)
 {
     setObjectName(QStringLiteral("lookupDialog"));
-    setWindowTitle(tr("Look up at the provider"));
+    setTitleFor(tr("Look up at the provider"));
     setConfirmText(tr("Look up now"));
     // The answer in words, then what the provider said as it said it: both appear once answered.
     m_answer = new QLabel(this);

@@ -190,6 +190,8 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
     });
     connect(m_events, &EventStreamClient::executionChanged, m_execution, &ExecutionController::reload);
     connect(m_events, &EventStreamClient::stateChanged, this, &MainWindow::onEventStreamState);
+    // The stream's heartbeat (every 2 s) is how an idle console learns the backend is gone or hung.
+    connect(m_events, &EventStreamClient::lost, m_client, &ApiClient::markUnreachable);
 
     restoreLayout();
     updateDecisionActions();
@@ -577,6 +579,7 @@ void MainWindow::showDetail(const ActionDetail &detail)
 void MainWindow::updateDecisionActions()
 {
     const bool has = m_pane->hasDetail() && m_pane->detail().record.id == m_currentId;
+    const bool offline = m_client->connectionState() == ApiClient::ConnectionState::Offline;
     for (auto it = m_decisionActions.begin(); it != m_decisionActions.end(); ++it) {
         QAction *action = it.value();
         const QString help = action->property("help").toString();
@@ -584,6 +587,13 @@ void MainWindow::updateDecisionActions()
         if (!has) {
             action->setEnabled(false);
             action->setToolTip(tr("%1 \u2014 select an action first").arg(action->iconText()));
+            continue;
+        }
+        // What is shown may be out of date: no new decision until the backend answers.
+        if (offline) {
+            action->setEnabled(false);
+            action->setToolTip(tr("%1 is not available: the backend does not answer, so what is shown may be out of date")
+                                   .arg(action->iconText()));
             continue;
         }
         const PermissionEntry *entry = m_pane->detail().permissions.entry(permissionKey(it.key()));
@@ -609,18 +619,24 @@ void MainWindow::onConnectionState()
     if (state == ApiClient::ConnectionState::Offline) {
         m_banner->showOffline(m_client->baseUrl().toDisplayString(), m_decisions->pendingDecisions(),
                               m_client->lastTransportError());
+        m_execution->setOffline(true);
     } else if (state == ApiClient::ConnectionState::Online && m_banner->isVisible()) {
         m_banner->hideBanner();
         statusBar()->showMessage(tr("The backend answers again."), 5000);
+        // Everything shown is read again: the queue, the action in view, what is in force.
         if (m_model->hasFailed())
             m_model->retry();
+        else
+            m_model->reload();
         if (!m_currentId.isEmpty())
             m_detailReload.start();
+        m_execution->setOffline(false);
         if (m_events->state() != EventStreamClient::State::Live)
             m_events->reconnectNow();
         if (m_user.isEmpty())
             loadIdentity();
     }
+    updateDecisionActions();
     updateStatusBar();
 }
 

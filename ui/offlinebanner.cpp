@@ -24,7 +24,12 @@ OfflineBanner::OfflineBanner(QWidget *parent)
     m_retry->setObjectName(QStringLiteral("retryNowButton"));
     layout->addWidget(m_text, 1);
     layout->addWidget(m_retry);
-    connect(m_retry, &QPushButton::clicked, this, &OfflineBanner::retryRequested);
+    connect(m_retry, &QPushButton::clicked, this, [this] {
+        if (m_restartOffer)
+            emit restartRequested();
+        else
+            emit retryRequested();
+    });
     m_clock.setInterval(1000);
     connect(&m_clock, &QTimer::timeout, this, &OfflineBanner::updateText);
     applyColours();
@@ -49,6 +54,13 @@ void OfflineBanner::setPendingDecisions(int count)
     updateText();
 }
 
+void OfflineBanner::setRestartOffer(bool offer)
+{
+    m_restartOffer = offer;
+    m_retry->setText(offer ? tr("Restart the backend") : tr("Retry now"));
+    updateText();
+}
+
 void OfflineBanner::hideBanner()
 {
     m_clock.stop();
@@ -70,9 +82,15 @@ void OfflineBanner::updateText()
                   "CA, or fix the backend's certificate. Open dialogs keep what you typed.")
                    .arg(m_backend.toHtmlEscaped(), m_problem.toHtmlEscaped())
                    .arg(seconds);
+    } else if (m_restartOffer) {
+        html = tr("<b>Offline \u2014 the demo's own backend has stopped or does not answer</b> (for %1 s). It does not "
+                  "come back by itself: restart it to go on (its ledger is kept). The queue and details shown may be "
+                  "out of date; decisions are off until it answers. Open dialogs keep what you typed.")
+                   .arg(seconds);
     } else {
         html = tr("<b>Offline \u2014 the backend at %1 does not answer</b> (for %2 s). Reconnecting automatically; "
-                  "the queue and details shown may be out of date. Open dialogs keep what you typed.")
+                  "the queue and details shown may be out of date, and decisions are off until it answers. Open "
+                  "dialogs keep what you typed.")
                    .arg(m_backend.toHtmlEscaped())
                    .arg(seconds);
     }

@@ -23,11 +23,15 @@ public:
     // certificate ("certificate not trusted: …") is said plainly, with what to do about it.
     void showOffline(const QString &backend, int pendingDecisions, const QString &problem = QString());
     void setPendingDecisions(int count);
+    // The backend is the console's own (demo mode): it does not come back by itself, so the banner
+    // says so and offers to restart it (restartRequested) instead of "Retry now".
+    void setRestartOffer(bool offer);
     void hideBanner();
     QString text() const;
 
 signals:
     void retryRequested();
+    void restartRequested();
 
 protected:
     void changeEvent(QEvent *event) override;
@@ -41,6 +45,7 @@ private:
     QString m_backend;
     QString m_problem;
     int m_pending = 0;
+    bool m_restartOffer = false;
     QTimer m_clock;
     qint64 m_since = 0;
 };

@@ -22,7 +22,7 @@ ReconcileDialog::ReconcileDialog(const ActionDetail &detail, QWidget *parent)
     , m_lookups(new LookupTableModel(this))
 {
     setObjectName(QStringLiteral("reconcileDialog"));
-    setWindowTitle(tr("Confirm a reconciliation"));
+    setTitleFor(tr("Confirm a reconciliation"));
     setMinimumWidth(760);
 
     m_reviewDetails = new DetailsDisclosure(this);

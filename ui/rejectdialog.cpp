@@ -13,7 +13,7 @@ RejectDialog::RejectDialog(const ActionDetail &detail, QWidget *parent)
     : DecisionDialog(QStringLiteral("reject"), detail, parent)
 {
     setObjectName(QStringLiteral("rejectDialog"));
-    setWindowTitle(tr("Reject refund"));
+    setTitleFor(tr("Reject refund"));
     auto *reasonLabelWidget = new QLabel(tr("&Reason (required, the agent sees it):"), this);
     m_reason = new QComboBox(this);
     m_reason->setObjectName(QStringLiteral("reasonCombo"));

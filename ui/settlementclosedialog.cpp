@@ -10,7 +10,7 @@ SettlementCloseDialog::SettlementCloseDialog(const ActionDetail &detail, QWidget
                           parent)
 {
     setObjectName(QStringLiteral("settlementCloseDialog"));
-    setWindowTitle(tr("Close the failed refund without re-sending"));
+    setTitleFor(tr("Close the failed refund without re-sending"));
     refresh();
     updateConfirm();
 }

@@ -570,8 +570,8 @@ int runServe(QCoreApplication &app, const QStringList &arguments)
                                              QStringLiteral("Safety margin before the key window ends."),
                                              QStringLiteral("minutes"), QStringLiteral("60"));
     const QCommandLineOption heartbeat(QStringLiteral("sse-heartbeat-ms"),
-                                       QStringLiteral("Silence before an event-stream heartbeat (tests shorten it)."),
-                                       QStringLiteral("ms"), QStringLiteral("15000"));
+                                       QStringLiteral("Silence before an event-stream heartbeat: the console counts a stream silent for 4 s as a backend gone or hung."),
+                                       QStringLiteral("ms"), QStringLiteral("2000"));
     const QCommandLineOption poll(QStringLiteral("sse-poll-ms"), QStringLiteral("How often the audit log is polled for events while no change notification can reach this process (PostgreSQL: LISTEN lost); commits of this process wake the event stream at once."),
                                   QStringLiteral("ms"), QStringLiteral("150"));
     const QCommandLineOption webhookSecretFile(QStringLiteral("webhook-secret-file"),

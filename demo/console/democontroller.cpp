@@ -13,6 +13,7 @@
 #include "demo/scenariorunner.h"
 #include "ui/consolesettings.h"
 #include "ui/mainwindow.h"
+#include "ui/offlinebanner.h"
 #include "ui/settingvalue.h"
 
 #include <QAction>
@@ -122,6 +123,13 @@ DemoController::DemoController(demo::DemoStack *stack, MainWindow *window, ApiCl
     connect(m_narration, &NarrationPanel::nextRequested, m_runner, &demo::ScenarioRunner::next);
     connect(m_narration, &NarrationPanel::cancelRequested, this, &DemoController::cancelScenario);
     connectTraffic();
+    // The demo's backend is a child process: when it dies or hangs, "Retry" cannot help; the
+    // banner offers to restart it on the same ledger.
+    window->offlineBanner()->setRestartOffer(true);
+    connect(window->offlineBanner(), &OfflineBanner::restartRequested, this, [this] {
+        if (!m_stack->restartBackend() && m_window)
+            m_window->statusBar()->showMessage(tr("The demo's backend could not be restarted: see %1").arg(m_stack->dataDir()), 15000);
+    });
     connect(m_stack, &demo::DemoStack::backendRestarted, this, [this](const QUrl &url) {
         m_client->setBaseUrl(url);
         m_auditClient->setBaseUrl(url);

@@ -658,14 +658,6 @@ heute: %2
         <translation>Mögliche Doppelung: Dieselbe Zahlung hat auch eine Erstattung über %1 (%2; angefordert von %3, %4).</translation>
     </message>
     <message>
-        <source>Approve refund of %1</source>
-        <translation>Erstattung über %1 freigeben</translation>
-    </message>
-    <message>
-        <source>Approve refund of %1 for %2</source>
-        <translation>Erstattung über %1 für %2 freigeben</translation>
-    </message>
-    <message>
         <source>Approve only if both are intended, and say why in the note.</source>
         <translation>Nur freigeben, wenn beide gewollt sind, und in der Notiz begründen.</translation>
     </message>
@@ -684,6 +676,10 @@ heute: %2
     <message>
         <source>&lt;p&gt;Approving signs this exact refund. &lt;b&gt;Nothing is sent to the provider now&lt;/b&gt;: the refund waits, approved, until the executor sends it — once, however often it has to ask again.&lt;/p&gt;</source>
         <translation>&lt;p&gt;Die Freigabe unterschreibt genau diese Erstattung. &lt;b&gt;Jetzt wird nichts an den Anbieter gesendet&lt;/b&gt;: Die Erstattung wartet freigegeben, bis die Ausführung sie sendet — einmal, wie oft sie auch nachfragen muss.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Approve refund</source>
+        <translation>Erstattung freigeben</translation>
     </message>
 </context>
 <context>
@@ -2018,6 +2014,18 @@ vorheriger %2</translation>
         <source>Resent with the same Idempotency-Key %1 and If-Match: the backend applies it once.</source>
         <translation>Erneut gesendet mit demselben Idempotency-Key %1 und If-Match: Das Backend wendet sie einmal an.</translation>
     </message>
+    <message>
+        <source>%1 on %2, requested by %3</source>
+        <translation>%1 auf %2, angefordert von %3</translation>
+    </message>
+    <message>
+        <source>%1 for %2, requested by %3</source>
+        <translation>%1 für %2, angefordert von %3</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
 </context>
 <context>
     <name>cs::DemoController</name>
@@ -2107,6 +2115,10 @@ vorheriger %2</translation>
         <source>%1 %2</source>
         <comment>a scenario&apos;s number (with its mnemonic &amp;) and title</comment>
         <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>The demo&apos;s backend could not be restarted: see %1</source>
+        <translation>Das Backend der Demo konnte nicht neu gestartet werden: siehe %1</translation>
     </message>
 </context>
 <context>
@@ -2217,6 +2229,13 @@ vorheriger %2</translation>
     </message>
 </context>
 <context>
+    <name>cs::EventStreamClient</name>
+    <message>
+        <source>no heartbeat for %1 s</source>
+        <translation>seit %1 s kein Lebenszeichen</translation>
+    </message>
+</context>
+<context>
     <name>cs::ExecutionController</name>
     <message>
         <source>&amp;Pause execution…</source>
@@ -2301,6 +2320,18 @@ vorheriger %2</translation>
     <message>
         <source>No answer from the backend (%1): whether it was recorded is unknown; the status bar shows what is in force once the backend answers. Confirming the same again sends the same request once more.</source>
         <translation>Keine Antwort vom Backend (%1): Ob es gespeichert wurde, ist unbekannt; die Statusleiste zeigt, was gilt, sobald das Backend antwortet. Dasselbe erneut zu bestätigen sendet dieselbe Anfrage noch einmal.</translation>
+    </message>
+    <message>
+        <source>Execution: unknown while offline</source>
+        <translation>Ausführung: unbekannt, solange offline</translation>
+    </message>
+    <message>
+        <source>The backend does not answer, so what is in force now is not known. Last read: %1.</source>
+        <translation>Das Backend antwortet nicht, daher ist unbekannt, was jetzt gilt. Zuletzt gelesen: %1.</translation>
+    </message>
+    <message>
+        <source>The backend does not answer, so what is in force now is not known.</source>
+        <translation>Das Backend antwortet nicht, daher ist unbekannt, was jetzt gilt.</translation>
     </message>
 </context>
 <context>
@@ -3371,6 +3402,10 @@ vorheriger %2</translation>
         <source>Close the discrepancy of an action the provider holds two refunds for, with a note: nothing is sent or undone</source>
         <translation>Die Abweichung einer Aktion, zu der der Anbieter zwei Erstattungen hält, mit einer Notiz schließen: Nichts wird gesendet oder rückgängig gemacht</translation>
     </message>
+    <message>
+        <source>%1 is not available: the backend does not answer, so what is shown may be out of date</source>
+        <translation>%1 ist nicht verfügbar: Das Backend antwortet nicht, das Angezeigte kann also veraltet sein</translation>
+    </message>
 </context>
 <context>
     <name>cs::NarrationPanel</name>
@@ -3445,16 +3480,24 @@ vorheriger %2</translation>
         <source>&lt;b&gt;Offline — the backend at %1 is refused: %2&lt;/b&gt; (for %3 s). The console does not talk to a backend whose certificate it cannot verify; start it with &lt;code&gt;--ca-file FILE&lt;/code&gt; for a private CA, or fix the backend&apos;s certificate. Open dialogs keep what you typed.</source>
         <translation>&lt;b&gt;Offline — das Backend unter %1 wird abgewiesen: %2&lt;/b&gt; (seit %3 s). Die Konsole spricht mit keinem Backend, dessen Zertifikat sie nicht prüfen kann; starten Sie sie mit &lt;code&gt;--ca-file FILE&lt;/code&gt; für eine private CA oder korrigieren Sie das Zertifikat des Backends. Offene Dialoge behalten Ihre Eingaben.</translation>
     </message>
-    <message>
-        <source>&lt;b&gt;Offline — the backend at %1 does not answer&lt;/b&gt; (for %2 s). Reconnecting automatically; the queue and details shown may be out of date. Open dialogs keep what you typed.</source>
-        <translation>&lt;b&gt;Offline — das Backend unter %1 antwortet nicht&lt;/b&gt; (seit %2 s). Die Verbindung wird automatisch wiederhergestellt; Warteschlange und Details können veraltet sein. Offene Dialoge behalten Ihre Eingaben.</translation>
-    </message>
     <message numerus="yes">
         <source> %n decision(s) will be sent again as the same request as soon as it answers, so none can apply twice.</source>
         <translation>
             <numerusform> %n Entscheidung wird als dieselbe Anfrage erneut gesendet, sobald es antwortet, sie kann also nicht zweimal wirken.</numerusform>
             <numerusform> %n Entscheidungen werden als dieselbe Anfrage erneut gesendet, sobald es antwortet, keine kann also zweimal wirken.</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Restart the backend</source>
+        <translation>Backend neu starten</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Offline — the demo&apos;s own backend has stopped or does not answer&lt;/b&gt; (for %1 s). It does not come back by itself: restart it to go on (its ledger is kept). The queue and details shown may be out of date; decisions are off until it answers. Open dialogs keep what you typed.</source>
+        <translation>&lt;b&gt;Offline — das eigene Backend der Demo ist beendet oder antwortet nicht&lt;/b&gt; (seit %1 s). Es kommt nicht von selbst zurück: Starten Sie es neu, um weiterzumachen (sein Hauptbuch bleibt erhalten). Warteschlange und Details können veraltet sein; Entscheidungen sind aus, bis es antwortet. Offene Dialoge behalten Ihre Eingaben.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Offline — the backend at %1 does not answer&lt;/b&gt; (for %2 s). Reconnecting automatically; the queue and details shown may be out of date, and decisions are off until it answers. Open dialogs keep what you typed.</source>
+        <translation>&lt;b&gt;Offline — das Backend unter %1 antwortet nicht&lt;/b&gt; (seit %2 s). Die Verbindung wird automatisch wiederhergestellt; Warteschlange und Details können veraltet sein, und Entscheidungen sind aus, bis es antwortet. Offene Dialoge behalten Ihre Eingaben.</translation>
     </message>
 </context>
 <context>

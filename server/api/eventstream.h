@@ -53,7 +53,7 @@ public:
     struct Options
     {
         LedgerWatcher::Options changes; // when the audit log is read again (pollMs: --sse-poll-ms)
-        int heartbeatMs = 15000;
+        int heartbeatMs = 2000; // the console counts 4 s of silence as the backend gone or hung
         qint64 maxBacklog = 10000;  // more missed events than this: one `resync` instead
         int retryMs = 3000;         // the `retry:` field sent first
         int batch = 1000;           // audit rows read per poll

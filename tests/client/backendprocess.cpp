@@ -197,6 +197,11 @@ bool BackendProcess::start(int seedCharges, const QStringList &extraServeArgumen
     return startBackend(extraServeArguments);
 }
 
+qint64 BackendProcess::backendPid() const
+{
+    return m_backend && m_backend->state() == QProcess::Running ? m_backend->processId() : 0;
+}
+
 bool BackendProcess::restartBackend()
 {
     if (m_backend) {

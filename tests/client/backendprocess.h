@@ -31,6 +31,8 @@ public:
     QString error() const { return m_error; }
 
     QUrl url() const { return m_url; }       // http://127.0.0.1:PORT
+    // countersignd's process id (0 when it is not running): for SIGSTOP, SIGCONT and SIGKILL.
+    qint64 backendPid() const;
     QUrl paysimUrl() const { return m_paysimUrl; }
     quint16 port() const { return quint16(m_url.port()); }
     QString ledgerPath() const; // the --db location (a file or a postgresql:// URI), set by start()

@@ -24,6 +24,7 @@
 #include "ui/bulkdecisiondialog.h"
 #include "ui/chargestoryview.h"
 #include "ui/connectiondialog.h"
+#include "ui/decisiondialog.h"
 #include "ui/consolesettings.h"
 #include "ui/consoletranslations.h"
 #include "ui/discrepancyclosedialog.h"
@@ -502,6 +503,11 @@ void TestLayout::dialogs()
     QVERIFY(QTest::qWaitForWindowExposed(dialog.get()));
     QTest::qWait(50); // a fresh read answers on the next turn of the event loop
     QCoreApplication::processEvents();
+    // A decision dialog's title names what it acts on: the amount, the order and the agent.
+    if (qobject_cast<DecisionDialog *>(dialog.get())) {
+        for (const char *part : { "199.00 USD", "order-8841277-return-and-exchange", "returns-bot-with-a-long-name" })
+            QVERIFY2(dialog->windowTitle().contains(QLatin1String(part)), qPrintable(dialog->windowTitle()));
+    }
     const QStringList problems = check(dialog.get(), s);
     if (!problems.isEmpty())
         QFAIL(qPrintable(QStringLiteral("%1 problem(s) in %2 (%3x%4):\n  ")
