@@ -13,6 +13,7 @@
 #include "ui/mainwindow.h"
 
 #include <QDialog>
+#include <QSignalSpy>
 #include <QString>
 #include <QUrl>
 #include <QWidget>
@@ -52,6 +53,19 @@ struct TestConsole
             window->execution()->openDialog()->done(QDialog::Rejected);
         window.reset();
     }
+    // Shows the window, starts it and waits until the backend has said who is signed in: what
+    // every test that drives the console does first. False (with a warning) when it did not.
+    bool showAndSignIn(int timeoutMs = 10000)
+    {
+        window->show();
+        QSignalSpy identity(window.get(), &MainWindow::identityKnown);
+        window->start();
+        if (identity.wait(timeoutMs))
+            return true;
+        qWarning("no identity");
+        return false;
+    }
+
     TestConsole(const TestConsole &) = delete;
     TestConsole &operator=(const TestConsole &) = delete;
 };

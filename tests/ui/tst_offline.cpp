@@ -57,11 +57,7 @@ private:
     {
         auto console = std::make_unique<Console>(url, m_backend.token(QStringLiteral("ana")),
                                                  m_dir.filePath(QStringLiteral("ana%1.ini").arg(++m_next)));
-        console->window->show();
-        QSignalSpy identity(console->window.get(), &MainWindow::identityKnown);
-        console->window->start();
-        if (!identity.wait(10000))
-            qWarning("no identity");
+        console->showAndSignIn();
         return console;
     }
 

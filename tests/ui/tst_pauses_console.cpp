@@ -62,11 +62,7 @@ private:
     {
         auto console = std::make_unique<Console>(url.isValid() ? url : m_backend.url(), m_backend.token(user),
                                                  m_dir.filePath(user + QString::number(++m_next) + QStringLiteral(".ini")));
-        console->window->show();
-        QSignalSpy identity(console->window.get(), &MainWindow::identityKnown);
-        console->window->start();
-        if (!identity.wait(10000))
-            qWarning("no identity");
+        console->showAndSignIn();
         return console;
     }
 
