@@ -140,6 +140,8 @@ ApiCall *ApiClient::listActions(const ActionQuery &query, const QString &cursor,
         q.addQueryItem(QStringLiteral("settlement"), settlement);
     if (const QString discrepancy = query.discrepancyParameter(); !discrepancy.isEmpty())
         q.addQueryItem(QStringLiteral("discrepancy"), discrepancy);
+    if (const QString awaiting = query.awaitingParameter(); !awaiting.isEmpty())
+        q.addQueryItem(QStringLiteral("awaiting"), awaiting);
     const QString sort = query.sortParameter();
     if (!sort.isEmpty())
         q.addQueryItem(QStringLiteral("sort"), sort);

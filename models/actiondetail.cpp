@@ -75,6 +75,7 @@ ActionSummary ActionDetail::summary() const
         row.settlementReview = settlement->needsReview();
     }
     row.discrepancy = discrepancy && discrepancy->isOpen();
+    row.queued = record.isQueued();
     // The list's "1 of 2" (ActionSummary::approvalsRequired): the same as GET /actions says.
     if (quorum.isDualControl() && record.state == ActionState::Pending) {
         row.approvalsRequired = quorum.required;

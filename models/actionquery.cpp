@@ -1,4 +1,5 @@
 #include "models/actionquery.h"
+#include "models/money.h"
 
 #include <QStringList>
 
@@ -57,7 +58,7 @@ bool ActionQuery::before(const ActionSummary &a, const ActionSummary &b) const
         case SortKey::CreatedAt:
             return s.record.createdAt.toMSecsSinceEpoch();
         case SortKey::Amount:
-            return s.scaledAmount();
+            return s.record.amount; // after the currency, below
         case SortKey::AttemptCount:
             return s.attemptCount;
         case SortKey::LastEventAt:
@@ -65,8 +66,12 @@ bool ActionQuery::before(const ActionSummary &a, const ActionSummary &b) const
         }
         return 0;
     };
-    const auto ka = std::make_tuple(key(a), a.record.createdAt.toMSecsSinceEpoch(), a.record.id);
-    const auto kb = std::make_tuple(key(b), b.record.createdAt.toMSecsSinceEpoch(), b.record.id);
+    // Codes are lowercase ASCII: QString's order is the ledger's (byte order).
+    const auto currency = [this](const ActionSummary &s) {
+        return sort == SortKey::Amount ? s.record.currency : QString();
+    };
+    const auto ka = std::make_tuple(currency(a), key(a), a.record.createdAt.toMSecsSinceEpoch(), a.record.id);
+    const auto kb = std::make_tuple(currency(b), key(b), b.record.createdAt.toMSecsSinceEpoch(), b.record.id);
     return descending ? kb < ka : ka < kb;
 }
 
@@ -76,6 +81,8 @@ bool ActionQuery::matches(const ActionSummary &row) const
         return false;
     if (discrepancyOpen && !row.discrepancy)
         return false;
+    if (awaitingDecision && row.queued) // a list row has no key: it says so
+        return false;
     return matches(row.record);
 }
 
@@ -83,8 +90,13 @@ bool ActionQuery::matches(const ActionRecord &record) const
 {
     if (!states.isEmpty() && !states.contains(record.state))
         return false;
+    if (awaitingDecision && record.isQueued())
+        return false;
     const QString needle = search.trimmed();
     if (needle.isEmpty())
+        return true;
+    if (const auto amount = Money::searchedTenThousandths(needle);
+        amount && *amount == Money::tenThousandths(record.amount, record.currency))
         return true;
     for (const QString *hay : { &record.id, &record.targetId, &record.businessReference,
                                 &record.requestedBy, &record.clientReference }) {

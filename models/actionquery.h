@@ -11,26 +11,34 @@
 namespace cs {
 
 // The server-side filter and order of the action list: which states, a free-text search, the
-// settlement review filter and the sort (GET /actions?state=&q=&settlement=&sort=). An empty
-// state list means every state.
+// settlement review, discrepancy and decision filters and the sort
+// (GET /actions?state=&q=&settlement=&discrepancy=&awaiting=&sort=). An empty state list means
+// every state.
 struct ActionQuery
 {
     // The backend's sort keys; ties by creation, then id, in the same direction.
     enum class SortKey {
         CreatedAt,    // age (the default, descending: newest first)
-        Amount,       // nominal major units across currencies
+        Amount,       // currency (its code), then amount in minor units
         AttemptCount,
         LastEventAt,
     };
 
     QList<ActionState> states;
-    QString search; // trimmed; matched case-insensitively by the server
+    // Trimmed; matched case-insensitively by the server. A canonical decimal number ("199",
+    // "199.50": Money::searchedTenThousandths) also matches that amount in any currency; the
+    // console converts what a person writes in their locale ("199,50") before it gets here.
+    QString search;
     // Issue 18: only COMPLETED actions whose refund failed or was canceled afterwards and whose
     // review item is open (settlement=review). Combines with the states and the search.
     bool settlementReview = false;
     // Issue 33: only final actions the provider contradicts (two refunds for one action, …) whose
     // discrepancy is open (discrepancy=open).
     bool discrepancyOpen = false;
+    // Leaves out the PENDING actions whose approval is complete (the key minted: approved and
+    // queued for the executor, nothing left to decide) (awaiting=decision). A PENDING action a
+    // quorum has only partly signed stays; other states are not affected.
+    bool awaitingDecision = false;
     SortKey sort = SortKey::CreatedAt;
     bool descending = true;
 
@@ -43,18 +51,23 @@ struct ActionQuery
     QString settlementParameter() const;
     // The `discrepancy` query parameter ("open"); empty when the list is not filtered by it.
     QString discrepancyParameter() const { return discrepancyOpen ? QStringLiteral("open") : QString(); }
+    // The `awaiting` query parameter ("decision"); empty when the list is not filtered by it.
+    QString awaitingParameter() const { return awaitingDecision ? QStringLiteral("decision") : QString(); }
     // The `sort` query parameter ("-amount"); empty for the default (newest first).
     QString sortParameter() const;
     // Whether `a` comes before `b` in this order (the backend's: key, then created_at, then id,
-    // all in the same direction). Amounts compare as ActionSummary::scaledAmount() does.
+    // all in the same direction). Amounts compare by currency code, then minor units.
     bool before(const ActionSummary &a, const ActionSummary &b) const;
 
     // Whether a record belongs in the list, the way the server decides it: its state is one of
-    // `states`, and `search` is a substring (case-insensitive) of the id, the target id, the
-    // business reference, the requester or the client reference. Used for rows that arrive live,
-    // between pages. A record read from a list row has no client reference, so it may miss there.
+    // `states`, `search` is a substring (case-insensitive) of the id, the target id, the
+    // business reference, the requester or the client reference, or the amount it writes, and
+    // with awaitingDecision it is not queued (ActionRecord::isQueued). Used for rows that arrive
+    // live, between pages. A record read from a list row has no client reference, so it may miss
+    // the search there, and no key: the row's `queued` says what the record cannot.
     bool matches(const ActionRecord &record) const;
-    // The same for a list row, which also knows its settlement review (settlementReview).
+    // The same for a list row, which also knows its settlement review (settlementReview), its
+    // discrepancy and whether it is queued.
     bool matches(const ActionSummary &row) const;
 
     friend bool operator==(const ActionQuery &, const ActionQuery &) = default;

@@ -2,6 +2,8 @@
 #include "models/columntitles.h"
 #include "models/displayformat.h"
 
+#include <algorithm>
+
 namespace cs {
 
 ActionQueueModel::ActionQueueModel(ActionPageSource *source, QObject *parent)
@@ -61,9 +63,12 @@ void ActionQueueModel::setQuery(const ActionQuery &query)
     m_query = query;
     m_rows.clear();
     m_rowById.clear();
+    m_left.clear();
     m_cursor.clear();
     m_hasMore = true;
     m_lastError.clear();
+    m_reloading = false;
+    m_staged.clear();
     // Ask before the reset is announced, so that a view (or a model tester) reacting to the
     // reset with fetchMore() finds the first page already on its way.
     m_pageTicket = m_source ? m_source->requestPage(m_query, m_cursor, m_pageSize) : 0;
@@ -73,7 +78,17 @@ void ActionQueueModel::setQuery(const ActionQuery &query)
 
 void ActionQueueModel::reload()
 {
-    setQuery(m_query);
+    if (m_rows.isEmpty() || !m_source) {
+        setQuery(m_query);
+        return;
+    }
+    m_reloading = true;
+    m_reloadDepth = std::max(int(m_rows.size()), m_pageSize);
+    m_staged.clear();
+    m_stagedCursor.clear();
+    m_lastError.clear();
+    m_pageTicket = m_source->requestPage(m_query, QString(), std::min(m_reloadDepth, 200));
+    emit loadingChanged(true);
 }
 
 void ActionQueueModel::retry()
@@ -81,6 +96,10 @@ void ActionQueueModel::retry()
     if (isLoading())
         return;
     m_lastError.clear();
+    if (m_reloading) {
+        reload(); // the reload failed half-way: read it again from the top
+        return;
+    }
     if (m_rows.isEmpty() && m_cursor.isEmpty())
         m_hasMore = true;
     if (m_hasMore)
@@ -116,6 +135,18 @@ void ActionQueueModel::onPageReady(quint64 ticket, const ActionPage &page)
         return; // a page of an earlier query
     m_pageTicket = 0;
     m_lastError.clear();
+    if (m_reloading) {
+        m_staged.append(page.rows);
+        m_stagedCursor = page.nextCursor;
+        setCounts(page.counts);
+        if (m_staged.size() < m_reloadDepth && !page.nextCursor.isEmpty()) {
+            m_pageTicket = m_source->requestPage(m_query, m_stagedCursor,
+                                                 std::min(int(m_reloadDepth - m_staged.size()), 200));
+            return;
+        }
+        finishReload();
+        return;
+    }
     // Before the rows are announced: a view reacting to rowsInserted with fetchMore() must ask
     // for the page after this one.
     m_cursor = page.nextCursor;
@@ -143,6 +174,89 @@ void ActionQueueModel::onPageReady(quint64 ticket, const ActionPage &page)
     setCounts(page.counts);
     emit loadingChanged(false);
     emit pageLoaded(int(fresh.size()), m_hasMore);
+}
+
+void ActionQueueModel::finishReload()
+{
+    m_reloading = false;
+    m_cursor = m_stagedCursor;
+    m_hasMore = !m_stagedCursor.isEmpty();
+    QList<ActionSummary> fresh = std::move(m_staged);
+    m_staged.clear();
+    const int before = int(m_rows.size());
+    mergeRows(std::move(fresh));
+    emit loadingChanged(false);
+    emit pageLoaded(std::max(0, int(m_rows.size()) - before), m_hasMore);
+}
+
+// The loaded rows become `fresh` (the list as the backend reads it now) by removals, moves,
+// insertions and updates, never a reset: a view keeps its selection (persistent indexes follow
+// the rows) and can keep what a person reads in place. A row the backend no longer lists stays
+// when it is pinned (at its place in the order, marked as left); a loaded copy newer than the
+// list's (a live change that overtook the read) is kept.
+void ActionQueueModel::mergeRows(QList<ActionSummary> fresh)
+{
+    QHash<QString, int> freshIndex;
+    for (int i = 0; i < fresh.size(); ++i)
+        freshIndex.insert(fresh.at(i).id(), i);
+    QSet<QString> keptOnlyForPin;
+    for (const ActionSummary &row : std::as_const(m_rows)) {
+        if (freshIndex.contains(row.id()) || !m_pinned.contains(row.id()))
+            continue;
+        keptOnlyForPin.insert(row.id());
+        const auto at = std::find_if(fresh.cbegin(), fresh.cend(),
+                                     [&](const ActionSummary &f) { return m_query.before(row, f); });
+        fresh.insert(at - fresh.cbegin(), row);
+        if (!m_query.matches(row))
+            m_left.insert(row.id());
+    }
+    freshIndex.clear();
+    for (int i = 0; i < fresh.size(); ++i)
+        freshIndex.insert(fresh.at(i).id(), i);
+
+    // Rows that go, from the bottom up, a run at a time.
+    for (int r = int(m_rows.size()) - 1; r >= 0;) {
+        if (freshIndex.contains(m_rows.at(r).id())) {
+            --r;
+            continue;
+        }
+        int first = r;
+        while (first > 0 && !freshIndex.contains(m_rows.at(first - 1).id()))
+            --first;
+        beginRemoveRows(QModelIndex(), first, r);
+        for (int k = first; k <= r; ++k)
+            m_left.remove(m_rows.at(k).id());
+        m_rows.remove(first, r - first + 1);
+        endRemoveRows();
+        r = first - 1;
+    }
+    rebuildIndex();
+    // Then row by row in the new order: keep, move up, or insert.
+    for (int i = 0; i < fresh.size(); ++i) {
+        const ActionSummary &want = fresh.at(i);
+        if (!keptOnlyForPin.contains(want.id()))
+            m_left.remove(want.id()); // the backend lists it: it belongs here
+        const int at = rowOf(want.id());
+        if (at == i) {
+            if (want.record.stateVersion >= m_rows.at(i).record.stateVersion)
+                replaceRow(i, want);
+            continue;
+        }
+        if (at > i) {
+            beginMoveRows(QModelIndex(), at, at, QModelIndex(), i);
+            m_rows.move(at, i);
+            rebuildIndex();
+            endMoveRows();
+            if (want.record.stateVersion >= m_rows.at(i).record.stateVersion)
+                replaceRow(i, want);
+            continue;
+        }
+        beginInsertRows(QModelIndex(), i, i);
+        m_rows.insert(i, want);
+        rebuildIndex();
+        endInsertRows();
+        emit arrived(want.id(), true); // new to whoever looked at the list before
+    }
 }
 
 void ActionQueueModel::onPageFailed(quint64 ticket, const QString &message)
@@ -186,13 +300,20 @@ void ActionQueueModel::applyChange(const ActionChange &change)
             if (change.at.isValid())
                 summary.lastEventAt = change.at;
             emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+            // A state the filter does not show: the row leaves now (the full row may still be
+            // on its way), unless a person holds it.
+            if (!m_query.states.isEmpty() && !m_query.states.contains(change.state))
+                leaveIfOutside(change.actionId);
         }
-        refreshAction(change.actionId);
+        if (rowOf(change.actionId) >= 0 || m_pinned.contains(change.actionId))
+            refreshAction(change.actionId);
         return;
     }
     // Not loaded: fetch it only if it may belong here.
-    if (m_query.states.isEmpty() || m_query.states.contains(change.state))
+    if (m_query.states.isEmpty() || m_query.states.contains(change.state)) {
+        m_liveRequests.insert(change.actionId);
         refreshAction(change.actionId);
+    }
 }
 
 void ActionQueueModel::refreshAction(const QString &actionId)
@@ -213,18 +334,26 @@ void ActionQueueModel::onSummaryReady(quint64 ticket, const ActionSummary &summa
     if (actionId.isEmpty())
         return;
     m_summaryInFlight.remove(actionId);
+    const bool live = m_liveRequests.remove(actionId);
+    const bool wasLoaded = rowOf(actionId) >= 0;
     updateSummary(summary);
+    // Its place is beyond the loaded rows: it is in the list all the same, a page further on.
+    if (live && !wasLoaded && rowOf(actionId) < 0 && m_query.matches(summary))
+        emit arrived(actionId, false);
+    emit summaryAnswered(actionId, true);
     if (m_summaryDirty.remove(actionId))
         refreshAction(actionId);
 }
 
-void ActionQueueModel::onSummaryFailed(quint64 ticket, const QString &, bool, const QString &)
+void ActionQueueModel::onSummaryFailed(quint64 ticket, const QString &, bool notFound, const QString &)
 {
     const QString actionId = m_summaryTickets.take(ticket);
     if (actionId.isEmpty())
         return;
     m_summaryInFlight.remove(actionId);
+    m_liveRequests.remove(actionId);
     // The row keeps what it had; the next change or reload corrects it.
+    emit summaryAnswered(actionId, !notFound);
     if (m_summaryDirty.remove(actionId))
         refreshAction(actionId);
 }
@@ -236,6 +365,10 @@ void ActionQueueModel::updateSummary(const ActionSummary &summary)
         if (summary.record.stateVersion < m_rows.at(row).record.stateVersion)
             return;
         replaceRow(row, summary);
+        if (m_query.matches(summary))
+            m_left.remove(summary.id());
+        else
+            leaveIfOutside(summary.id());
         return;
     }
     if (!m_query.matches(summary))
@@ -248,6 +381,41 @@ void ActionQueueModel::updateSummary(const ActionSummary &summary)
     m_rows.insert(position, summary);
     rebuildIndex();
     endInsertRows();
+    emit arrived(summary.id(), true);
+}
+
+void ActionQueueModel::leaveIfOutside(const QString &actionId)
+{
+    const int row = rowOf(actionId);
+    if (row < 0)
+        return;
+    if (m_pinned.contains(actionId)) {
+        m_left.insert(actionId);
+        return;
+    }
+    removeRowAt(row);
+}
+
+void ActionQueueModel::removeRowAt(int row)
+{
+    beginRemoveRows(QModelIndex(), row, row);
+    m_left.remove(m_rows.at(row).id());
+    m_rows.removeAt(row);
+    rebuildIndex();
+    endRemoveRows();
+}
+
+void ActionQueueModel::setPinned(const QSet<QString> &actionIds)
+{
+    if (actionIds == m_pinned)
+        return;
+    m_pinned = actionIds;
+    // Rows kept only for the person who held them go now.
+    const QSet<QString> left = m_left;
+    for (const QString &id : left) {
+        if (!m_pinned.contains(id))
+            leaveIfOutside(id);
+    }
 }
 
 void ActionQueueModel::replaceRow(int row, const ActionSummary &summary)
@@ -359,6 +527,8 @@ QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
                          nullptr, row.possibleDuplicates);
             if (const QString settlement = settlementText(row); !settlement.isEmpty())
                 tip += QLatin1Char('\n') + settlement;
+            if (row.queued || (r.state == ActionState::Pending && !r.idempotencyKey.isEmpty()))
+                tip += QLatin1Char('\n') + tr("Approved: waiting for the executor to send it");
             return tip;
         }
         case AgeColumn:
@@ -402,6 +572,24 @@ QVariant ActionQueueModel::data(const QModelIndex &index, int role) const
         return QVariant();
     default:
         return QVariant();
+    }
+}
+
+bool ActionQueueModel::awaitsDecision(const ActionSummary &row, const QString &user)
+{
+    if (row.settlementReview || row.discrepancy)
+        return true;
+    switch (row.record.state) {
+    case ActionState::Pending:
+        if (row.queued || !row.record.idempotencyKey.isEmpty())
+            return false; // approved (its key minted): the executor has it
+        return std::none_of(row.approvalsGiven.cbegin(), row.approvalsGiven.cend(),
+                            [&](const Approval::Signer &s) { return s.approver == user; });
+    case ActionState::ConfirmationUnknown:
+    case ActionState::RequiresReview:
+        return true;
+    default:
+        return false;
     }
 }
 

@@ -57,6 +57,11 @@ struct ActionRecord
     QString contextUrl;                // an absolute https:// URL with a host, ≤ 2,048; may be empty
     QMap<QString, QString> facts;      // ≤ 10 members; keys [a-z0-9_]{1,40}; values ≤ 200 characters
 
+    // PENDING with its approval complete (the key minted; a quorum's partial signatures mint
+    // none): nothing left for a person to decide, waiting for the executor (GET /actions'
+    // awaiting=decision and counts.queued; the ledger's partial index actions_queued).
+    bool isQueued() const { return state == ActionState::Pending && !idempotencyKey.isEmpty(); }
+
     bool hasReasons() const { return !justification.isEmpty() || !contextUrl.isEmpty() || !facts.isEmpty(); }
     // {"justification", "context_url", "facts"}: the members an agent proposed, empty ones left out
     // (so a proposal without reasons compares as it did before they existed).

@@ -45,6 +45,7 @@ QJsonObject ActionSummary::toJson() const
                 settlementStatus.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(settlementStatus));
     json.insert(QLatin1String("settlement_review"), settlementReview);
     json.insert(QLatin1String("discrepancy"), discrepancy);
+    json.insert(QLatin1String("queued"), queued);
     if (approvalsRequired > 1) {
         json.insert(QLatin1String("approvals_required"), approvalsRequired);
         json.insert(QLatin1String("approvals_given"), signersToJson(approvalsGiven));
@@ -75,6 +76,7 @@ std::optional<ActionSummary> ActionSummary::fromJson(const QJsonObject &json, QS
     summary.settlementStatus = in.string(QLatin1String("settlement_status"));
     summary.settlementReview = in.boolean(QLatin1String("settlement_review"));
     summary.discrepancy = in.boolean(QLatin1String("discrepancy"));
+    summary.queued = in.boolean(QLatin1String("queued"));
     summary.approvalsRequired = int(in.integer(QLatin1String("approvals_required"), 0, 1000,
                                                FieldReader::Need::Optional, 0));
     const auto given = signersFromJson(json.value(QLatin1String("approvals_given")));
@@ -149,6 +151,7 @@ QJsonObject StateCounts::toJson() const
         json.insert(toWire(state), QJsonValue(count(state)));
     json.insert(QLatin1String("settlement_review"), QJsonValue(m_settlementReview));
     json.insert(QLatin1String("discrepancies"), QJsonValue(m_discrepancies));
+    json.insert(QLatin1String("queued"), QJsonValue(m_queued));
     return json;
 }
 
@@ -167,6 +170,8 @@ std::optional<StateCounts> StateCounts::fromJson(const QJsonObject &json, QStrin
                                           FieldReader::Need::Optional, 0));
     counts.setDiscrepancies(in.integer(QLatin1String("discrepancies"), 0, std::numeric_limits<qint64>::max(),
                                        FieldReader::Need::Optional, 0));
+    counts.setQueued(in.integer(QLatin1String("queued"), 0, std::numeric_limits<qint64>::max(),
+                                FieldReader::Need::Optional, 0));
     return finish(in, counts, error);
 }
 

@@ -40,9 +40,13 @@ struct ActionSummary
     // Issue 33: the provider holds what contradicts this final action (two refunds for it, …) and a
     // supervisor has not closed it yet (the wire's "discrepancy"; models/discrepancy.h).
     bool discrepancy = false;
+    // record.isQueued() as the backend saw it: approved and waiting for the executor (the wire's
+    // "queued"). A list row carries no key, so this is how it says so; false when absent.
+    bool queued = false;
 
     const QString &id() const { return record.id; }
-    // Money::tenThousandths of the amount: the backend's `amount` sort key.
+    // Money::tenThousandths of the amount (the ledger's amount_scaled): what a search for a number
+    // matches (Money::searchedTenThousandths). Not the sort key: `amount` sorts by currency first.
     qint64 scaledAmount() const;
 
     // The list row, as the backend writes it (the one writer of ActionSummary JSON): without
@@ -87,6 +91,11 @@ public:
     // Issue 33: final actions with an open discrepancy (the wire's "discrepancies"; not a state).
     qint64 discrepancies() const { return m_discrepancies; }
     void setDiscrepancies(qint64 count) { m_discrepancies = count; }
+    // PENDING actions approved and waiting for the executor: nothing left for a person to decide
+    // (the wire's "queued"; part of count(Pending), not a state). 0 from a server that does not
+    // send it.
+    qint64 queued() const { return m_queued; }
+    void setQueued(qint64 count) { m_queued = count; }
 
     QJsonObject toJson() const;
     static std::optional<StateCounts> fromJson(const QJsonObject &json, QString *error = nullptr);
@@ -97,6 +106,7 @@ private:
     std::array<qint64, 6> m_counts{};
     qint64 m_settlementReview = 0;
     qint64 m_discrepancies = 0;
+    qint64 m_queued = 0;
 };
 
 } // namespace cs

@@ -148,6 +148,28 @@ qint64 Money::tenThousandths(qint64 minorUnits, QStringView currency)
     return minorUnits * powerOfTen(4 - (digits < 0 ? 2 : digits));
 }
 
+std::optional<qint64> Money::searchedTenThousandths(QStringView text)
+{
+    const qsizetype dot = text.indexOf(u'.');
+    const QStringView whole = dot < 0 ? text : text.left(dot);
+    const QStringView decimals = dot < 0 ? QStringView() : text.mid(dot + 1);
+    const auto digitsOnly = [](QStringView part) {
+        return std::all_of(part.begin(), part.end(), [](QChar c) { return c >= u'0' && c <= u'9'; });
+    };
+    if (whole.isEmpty() || whole.size() > 15 || !digitsOnly(whole))
+        return std::nullopt;
+    if (dot >= 0 && (decimals.isEmpty() || decimals.size() > 4 || !digitsOnly(decimals)))
+        return std::nullopt;
+    // 15 digits fit a qint64; above MaxMinorUnits major units no action's amount can be equal.
+    const qint64 major = whole.toLongLong();
+    if (major > MaxMinorUnits)
+        return std::nullopt;
+    qint64 fraction = decimals.isEmpty() ? 0 : decimals.toLongLong();
+    for (qsizetype i = decimals.size(); i < 4; ++i)
+        fraction *= 10;
+    return major * 10'000 + fraction;
+}
+
 QStringList Money::knownCurrencies()
 {
     QStringList codes;

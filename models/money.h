@@ -32,9 +32,17 @@ public:
     // Every known code, lower case, sorted.
     static QStringList knownCurrencies();
     // Minor units in 1/10,000 of the major unit (every known exponent is 0..4), so amounts in
-    // currencies with different exponents compare by nominal major-unit value — the backend's
-    // `amount` sort key (migration 5's amount_scaled). An unknown code counts as exponent 2.
+    // currencies with different exponents compare by nominal major-unit value (migration 5's
+    // amount_scaled: what a search for a number matches; the `amount` sort orders by currency,
+    // then minor units, instead). An unknown code counts as exponent 2.
     static qint64 tenThousandths(qint64 minorUnits, QStringView currency);
+    // The amount a search text writes, in the same 1/10,000 of a major unit, when the text is a
+    // decimal number in canonical form — 1 to 15 digits, then optionally a dot and 1 to 4 digits;
+    // no sign, no group separator, no spaces ("199" and "199.00": 1,990,000; "199.5": 1,995,000).
+    // It matches an action whose tenThousandths() equals it (GET /actions?q=, the console's live
+    // rows). Nothing for any other text, and for a number above every amount a ledger can hold
+    // (MaxMinorUnits of a currency without decimals).
+    static std::optional<qint64> searchedTenThousandths(QStringView text);
 
     // Human format: "40.00 USD", "5000 JPY", "1.250 KWD". Locale-independent; for display only.
     QString format() const;

@@ -96,6 +96,8 @@ ActionState AttentionNotifier::stateOf(Kind kind)
 
 qint64 AttentionNotifier::countOf(Kind kind, const StateCounts &counts)
 {
+    if (kind == Kind::Approval) // approved ones waiting for the executor are no one's to approve
+        return counts.count(ActionState::Pending) - counts.queued();
     return kind == Kind::Settlement ? counts.settlementReview() : counts.count(stateOf(kind));
 }
 

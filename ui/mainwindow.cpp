@@ -22,6 +22,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSplitter>
@@ -156,12 +157,24 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
     connect(&m_relativeTimes, &QTimer::timeout, m_model, &ActionQueueModel::refreshRelativeTimes);
     m_relativeTimes.start();
 
+    // One selection: the queue's current row is the action shown, and the one the single-action
+    // commands act on while it is the only row selected (QueueView::target()).
     connect(m_queue, &QueueView::currentActionChanged, this, [this](const QString &id) {
-        if (id.isEmpty() || id == m_currentId)
+        if (id == m_currentId)
             return;
         m_currentId = id;
+        if (id.isEmpty()) {
+            if (m_detailCall && !m_detailCall->isFinished())
+                m_detailCall->abandon();
+            m_pane->showMessage(tr("No action in this view."));
+            updateDecisionActions();
+            emit detailShown(QString());
+            return;
+        }
         loadDetail(id);
+        updateDecisionActions();
     });
+    connect(m_queue, &QueueView::targetChanged, this, &MainWindow::updateDecisionActions);
     connect(m_queue, &QueueView::filterChanged, this, [this](QueueView::Filter filter, const QString &search) {
         m_settings->queueFilter = QueueView::filterName(filter);
         m_settings->queueSearch = search;
@@ -169,8 +182,9 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
     connect(m_model, &ActionQueueModel::pageLoaded, this, [this] {
         if (!m_firstPageShown) {
             m_firstPageShown = true;
-            if (m_currentId.isEmpty())
-                m_queue->focusTable(); // selects the first row: its detail follows
+            // The keyboard starts in the queue, on the row shown (the queue selected it).
+            if (!m_queue->searchEdit()->hasFocus())
+                m_queue->focusTable();
             emit firstPageShown();
         }
     });
@@ -195,6 +209,7 @@ MainWindow::MainWindow(ApiClient *client, EventStreamClient *events, ConsoleSett
 
     restoreLayout();
     updateDecisionActions();
+    updateBulkActions();
     updateStatusBar();
 }
 
@@ -203,7 +218,10 @@ MainWindow::~MainWindow() = default;
 void MainWindow::connectDecisions()
 {
     connect(m_decisions, &DecisionController::statusMessage, statusBar(), &QStatusBar::showMessage);
-    connect(m_decisions, &DecisionController::decisionApplied, this, &MainWindow::decisionApplied);
+    connect(m_decisions, &DecisionController::decisionApplied, this, [this](const QString &kind, const QString &id) {
+        onDecisionApplied(kind, id, false);
+        emit decisionApplied(kind, id);
+    });
     connect(m_decisions, &DecisionController::queueRowOutdated, m_model, &ActionQueueModel::refreshAction);
     connect(m_decisions, &DecisionController::detailOutdated, this, [this](const QString &id) {
         if (id == m_currentId)
@@ -313,18 +331,36 @@ void MainWindow::buildBulkDecisions()
                                tr("Approve every selected PENDING action, each with its own approval and key"));
     m_bulkRejectAction = make("reject", "rejectSelectedAction", tr("Reject s&elected\u2026"), "Ctrl+Alt+R",
                               tr("Reject every selected PENDING action with one reason and note"));
-    connect(m_queue, &QueueView::selectionChanged, this, [this] {
-        const bool any = !m_queue->selectedActionIds().isEmpty();
-        m_bulkApproveAction->setEnabled(any);
-        m_bulkRejectAction->setEnabled(any);
-    });
+    connect(m_queue, &QueueView::selectionChanged, this, &MainWindow::updateBulkActions);
+    connect(m_client, &ApiClient::connectionStateChanged, this, &MainWindow::updateBulkActions);
     connect(m_bulk, &BulkDecisionController::statusMessage, statusBar(), &QStatusBar::showMessage);
-    connect(m_bulk, &BulkDecisionController::decisionApplied, this, &MainWindow::decisionApplied);
+    connect(m_bulk, &BulkDecisionController::decisionApplied, this, [this](const QString &kind, const QString &id) {
+        onDecisionApplied(kind, id, true);
+        emit decisionApplied(kind, id);
+    });
     connect(m_bulk, &BulkDecisionController::queueRowOutdated, m_model, &ActionQueueModel::refreshAction);
     connect(m_bulk, &BulkDecisionController::detailOutdated, this, [this](const QString &id) {
         if (id == m_currentId)
             m_detailReload.start();
     });
+}
+
+// The bulk commands act on the selected rows, listed in their dialog; never while the backend does
+// not answer (what is shown may be out of date).
+void MainWindow::updateBulkActions()
+{
+    const int selected = int(m_queue->selectedActionIds().size());
+    const bool offline = m_client->connectionState() == ApiClient::ConnectionState::Offline;
+    for (QAction *action : { m_bulkApproveAction, m_bulkRejectAction }) {
+        action->setEnabled(selected > 0 && !offline);
+        if (offline)
+            action->setToolTip(tr("%1 is not available: the backend does not answer, so what is shown may be out of date")
+                                   .arg(action->text().remove(QLatin1Char('&')).remove(QStringLiteral("\u2026"))));
+        else if (selected == 0)
+            action->setToolTip(tr("Select one or more actions in the queue first"));
+        else
+            action->setToolTip(tr("%1 (%n selected)", nullptr, selected).arg(action->statusTip()));
+    }
 }
 
 void MainWindow::buildMenus()
@@ -527,12 +563,8 @@ void MainWindow::refresh()
 
 void MainWindow::selectAction(const QString &actionId)
 {
-    if (actionId.isEmpty())
-        return;
-    if (m_queue->selectAction(actionId))
-        return; // currentActionChanged loads it
-    m_currentId = actionId;
-    loadDetail(actionId);
+    // The queue selects it (at once, or when its row arrives); currentActionChanged shows it.
+    m_queue->selectAction(actionId);
 }
 
 void MainWindow::loadDetail(const QString &actionId)
@@ -578,15 +610,26 @@ void MainWindow::showDetail(const ActionDetail &detail)
 
 void MainWindow::updateDecisionActions()
 {
-    const bool has = m_pane->hasDetail() && m_pane->detail().record.id == m_currentId;
+    const bool shown = m_pane->hasDetail() && m_pane->detail().record.id == m_currentId && !m_currentId.isEmpty();
+    // The action shown is the one acted on only while it is the one row selected.
+    const bool targeted = shown && m_queue->target() == m_currentId;
+    const int selected = int(m_queue->selectedActionIds().size());
     const bool offline = m_client->connectionState() == ApiClient::ConnectionState::Offline;
     for (auto it = m_decisionActions.begin(); it != m_decisionActions.end(); ++it) {
         QAction *action = it.value();
         const QString help = action->property("help").toString();
         const QString shortcut = action->shortcut().toString(QKeySequence::NativeText);
-        if (!has) {
+        if (!targeted) {
             action->setEnabled(false);
-            action->setToolTip(tr("%1 \u2014 select an action first").arg(action->iconText()));
+            if (selected > 1)
+                action->setToolTip(tr("%1 acts on one action: %n actions are selected (Approve selected or Reject "
+                                      "selected decides them together)", nullptr, selected)
+                                       .arg(action->iconText()));
+            else if (shown)
+                action->setToolTip(tr("%1 \u2014 the action shown is not selected: press Space to select it")
+                                       .arg(action->iconText()));
+            else
+                action->setToolTip(tr("%1 \u2014 select an action first").arg(action->iconText()));
             continue;
         }
         // What is shown may be out of date: no new decision until the backend answers.
@@ -604,6 +647,34 @@ void MainWindow::updateDecisionActions()
         action->setToolTip(allowed ? QStringLiteral("%1 (%2)").arg(purpose.isEmpty() ? help : purpose, shortcut)
                                    : tr("%1 is not available: %2").arg(action->iconText(), entry ? entry->reason : QString()));
     }
+}
+
+// A decision leaves the to-do views at once (its row is read again: once the backend's row says it
+// is decided, the model lets it go) and the selection moves on to the next action that awaits a
+// decision — after a bulk decision, once every selected row has been decided. A look-up or a
+// follow-up decides nothing: the selection stays.
+void MainWindow::onDecisionApplied(const QString &kind, const QString &actionId, bool bulk)
+{
+    static const QStringList deciding = { QStringLiteral("approve"), QStringLiteral("reject"),
+                                          QStringLiteral("reconcile"), QStringLiteral("close_settlement"),
+                                          QStringLiteral("close_discrepancy") };
+    if (!deciding.contains(kind))
+        return;
+    if (bulk) {
+        const QStringList selected = m_queue->selectedActionIds();
+        if (!selected.contains(actionId))
+            return;
+        m_bulkDecided.insert(actionId);
+        for (const QString &id : selected) {
+            if (!m_bulkDecided.contains(id))
+                return;
+        }
+        m_bulkDecided.clear();
+        m_queue->advanceFrom(selected.last(), m_user);
+    } else if (actionId == m_queue->currentActionId()) {
+        m_queue->advanceFrom(actionId, m_user);
+    }
+    m_model->refreshAction(actionId);
 }
 
 void MainWindow::onActionChanged(const ActionChange &change)

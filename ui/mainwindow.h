@@ -5,6 +5,7 @@
 #include "models/actiondetail.h"
 
 #include <QHash>
+#include <QSet>
 #include <QMainWindow>
 #include <QPointer>
 #include <QTimer>
@@ -111,6 +112,8 @@ private:
     void loadDetail(const QString &actionId);
     void showDetail(const ActionDetail &detail);
     void updateDecisionActions();
+    void updateBulkActions();
+    void onDecisionApplied(const QString &kind, const QString &actionId, bool bulk);
     void onActionChanged(const ActionChange &change);
     void onConnectionState();
     void onEventStreamState();
@@ -147,6 +150,7 @@ private:
     QString m_user;
     QString m_role;
     QString m_currentId;
+    QSet<QString> m_bulkDecided; // bulk decisions applied to the selected rows so far
     QPointer<ApiCall> m_detailCall;
     QTimer m_detailReload;
     QTimer m_relativeTimes;

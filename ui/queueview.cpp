@@ -6,6 +6,7 @@
 
 #include <QAction>
 #include <QButtonGroup>
+#include <QCursor>
 #include <algorithm>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -14,6 +15,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QToolButton>
 #include <QTableView>
@@ -74,8 +76,10 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
         });
         addAction(key);
     }
-    m_filterButtons.value(Filter::Queue)->setToolTip(tr("Pending, confirmation unknown and requires review (Ctrl+1)"));
-    m_filterButtons.value(Filter::Pending)->setToolTip(tr("Awaiting approval, or approved and queued (Ctrl+2)"));
+    m_filterButtons.value(Filter::Queue)
+        ->setToolTip(tr("What awaits a decision: pending approval, confirmation unknown and requires review (Ctrl+1)"));
+    m_filterButtons.value(Filter::Pending)
+        ->setToolTip(tr("Awaiting approval (approved ones waiting for the executor are under All) (Ctrl+2)"));
     m_filterButtons.value(Filter::Unknown)->setToolTip(tr("Confirmation unknown: a request may have reached the provider (Ctrl+3)"));
     m_filterButtons.value(Filter::Review)->setToolTip(tr("Requires review: a supervisor must decide with evidence (Ctrl+4)"));
     m_filterButtons.value(Filter::All)->setToolTip(tr("Every action in every state (Ctrl+5)"));
@@ -89,7 +93,7 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
 
     m_search = new QLineEdit(this);
     m_search->setObjectName(QStringLiteral("searchEdit"));
-    m_search->setPlaceholderText(tr("Search order, charge, action id, agent  (Ctrl+F)"));
+    m_search->setPlaceholderText(tr("Search order, charge, amount, agent, action id  (Ctrl+F)"));
     m_search->setClearButtonEnabled(true);
     m_search->setAccessibleName(tr("Search the queue"));
     m_search->installEventFilter(this);
@@ -153,7 +157,14 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     m_retry = new QPushButton(tr("Retry"), this);
     m_retry->setObjectName(QStringLiteral("queueRetryButton"));
     m_retry->setVisible(false);
+    // New rows out of view: announced here, never by moving what the person reads.
+    m_newButton = new QToolButton(this);
+    m_newButton->setObjectName(QStringLiteral("queueNewButton"));
+    m_newButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_newButton->setVisible(false);
+    connect(m_newButton, &QToolButton::clicked, this, &QueueView::showUnseen);
     statusRow->addWidget(m_status, 1);
+    statusRow->addWidget(m_newButton);
     statusRow->addWidget(m_retry);
     layout->addLayout(statusRow);
 
@@ -179,35 +190,33 @@ QueueView::QueueView(ActionQueueModel *model, QWidget *parent)
     connect(m_model, &ActionQueueModel::pageLoaded, this, [this] {
         updateStatus();
         restoreSelection();
+        updateUnseen();
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &QueueView::onCurrentChanged);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &QueueView::selectionChanged);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        updatePins();
+        emit selectionChanged();
+        emit targetChanged();
+    });
 
-    // New rows above the visible ones must not push what the reviewer looks at out of view:
-    // the scroll position moves down by the rows inserted above the top one. Several inserts
-    // may come before the view lays itself out again, so the shift accumulates.
-    connect(m_model, &QAbstractItemModel::rowsAboutToBeInserted, this, [this](const QModelIndex &, int first, int) {
-        const int top = m_table->rowAt(0);
-        m_insertAboveTop = top >= 0 && first <= top
-            && (m_scrollTarget >= 0 || m_table->verticalScrollBar()->value() > 0);
+    // What the person reads holds still: every change of the rows keeps the anchor row (under the
+    // pointer, else the current row in view, else the top row) where it was on the screen.
+    connect(m_model, &QAbstractItemModel::rowsAboutToBeInserted, this, &QueueView::holdAnchor);
+    connect(m_model, &QAbstractItemModel::rowsAboutToBeRemoved, this, &QueueView::holdAnchor);
+    connect(m_model, &QAbstractItemModel::rowsAboutToBeMoved, this, &QueueView::holdAnchor);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &QueueView::restoreAnchor);
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, &QueueView::restoreAnchor);
+    connect(m_model, &QAbstractItemModel::rowsMoved, this, &QueueView::restoreAnchor);
+    connect(m_model, &ActionQueueModel::arrived, this, &QueueView::onArrived);
+    connect(m_table->verticalScrollBar(), &QScrollBar::valueChanged, this, &QueueView::updateUnseen);
+    connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+        m_anchor.reset();
+        m_unseen.clear();
+        m_beyond.clear();
+        updateUnseen();
+        updateStatus();
     });
-    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first, int last) {
-        if (!m_insertAboveTop)
-            return;
-        m_insertAboveTop = false;
-        const int rowHeight = m_table->verticalHeader()->defaultSectionSize();
-        const int shift = (last - first + 1) * rowHeight;
-        QScrollBar *bar = m_table->verticalScrollBar();
-        const bool scheduled = m_scrollTarget >= 0;
-        m_scrollTarget = (scheduled ? m_scrollTarget : bar->value()) + shift;
-        if (!scheduled) {
-            QTimer::singleShot(0, this, [this, bar] {
-                bar->setValue(m_scrollTarget);
-                m_scrollTarget = -1;
-            });
-        }
-    });
-    connect(m_model, &QAbstractItemModel::modelReset, this, [this] { updateStatus(); });
+    m_table->installEventFilter(this);
 
     m_filterButtons.value(Filter::Queue)->setChecked(true);
     updateCounts();
@@ -245,15 +254,44 @@ QueueView::Filter QueueView::filterFromName(const QString &name)
     return Filter::Queue;
 }
 
-ActionQuery QueueView::queryFor(Filter filter, const QString &search)
+QString QueueView::searchParameter(const QString &text, const QLocale &locale)
+{
+    const QString typed = text.trimmed();
+    static const QRegularExpression digits(QStringLiteral("^[0-9]+$"));
+    const QString point = locale.decimalPoint();
+    const QString group = locale.groupSeparator();
+    const qsizetype at = typed.lastIndexOf(point);
+    QString whole = at >= 0 ? typed.left(at) : typed;
+    const QString fraction = at >= 0 ? typed.mid(at + point.size()) : QString();
+    if (at >= 0 && (fraction.isEmpty() || fraction.size() > 4 || !digits.match(fraction).hasMatch()))
+        return typed;
+    if (!group.isEmpty() && whole.contains(group)) {
+        // Grouped as the locale groups: 1 to 3 digits, then groups of three.
+        const QStringList parts = whole.split(group);
+        if (parts.first().isEmpty() || parts.first().size() > 3)
+            return typed;
+        for (qsizetype i = 1; i < parts.size(); ++i) {
+            if (parts.at(i).size() != 3)
+                return typed;
+        }
+        whole = parts.join(QString());
+    }
+    if (whole.size() > 15 || !digits.match(whole).hasMatch())
+        return typed;
+    return fraction.isEmpty() ? whole : whole + QLatin1Char('.') + fraction;
+}
+
+ActionQuery QueueView::queryFor(Filter filter, const QString &search, const QLocale &locale)
 {
     ActionQuery query;
     switch (filter) {
     case Filter::Queue:
         query = ActionQuery::queue();
+        query.awaitingDecision = true; // to do: an approved action has left it
         break;
     case Filter::Pending:
         query.states = { ActionState::Pending };
+        query.awaitingDecision = true;
         break;
     case Filter::Unknown:
         query.states = { ActionState::ConfirmationUnknown };
@@ -270,7 +308,7 @@ ActionQuery QueueView::queryFor(Filter filter, const QString &search)
         query.discrepancyOpen = true; // COMPLETED or REJECTED: no state filter needed
         break;
     }
-    query.search = search.trimmed();
+    query.search = searchParameter(search, locale);
     return query;
 }
 
@@ -325,15 +363,79 @@ void QueueView::onSortIndicatorChanged(int column, Qt::SortOrder order)
     setSort(*key, (order == Qt::DescendingOrder) != byAge);
 }
 
-bool QueueView::selectAction(const QString &actionId)
+QString QueueView::currentActionId() const
 {
-    const int sourceRow = m_model->rowOf(actionId);
-    if (sourceRow < 0)
-        return false;
-    const QModelIndex index = m_model->index(sourceRow, 0);
+    const QModelIndex current = m_table->currentIndex();
+    return current.isValid() ? current.data(ActionQueueModel::ActionIdRole).toString() : QString();
+}
+
+QString QueueView::target() const
+{
+    const QModelIndex current = m_table->currentIndex();
+    if (!current.isValid())
+        return QString();
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    if (rows.size() != 1 || rows.first().row() != current.row())
+        return QString();
+    return current.data(ActionQueueModel::ActionIdRole).toString();
+}
+
+void QueueView::selectRow(int row)
+{
+    if (row < 0 || row >= m_model->rowCount())
+        return;
+    const QModelIndex index = m_model->index(row, 0);
     m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_table->scrollTo(index);
-    return true;
+}
+
+// Shift with a jump: the selection grows from the current row to `row`, which becomes current.
+void QueueView::extendTo(int row)
+{
+    if (row < 0 || row >= m_model->rowCount())
+        return;
+    QItemSelectionModel *selection = m_table->selectionModel();
+    const QModelIndex from = m_table->currentIndex().isValid() ? m_table->currentIndex() : m_model->index(0, 0);
+    const QModelIndex to = m_model->index(row, 0);
+    selection->select(QItemSelection(from, to), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    selection->setCurrentIndex(to, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    m_table->scrollTo(to);
+}
+
+bool QueueView::selectAction(const QString &actionId)
+{
+    if (actionId.isEmpty())
+        return false;
+    const int row = m_model->rowOf(actionId);
+    if (row >= 0) {
+        m_revealId.clear();
+        selectRow(row);
+        return true;
+    }
+    // Not loaded: its row is asked for; once the answer is applied it is selected if the list
+    // shows it (the model inserted it), else the list changes to one that does.
+    m_revealId = actionId;
+    m_model->refreshAction(actionId);
+    auto *once = new QObject(this);
+    connect(m_model, &ActionQueueModel::summaryAnswered, once, [this, once, actionId](const QString &id, bool found) {
+        if (id != actionId)
+            return;
+        once->deleteLater();
+        if (m_revealId != actionId)
+            return; // another selection meanwhile
+        if (const int row = m_model->rowOf(actionId); row >= 0) {
+            m_revealId.clear();
+            selectRow(row);
+        } else if (!found) {
+            m_revealId.clear();
+            m_status->setText(tr("That action does not exist or you may not see it."));
+        } else {
+            // Not in this list (another state, or a page further on): All, searched by its id;
+            // restoreSelection() selects it when the page arrives.
+            apply(Filter::All, actionId);
+        }
+    });
+    return false;
 }
 
 QStringList QueueView::selectedActionIds() const
@@ -346,6 +448,30 @@ QStringList QueueView::selectedActionIds() const
     for (int row : std::as_const(rows))
         ids.append(m_model->index(row, 0).data(ActionQueueModel::ActionIdRole).toString());
     return ids;
+}
+
+QString QueueView::advanceFrom(const QString &actionId, const QString &user)
+{
+    const int from = m_model->rowOf(actionId);
+    if (from < 0)
+        return QString();
+    const auto waits = [&](int row) {
+        const QString id = m_model->index(row, 0).data(ActionQueueModel::ActionIdRole).toString();
+        return id != actionId && !m_model->hasLeft(id) && ActionQueueModel::awaitsDecision(m_model->summary(row), user);
+    };
+    int next = -1;
+    for (int row = from + 1; row < m_model->rowCount() && next < 0; ++row) {
+        if (waits(row))
+            next = row;
+    }
+    for (int row = from - 1; row >= 0 && next < 0; --row) {
+        if (waits(row))
+            next = row;
+    }
+    if (next < 0)
+        return QString();
+    selectRow(next);
+    return currentActionId();
 }
 
 QByteArray QueueView::headerState() const
@@ -382,7 +508,7 @@ void QueueView::focusTable()
 {
     m_table->setFocus(Qt::OtherFocusReason);
     if (!m_table->currentIndex().isValid() && m_model->rowCount() > 0)
-        m_table->setCurrentIndex(m_model->index(0, 0));
+        selectRow(0);
 }
 
 bool QueueView::eventFilter(QObject *watched, QEvent *event)
@@ -395,6 +521,21 @@ bool QueueView::eventFilter(QObject *watched, QEvent *event)
                 apply(m_filter, QString());
             }
             focusTable();
+            return true;
+        }
+    }
+    // Jumps select, as the arrows do: Home/End (a table's would only change the column) and
+    // Ctrl+Home/End (a table's move the current row without the selection, so the row shown
+    // would not be the row highlighted). With Shift they extend the selection.
+    if (watched == m_table && event->type() == QEvent::KeyPress) {
+        const auto *key = static_cast<QKeyEvent *>(event);
+        if ((key->key() == Qt::Key_Home || key->key() == Qt::Key_End) && m_model->rowCount() > 0
+            && !(key->modifiers() & ~(Qt::ControlModifier | Qt::ShiftModifier | Qt::KeypadModifier))) {
+            const int row = key->key() == Qt::Key_Home ? 0 : m_model->rowCount() - 1;
+            if (key->modifiers() & Qt::ShiftModifier)
+                extendTo(row);
+            else
+                selectRow(row);
             return true;
         }
     }
@@ -425,8 +566,9 @@ void QueueView::updateCounts()
         button->setText(QStringLiteral("%1  %2").arg(name, locale.toString(n)));
         button->setAccessibleDescription(tr("%n action(s)", nullptr, int(qMin<qint64>(n, INT_MAX))));
     };
-    label(Filter::Queue, counts.queueTotal());
-    label(Filter::Pending, counts.count(ActionState::Pending));
+    // Approved actions waiting for the executor are no one's to decide: not counted as to do.
+    label(Filter::Queue, counts.queueTotal() - counts.queued());
+    label(Filter::Pending, counts.count(ActionState::Pending) - counts.queued());
     label(Filter::Unknown, counts.count(ActionState::ConfirmationUnknown));
     label(Filter::Review, counts.count(ActionState::RequiresReview));
     label(Filter::All, counts.total());
@@ -459,30 +601,164 @@ void QueueView::updateStatus()
 
 void QueueView::onCurrentChanged()
 {
-    const QModelIndex current = m_table->currentIndex();
-    const QString id = current.isValid() ? current.data(ActionQueueModel::ActionIdRole).toString() : QString();
-    if (id.isEmpty() && !m_selectedId.isEmpty() && m_model->rowCount() == 0)
-        return; // a reload emptied the table: keep the selection to restore it
-    if (id == m_selectedId)
+    updatePins();
+    emit targetChanged();
+    const QString id = currentActionId();
+    if (id.isEmpty() && m_model->rowCount() == 0 && (m_model->isLoading() || !m_revealId.isEmpty()))
+        return; // a reset emptied the table: what was held is restored when the rows are back
+    if (!m_revealId.isEmpty() && id != m_revealId && !id.isEmpty())
+        m_revealId.clear(); // the person moved on
+    if (id == m_heldId && !id.isEmpty())
         return;
-    m_selectedId = id;
+    m_heldId = id;
     emit currentActionChanged(id);
 }
 
+// After a page or a reset: the action held stays current when its row is here; else (a filter
+// that does not show it) the first row becomes current, so that the detail never shows an action
+// the list does not highlight. An empty list has no current row and says so.
 void QueueView::restoreSelection()
 {
-    if (m_selectedId.isEmpty())
-        return;
+    const QString wanted = !m_revealId.isEmpty() ? m_revealId : m_heldId;
     const QModelIndex current = m_table->currentIndex();
-    if (current.isValid() && current.data(ActionQueueModel::ActionIdRole).toString() == m_selectedId)
+    if (current.isValid() && current.data(ActionQueueModel::ActionIdRole).toString() == wanted && !wanted.isEmpty())
         return;
-    const int sourceRow = m_model->rowOf(m_selectedId);
-    if (sourceRow < 0)
+    if (const int row = wanted.isEmpty() ? -1 : m_model->rowOf(wanted); row >= 0) {
+        m_revealId.clear();
+        selectRow(row);
         return;
-    const QModelIndex index = m_model->index(sourceRow, 0);
-    const QSignalBlocker blocker(m_table->selectionModel());
-    m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    m_table->viewport()->update();
+    }
+    if (current.isValid())
+        return; // the person is on a row already
+    if (!m_revealId.isEmpty() && (m_model->isLoading() || m_model->hasMore()))
+        return; // still on its way
+    m_revealId.clear();
+    if (m_model->rowCount() > 0) {
+        selectRow(0);
+        return;
+    }
+    if (!m_model->isLoading() && !m_heldId.isEmpty()) {
+        m_heldId.clear();
+        emit currentActionChanged(QString());
+    }
+}
+
+void QueueView::updatePins()
+{
+    QSet<QString> pins;
+    for (const QString &id : selectedActionIds())
+        pins.insert(id);
+    if (const QString current = currentActionId(); !current.isEmpty())
+        pins.insert(current);
+    m_model->setPinned(pins);
+}
+
+QueueView::Anchor QueueView::anchor() const
+{
+    QWidget *viewport = m_table->viewport();
+    int row = -1;
+    const QPoint pointer = viewport->mapFromGlobal(QCursor::pos());
+    if (viewport->underMouse() && viewport->rect().contains(pointer))
+        row = m_table->rowAt(pointer.y());
+    if (row < 0) {
+        const QModelIndex current = m_table->currentIndex();
+        if (current.isValid()) {
+            const int y = m_table->rowViewportPosition(current.row());
+            if (y >= 0 && y < viewport->height())
+                row = current.row();
+        }
+    }
+    if (row < 0)
+        row = m_table->rowAt(0);
+    if (row < 0)
+        return {};
+    return { m_model->index(row, 0).data(ActionQueueModel::ActionIdRole).toString(), m_table->rowViewportPosition(row) };
+}
+
+void QueueView::holdAnchor()
+{
+    if (!m_anchor)
+        m_anchor = anchor();
+}
+
+void QueueView::restoreAnchor()
+{
+    if (!m_anchor)
+        return;
+    const Anchor held = *m_anchor;
+    m_anchor.reset();
+    const int row = held.actionId.isEmpty() ? -1 : m_model->rowOf(held.actionId);
+    if (row < 0)
+        return;
+    // The scroll range follows the rows only at the next layout: lay out now, so that the position
+    // is set before anything (a click) can land on a row that moved.
+    m_table->doItemsLayout();
+    const int shift = m_table->rowViewportPosition(row) - held.y;
+    if (shift != 0) {
+        QScrollBar *bar = m_table->verticalScrollBar();
+        bar->setValue(bar->value() + shift);
+    }
+}
+
+void QueueView::onArrived(const QString &actionId, bool loaded)
+{
+    m_unseen.insert(actionId);
+    if (!loaded)
+        m_beyond.insert(actionId);
+    updateUnseen();
+}
+
+// Arrivals that have been in view are seen; those that left the list are forgotten.
+void QueueView::updateUnseen()
+{
+    if (!m_unseen.isEmpty()) {
+        const int height = m_table->viewport()->height();
+        const bool shown = isVisible();
+        for (auto it = m_unseen.begin(); it != m_unseen.end();) {
+            const int row = m_model->rowOf(*it);
+            if (row >= 0)
+                m_beyond.remove(*it);
+            const int y = row >= 0 ? m_table->rowViewportPosition(row) : -1;
+            const bool inView = shown && row >= 0 && y >= 0 && y + m_table->rowHeight(row) <= height;
+            if (inView || (row < 0 && !m_beyond.contains(*it))) {
+                m_beyond.remove(*it);
+                it = m_unseen.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    const int n = int(m_unseen.size());
+    m_newButton->setVisible(n > 0);
+    if (n == 0)
+        return;
+    // Where the nearest of them is: above the rows in view, or below.
+    bool above = false;
+    for (const QString &id : std::as_const(m_unseen)) {
+        const int row = m_model->rowOf(id);
+        if (row >= 0 && m_table->rowViewportPosition(row) < 0)
+            above = true;
+    }
+    m_newButton->setText((above ? QStringLiteral("\u2191 ") : QStringLiteral("\u2193 ")) + tr("%n new", nullptr, n));
+    m_newButton->setToolTip(tr("%n action(s) arrived out of view; click to show them", nullptr, n));
+    m_newButton->setAccessibleName(tr("%n new action(s) out of view", nullptr, n));
+}
+
+// Scrolls to the first arrival not yet in view (in the list's order); when none is loaded yet,
+// to the end, where the next page brings them.
+void QueueView::showUnseen()
+{
+    int first = -1;
+    for (const QString &id : std::as_const(m_unseen)) {
+        const int row = m_model->rowOf(id);
+        if (row >= 0 && (first < 0 || row < first))
+            first = row;
+    }
+    if (first >= 0)
+        m_table->scrollTo(m_model->index(first, 0), QAbstractItemView::PositionAtCenter);
+    else
+        m_table->scrollToBottom();
+    updateUnseen();
 }
 
 } // namespace cs

@@ -455,6 +455,10 @@ heute: %2
         <source>Refund still settling at the provider (%1)</source>
         <translation>Erstattung wird beim Anbieter noch abgewickelt (%1)</translation>
     </message>
+    <message>
+        <source>Approved: waiting for the executor to send it</source>
+        <translation>Freigegeben: wartet darauf, dass die Ausführung sie sendet</translation>
+    </message>
 </context>
 <context>
     <name>cs::AgentReasonsView</name>
@@ -3406,6 +3410,32 @@ vorheriger %2</translation>
         <source>%1 is not available: the backend does not answer, so what is shown may be out of date</source>
         <translation>%1 ist nicht verfügbar: Das Backend antwortet nicht, das Angezeigte kann also veraltet sein</translation>
     </message>
+    <message>
+        <source>No action in this view.</source>
+        <translation>Keine Aktion in dieser Ansicht.</translation>
+    </message>
+    <message>
+        <source>Select one or more actions in the queue first</source>
+        <translation>Wählen Sie zuerst eine oder mehrere Aktionen in der Warteschlange aus</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n selected)</source>
+        <translation>
+            <numerusform>%1 (%n ausgewählt)</numerusform>
+            <numerusform>%1 (%n ausgewählt)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 acts on one action: %n actions are selected (Approve selected or Reject selected decides them together)</source>
+        <translation>
+            <numerusform>%1 gilt einer Aktion: %n Aktion ist ausgewählt (Ausgewählte freigeben oder Ausgewählte ablehnen entscheidet sie zusammen)</numerusform>
+            <numerusform>%1 gilt einer Aktion: %n Aktionen sind ausgewählt (Ausgewählte freigeben oder Ausgewählte ablehnen entscheidet sie zusammen)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 — the action shown is not selected: press Space to select it</source>
+        <translation>%1 — die angezeigte Aktion ist nicht ausgewählt: Leertaste wählt sie aus</translation>
+    </message>
 </context>
 <context>
     <name>cs::NarrationPanel</name>
@@ -3674,14 +3704,6 @@ vorheriger %2</translation>
         <translation>%1 anzeigen</translation>
     </message>
     <message>
-        <source>Pending, confirmation unknown and requires review (Ctrl+1)</source>
-        <translation>Ausstehend, Bestätigung unbekannt und Prüfung nötig (Strg+1)</translation>
-    </message>
-    <message>
-        <source>Awaiting approval, or approved and queued (Ctrl+2)</source>
-        <translation>Wartet auf Freigabe oder ist freigegeben und eingereiht (Strg+2)</translation>
-    </message>
-    <message>
         <source>Confirmation unknown: a request may have reached the provider (Ctrl+3)</source>
         <translation>Bestätigung unbekannt: Eine Anfrage hat den Anbieter vielleicht erreicht (Strg+3)</translation>
     </message>
@@ -3692,10 +3714,6 @@ vorheriger %2</translation>
     <message>
         <source>Every action in every state (Ctrl+5)</source>
         <translation>Jede Aktion in jedem Zustand (Strg+5)</translation>
-    </message>
-    <message>
-        <source>Search order, charge, action id, agent  (Ctrl+F)</source>
-        <translation>Bestellung, Zahlung, Aktions-ID, Agent suchen  (Strg+F)</translation>
     </message>
     <message>
         <source>Search the queue</source>
@@ -3759,6 +3777,43 @@ vorheriger %2</translation>
     <message>
         <source>Actions the provider holds two refunds for (or a refund that contradicts them): money may have gone out twice. They keep their state; a supervisor checks and closes each with a note (Ctrl+7)</source>
         <translation>Aktionen, zu denen der Anbieter zwei Erstattungen hält (oder eine, die ihnen widerspricht): Womöglich ist zweimal Geld geflossen. Sie behalten ihren Zustand; ein Supervisor prüft jede und schließt sie mit einer Notiz (Strg+7)</translation>
+    </message>
+    <message>
+        <source>What awaits a decision: pending approval, confirmation unknown and requires review (Ctrl+1)</source>
+        <translation>Was auf eine Entscheidung wartet: Freigabe ausstehend, Bestätigung unbekannt und Prüfung erforderlich (Strg+1)</translation>
+    </message>
+    <message>
+        <source>Awaiting approval (approved ones waiting for the executor are under All) (Ctrl+2)</source>
+        <translation>Wartet auf Freigabe (freigegebene, die auf die Ausführung warten, stehen unter Alle) (Strg+2)</translation>
+    </message>
+    <message>
+        <source>Search order, charge, amount, agent, action id  (Ctrl+F)</source>
+        <translation>Bestellung, Zahlung, Betrag, Agent, Aktions-ID suchen  (Strg+F)</translation>
+    </message>
+    <message>
+        <source>That action does not exist or you may not see it.</source>
+        <translation>Diese Aktion gibt es nicht, oder Sie dürfen sie nicht sehen.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new</source>
+        <translation>
+            <numerusform>%n neue</numerusform>
+            <numerusform>%n neue</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n action(s) arrived out of view; click to show them</source>
+        <translation>
+            <numerusform>%n Aktion kam außerhalb der Ansicht an; klicken, um sie zu zeigen</numerusform>
+            <numerusform>%n Aktionen kamen außerhalb der Ansicht an; klicken, um sie zu zeigen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new action(s) out of view</source>
+        <translation>
+            <numerusform>%n neue Aktion außerhalb der Ansicht</numerusform>
+            <numerusform>%n neue Aktionen außerhalb der Ansicht</numerusform>
+        </translation>
     </message>
 </context>
 <context>

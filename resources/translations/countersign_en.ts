@@ -253,6 +253,20 @@
             <numerusform>%n decisions have not been confirmed by the backend yet. Quitting stops resending them; whether the backend received them is then unknown until you look again. Quit anyway?</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%1 (%n selected)</source>
+        <translation>
+            <numerusform>%1 (%n selected)</numerusform>
+            <numerusform>%1 (%n selected)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 acts on one action: %n actions are selected (Approve selected or Reject selected decides them together)</source>
+        <translation>
+            <numerusform>%1 acts on one action: %n action is selected (Approve selected or Reject selected decides them together)</numerusform>
+            <numerusform>%1 acts on one action: %n actions are selected (Approve selected or Reject selected decides them together)</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>cs::OfflineBanner</name>
@@ -281,6 +295,27 @@
         <translation>
             <numerusform>%n action</numerusform>
             <numerusform>%n actions</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new</source>
+        <translation>
+            <numerusform>%n new</numerusform>
+            <numerusform>%n new</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n action(s) arrived out of view; click to show them</source>
+        <translation>
+            <numerusform>%n action arrived out of view; click to show it</numerusform>
+            <numerusform>%n actions arrived out of view; click to show them</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new action(s) out of view</source>
+        <translation>
+            <numerusform>%n new action out of view</numerusform>
+            <numerusform>%n new actions out of view</numerusform>
         </translation>
     </message>
 </context>

@@ -283,6 +283,9 @@ ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const 
     const auto discrepancies = m_reader->discrepancyCount(user.role == Role::Agent ? user.name : QString());
     if (!discrepancies.ok())
         return ledgerFailure(discrepancies.error(), instance);
+    const auto queued = m_reader->queuedCount(user.role == Role::Agent ? user.name : QString());
+    if (!queued.ok())
+        return ledgerFailure(queued.error(), instance);
     // Dual control's "1 of 2" for the page's PENDING rows, in one read.
     QList<ActionRecord> records;
     for (const ActionReader::Summary &row : page->rows)
@@ -299,7 +302,7 @@ ApiResponse ActionService::list(const User &user, const QUrlQuery &query, const 
         {QStringLiteral("data"), data},
         {QStringLiteral("next_cursor"), page->hasMore ? QJsonValue(ListQueryParser::cursorAfter(page->rows.constLast(), filters))
                                                       : QJsonValue(QJsonValue::Null)},
-        {QStringLiteral("counts"), ActionViews::counts(*counts, *settlementReview, *discrepancies)},
+        {QStringLiteral("counts"), ActionViews::counts(*counts, *settlementReview, *discrepancies, *queued)},
     };
     return ApiResponse::json(200, body);
 }

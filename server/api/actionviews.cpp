@@ -44,6 +44,7 @@ QJsonObject ActionViews::summary(const ActionReader::Summary &summary, const App
     row.settlementStatus = summary.settlementStatus;
     row.settlementReview = summary.settlementReview;
     row.discrepancy = summary.discrepancyOpen;
+    row.queued = summary.record.isQueued();
     if (quorum && quorum->requirement.approvals > 1) {
         row.approvalsRequired = quorum->requirement.approvals;
         row.approvalsGiven = quorum->given;
@@ -63,6 +64,7 @@ QJsonArray ActionViews::possibleDuplicates(const ActionRecord &of,
         row.settlementStatus = d.other.settlementStatus;
         row.settlementReview = d.other.settlementReview;
         row.discrepancy = d.other.discrepancyOpen;
+        row.queued = d.other.record.isQueued();
         const PossibleDuplicate wire{
             row, d.sameBusinessReference ? QStringLiteral("business_reference") : QStringLiteral("charge"),
             PossibleDuplicate::sentenceFor(of, d.other.record, d.sameBusinessReference, now)};
@@ -71,13 +73,15 @@ QJsonArray ActionViews::possibleDuplicates(const ActionRecord &of,
     return out;
 }
 
-QJsonObject ActionViews::counts(const QMap<ActionState, qint64> &counts, qint64 settlementReview, qint64 discrepancies)
+QJsonObject ActionViews::counts(const QMap<ActionState, qint64> &counts, qint64 settlementReview, qint64 discrepancies,
+                                qint64 queued)
 {
     StateCounts wire;
     for (auto it = counts.constBegin(); it != counts.constEnd(); ++it)
         wire.setCount(it.key(), it.value());
     wire.setSettlementReview(settlementReview);
     wire.setDiscrepancies(discrepancies);
+    wire.setQueued(queued);
     return wire.toJson();
 }
 

@@ -37,9 +37,10 @@ public:
     static QJsonArray possibleDuplicates(const ActionRecord &of, const QList<ActionReader::PossibleDuplicate> &duplicates,
                                          const QDateTime &now);
     // StateCounts: one per state, and settlement_review (issue 18: not a state).
-    // ... and discrepancies (issue 33: final actions the provider contradicts, open).
+    // ... and discrepancies (issue 33: final actions the provider contradicts, open), and queued
+    // (PENDING actions approved and waiting for the executor: part of PENDING's count).
     static QJsonObject counts(const QMap<ActionState, qint64> &counts, qint64 settlementReview = 0,
-                              qint64 discrepancies = 0);
+                              qint64 discrepancies = 0, qint64 queued = 0);
     static QJsonObject permission(const ActionPolicy::Verdict &verdict);
 
 private:

@@ -34,6 +34,9 @@ QString filterFingerprint(const QList<ActionState> &states, const QString &text,
     return QString::fromLatin1(QCryptographicHash::hash(raw, QCryptographicHash::Sha256).toHex().left(16));
 }
 
+// "c3.<currency>.<sort value>.<created_at ms>.<filters>.<id>" (cursorAfter), or the "c2" of
+// earlier versions, which has no currency: still read for every order but amount, whose position
+// it cannot give since amount sorts by currency first.
 bool decodeCursor(const QString &cursor, ActionReader::ListQuery *into, QString *filters)
 {
     const auto decoded = QByteArray::fromBase64Encoding(cursor.toLatin1(), QByteArray::Base64UrlEncoding
@@ -41,9 +44,15 @@ bool decodeCursor(const QString &cursor, ActionReader::ListQuery *into, QString 
     if (!decoded)
         return false;
     const QString text = QString::fromUtf8(*decoded);
-    const QStringList parts = text.split(u'.');
-    if (parts.size() < 5 || parts.at(0) != u"c2")
+    QStringList parts = text.split(u'.');
+    if (parts.size() >= 6 && parts.at(0) == u"c3") {
+        into->cursorCurrency = parts.takeAt(1);
+        static const QRegularExpression code(QStringLiteral("\\A[a-z]{3}\\z"));
+        if (!code.match(into->cursorCurrency).hasMatch())
+            return false;
+    } else if (parts.size() < 5 || parts.at(0) != u"c2" || into->sort == ActionReader::SortKey::Amount) {
         return false;
+    }
     bool sortOk = false;
     bool createdOk = false;
     into->cursorSortValue = parts.at(1).toLongLong(&sortOk);
@@ -58,7 +67,8 @@ void checkNames(const QUrlQuery &query, QList<FieldError> *errors)
 {
     static const QStringList known = {QStringLiteral("state"), QStringLiteral("q"), QStringLiteral("requested_by"),
                                       QStringLiteral("cursor"), QStringLiteral("limit"), QStringLiteral("sort"),
-                                      QStringLiteral("settlement"), QStringLiteral("discrepancy")};
+                                      QStringLiteral("settlement"), QStringLiteral("discrepancy"),
+                                      QStringLiteral("awaiting")};
     QSet<QString> seen;
     for (const auto &item : query.queryItems(QUrl::FullyDecoded)) {
         if (!known.contains(item.first))
@@ -152,6 +162,14 @@ std::variant<ListQueryParser::Parsed, Problem> ListQueryParser::parse(const QUrl
                            QStringLiteral("must be \"open\": the final actions the provider contradicts (two refunds"
                                           " for one action, …) whose discrepancy is not closed")});
     }
+    if (has(QStringLiteral("awaiting"))) {
+        if (value(QStringLiteral("awaiting")) == u"decision")
+            list.awaitingDecision = true;
+        else
+            errors.append({QStringLiteral("awaiting"),
+                           QStringLiteral("must be \"decision\": leaves out the PENDING actions already approved and"
+                                          " queued for the executor")});
+    }
     if (has(QStringLiteral("limit"))) {
         bool ok = false;
         const QString text = value(QStringLiteral("limit"));
@@ -183,6 +201,8 @@ std::variant<ListQueryParser::Parsed, Problem> ListQueryParser::parse(const QUrl
         scope += QStringLiteral("\nsettlement=review");
     if (list.discrepancyOpen)
         scope += QStringLiteral("\ndiscrepancy=open");
+    if (list.awaitingDecision)
+        scope += QStringLiteral("\nawaiting=decision");
     parsed.filters = filterFingerprint(list.states, list.text, scope, sort);
     if (has(QStringLiteral("cursor"))) {
         const QString cursor = value(QStringLiteral("cursor"));
@@ -199,11 +219,13 @@ std::variant<ListQueryParser::Parsed, Problem> ListQueryParser::parse(const QUrl
     return parsed;
 }
 
-// "c2.<sort value>.<created_at ms>.<filters>.<id>", base64url; the id last (ids have no dots, but
-// nothing here relies on it).
+// "c3.<currency>.<sort value>.<created_at ms>.<filters>.<id>", base64url: the row's currency
+// whatever the order (only amount's reads it); the id last (ids have no dots, but nothing here
+// relies on it).
 QString ListQueryParser::cursorAfter(const ActionReader::Summary &last, const QString &filters)
 {
-    const QString raw = QStringLiteral("c2.%1.%2.%3.%4")
+    const QString raw = QStringLiteral("c3.%1.%2.%3.%4.%5")
+                            .arg(last.record.currency)
                             .arg(last.sortValue)
                             .arg(last.record.createdAt.toMSecsSinceEpoch())
                             .arg(filters, last.record.id);

@@ -12,7 +12,9 @@
 namespace cs {
 
 // The query string of GET /actions (resources/openapi.yaml, listActions): state (comma-separated
-// states or `queue`), settlement (`review`: open settlement review items, issue 18), q (1-200 characters), requested_by (1-255), sort (created_at, amount,
+// states or `queue`), settlement (`review`: open settlement review items, issue 18), discrepancy
+// (`open`, issue 33), awaiting (`decision`: without the PENDING actions approved and queued for the
+// executor), q (1-200 characters), requested_by (1-255), sort (created_at, amount,
 // attempt_count, last_event_at; a leading - for descending; default -created_at), limit (1-200)
 // and cursor. Every problem of the query is reported at once (400 invalid_parameter with one
 // error per field); an agent naming another requested_by is refused first (403 forbidden), and an

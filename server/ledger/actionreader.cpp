@@ -9,6 +9,8 @@
 #include "server/ledger/discrepancyrows.h"
 #include "server/ledger/searchterms.h"
 
+#include "models/money.h"
+
 #include <QSet>
 #include <QSqlQuery>
 
@@ -39,20 +41,49 @@ const QString &summaryColumns()
 }
 constexpr int kSummaryColumnCount = kActionColumnCount + 7;
 
-// The column a sort key orders by (created_at: the default, newest first).
-QLatin1String sortColumn(ActionReader::SortKey key)
+// The columns a list in this order is ordered by, the whole keyset key: the sort key's own
+// column(s), then created_at and id. Each is one index's leading columns (migrations 1, 5, 17).
+QStringList keyColumns(ActionReader::SortKey key)
+{
+    const QStringList ties = {QStringLiteral("created_at"), QStringLiteral("id")};
+    switch (key) {
+    case ActionReader::SortKey::CreatedAt:
+        return ties;
+    case ActionReader::SortKey::Amount:
+        return QStringList{QStringLiteral("currency"), QStringLiteral("amount")} + ties;
+    case ActionReader::SortKey::AttemptCount:
+        return QStringList{QStringLiteral("attempt_count")} + ties;
+    case ActionReader::SortKey::LastEventAt:
+        return QStringList{QStringLiteral("last_event_at")} + ties;
+    }
+    return ties;
+}
+
+// The cursor's values for keyColumns(query.sort), in that order.
+QVariantList cursorValues(const ActionReader::ListQuery &query)
+{
+    QVariantList values;
+    if (query.sort == ActionReader::SortKey::Amount)
+        values << query.cursorCurrency;
+    if (query.sort != ActionReader::SortKey::CreatedAt)
+        values << query.cursorSortValue;
+    return values << query.cursorCreatedAtMs << query.cursorId;
+}
+
+// This row's value of the sort key, for the cursor (the currency of an amount is its record's).
+qint64 sortValueOf(const ActionReader::Summary &row, ActionReader::SortKey key)
 {
     switch (key) {
     case ActionReader::SortKey::CreatedAt:
-        return QLatin1String("created_at");
+        return row.record.createdAt.toMSecsSinceEpoch();
     case ActionReader::SortKey::Amount:
-        return QLatin1String("amount_scaled");
+        return row.record.amount;
     case ActionReader::SortKey::AttemptCount:
-        return QLatin1String("attempt_count");
+        return row.attemptCount;
     case ActionReader::SortKey::LastEventAt:
-        return QLatin1String("last_event_at");
+        return row.lastEventAtMs;
     }
-    return QLatin1String("created_at");
+    return 0;
 }
 
 using sql::fromMs;
@@ -124,7 +155,69 @@ LedgerError addDuplicateCounts(const ActionReader &reader, QList<ActionReader::S
     return {};
 }
 
+// SQLite: the partial index actions_queued named, for the statements its condition serves. Its
+// planner does not weigh a partial index it has no statistics for (ANALYZE ran while it was
+// empty, as it mostly is) and chose actions_by_lease (state = ?) instead: every PENDING row read
+// from the table, ~860 ms per count on bench_console's 10^6 actions (80,000 PENDING). Named, the
+// statement fails rather than read anything else. PostgreSQL weighs the index by its size.
+QString queuedIndex(bool postgres)
+{
+    return postgres ? QString() : QStringLiteral(" INDEXED BY actions_queued");
+}
+
+// The conditions of `query` other than its keyset position ("a" the actions' alias), their
+// values appended in order. The search is LIKE on five columns, or'ed with the amount when the
+// text is a number.
+QStringList listConditions(const ActionReader::ListQuery &query, bool postgres, QVariantList *values)
+{
+    QStringList where;
+    if (!query.states.isEmpty()) {
+        QStringList states;
+        for (ActionState state : query.states)
+            states << toWire(state);
+        where << QStringLiteral("a.state IN (%1)").arg(inListMarks(states, values));
+    }
+    if (query.settlementReview)
+        where << QStringLiteral("a.id IN (SELECT s.action_id FROM settlements s WHERE s.attention = 'open')");
+    if (query.discrepancyOpen)
+        where << QStringLiteral("a.id IN (SELECT d.action_id FROM discrepancies d WHERE d.attention = 'open')");
+    // ActionRecord::isQueued, as a probe of actions_queued (migration 17) by the id, which every
+    // order's index holds: the walk stays in the index (PostgreSQL's id-first read below stays
+    // index-only).
+    if (query.awaitingDecision)
+        where << QStringLiteral("NOT EXISTS (SELECT 1 FROM actions q%1 WHERE q.id = a.id AND q.state = 'PENDING'"
+                                " AND q.idempotency_key <> '')")
+                     .arg(queuedIndex(postgres));
+    if (!query.requestedBy.isEmpty()) {
+        where << QStringLiteral("a.requested_by = ?");
+        *values << query.requestedBy;
+    }
+    if (!query.text.isEmpty()) {
+        const QString pattern = likePattern(query.text);
+        QStringList matches;
+        for (const char *column : {"a.id", "a.target_id", "a.business_reference", "a.requested_by", "a.client_reference"}) {
+            matches << QStringLiteral("LOWER(%1) LIKE ? ESCAPE '\\'").arg(QLatin1String(column));
+            *values << pattern;
+        }
+        if (const auto amount = Money::searchedTenThousandths(query.text)) {
+            matches << QStringLiteral("a.amount_scaled = ?");
+            *values << *amount;
+        }
+        where << QLatin1Char('(') + matches.join(QStringLiteral(" OR ")) + QLatin1Char(')');
+    }
+    return where;
+}
+
 } // namespace
+
+void ActionReader::ListQuery::continueAfter(const Summary &last)
+{
+    afterCursor = true;
+    cursorCurrency = last.record.currency;
+    cursorSortValue = last.sortValue;
+    cursorCreatedAtMs = last.record.createdAt.toMSecsSinceEpoch();
+    cursorId = last.record.id;
+}
 
 ActionReader::ActionReader(const LedgerDatabase &database) : m_db(database)
 {
@@ -136,61 +229,77 @@ ActionReader::~ActionReader()
     m_samplePool.waitForDone();
 }
 
+namespace {
+
+// The statement of list()'s index path, bound as: the index's own values (the trigram
+// expression or runs, then the amount when `byAmount`), then the list's. c: the text's candidates
+// from the trigram index; m: the actions with the searched amount (actions_by_amount_scaled); n:
+// how many, each capped (a row in both is counted twice: n only chooses the path). The page is
+// read from the candidates only when n is within the cap, else the statement yields only n.
+QString candidatePageSql(bool postgres, const QString &textCandidates, bool byAmount, const QString &conditions,
+                         const QString &order, const QString &outerOrder)
+{
+    const int cap = kIndexCandidateCap;
+    const QString amountCandidates = byAmount
+        ? QStringLiteral(" m AS MATERIALIZED (SELECT id FROM actions WHERE amount_scaled = ? LIMIT %1),").arg(cap + 1)
+        : QString();
+    const QString count = byAmount ? QStringLiteral("SELECT (SELECT COUNT(*) FROM c) + (SELECT COUNT(*) FROM m) AS n")
+                                   : QStringLiteral("SELECT COUNT(*) AS n FROM c");
+    const QString amountIds = byAmount ? QStringLiteral(" UNION ALL SELECT id FROM m WHERE (SELECT n FROM n) <= %1").arg(cap)
+                                       : QString();
+    // SQLite: c holds the candidates' index rowids (cheap: no read of the index's stored
+    // columns); their ids are read (s.id) only within the cap. IN, not a join: each candidate is
+    // looked up by its key (a join lets SQLite build a Bloom filter over all of actions first).
+    const QString textIds = postgres
+        ? QStringLiteral("SELECT id FROM c WHERE (SELECT n FROM n) <= %1").arg(cap)
+        : QStringLiteral("SELECT s.id FROM actions_search s WHERE s.rowid IN (SELECT r FROM c WHERE (SELECT n FROM n) <= %1)")
+              .arg(cap);
+    return QStringLiteral("WITH c AS MATERIALIZED (%1 LIMIT %2),%3 n AS MATERIALIZED (%4)"
+                          " SELECT p.*, n.n FROM n LEFT JOIN ("
+                          "SELECT %5 FROM actions a WHERE a.id IN (%6%7) AND %8%9) p ON %10%11")
+        .arg(textCandidates)
+        .arg(cap + 1)
+        .arg(amountCandidates, count, summaryColumns(), textIds, amountIds, conditions, order,
+             postgres ? QStringLiteral("true") : QStringLiteral("1"), outerOrder);
+}
+
+} // namespace
+
 LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) const
 {
     LedgerError error;
     QSqlDatabase db = m_db.connection(&error);
     if (!error.ok())
         return error;
-    QStringList where;
+    const bool postgres = sql::isPostgres(db);
     QVariantList values;
-    if (!query.states.isEmpty()) {
-        QStringList states;
-        for (ActionState state : query.states)
-            states << toWire(state);
-        where << QStringLiteral("a.state IN (%1)").arg(inListMarks(states, &values));
-    }
-    if (query.settlementReview)
-        where << QStringLiteral("a.id IN (SELECT s.action_id FROM settlements s WHERE s.attention = 'open')");
-    if (query.discrepancyOpen)
-        where << QStringLiteral("a.id IN (SELECT d.action_id FROM discrepancies d WHERE d.attention = 'open')");
-    if (!query.requestedBy.isEmpty()) {
-        where << QStringLiteral("a.requested_by = ?");
-        values << query.requestedBy;
-    }
-    if (!query.text.isEmpty()) {
-        const QString pattern = likePattern(query.text);
-        QStringList likes;
-        for (const char *column : {"a.id", "a.target_id", "a.business_reference", "a.requested_by", "a.client_reference"}) {
-            likes << QStringLiteral("LOWER(%1) LIKE ? ESCAPE '\\'").arg(QLatin1String(column));
-            values << pattern;
-        }
-        where << QLatin1Char('(') + likes.join(QStringLiteral(" OR ")) + QLatin1Char(')');
-    }
-    // Keyset paging in the sort's order: (key, created_at, id), all in the same direction, so one
-    // row-value comparison continues after the cursor's row and an index (key, created_at, id)
-    // serves both the order and the condition.
-    const QLatin1String key = sortColumn(query.sort);
+    QStringList where = listConditions(query, postgres, &values);
+    // Keyset paging in the sort's order: the whole key (keyColumns), all in the same direction, so
+    // one row-value comparison continues after the cursor's row and the key's index serves both
+    // the order and the condition.
+    const QStringList key = keyColumns(query.sort);
     const bool byCreation = query.sort == SortKey::CreatedAt;
     const QLatin1String direction = query.descending ? QLatin1String("DESC") : QLatin1String("ASC");
     if (query.afterCursor) {
-        const QLatin1String after = query.descending ? QLatin1String("<") : QLatin1String(">");
-        if (byCreation) {
-            where << QStringLiteral("(a.created_at, a.id) %1 (?, ?)").arg(after);
-        } else {
-            where << QStringLiteral("(a.%1, a.created_at, a.id) %2 (?, ?, ?)").arg(key, after);
-            values << query.cursorSortValue;
+        QStringList columns;
+        QStringList marks;
+        for (const QString &column : key) {
+            columns << QStringLiteral("a.") + column;
+            marks << QStringLiteral("?");
         }
-        values << query.cursorCreatedAtMs << query.cursorId;
+        where << QStringLiteral("(%1) %2 (%3)")
+                     .arg(columns.join(QStringLiteral(", ")),
+                          query.descending ? QStringLiteral("<") : QStringLiteral(">"), marks.join(QStringLiteral(", ")));
+        values << cursorValues(query);
     }
     const int limit = qBound(1, query.limit, 200);
     values << limit + 1;
     const QString conditions = where.join(QStringLiteral(" AND "));
     const auto orderBy = [&](const QString &alias) -> QString { // not a QStringBuilder of locals
-        QString clause = QStringLiteral(" ORDER BY ");
-        if (!byCreation)
-            clause += QStringLiteral("%1.%2 %3, ").arg(alias, key, direction);
-        return clause + QStringLiteral("%1.created_at %2, %1.id %2").arg(alias, direction);
+        QStringList terms;
+        for (const QString &column : key)
+            terms << QStringLiteral("%1.%2 %3").arg(alias, column, direction);
+        return QStringLiteral(" ORDER BY ") + terms.join(QStringLiteral(", "));
     };
     const QString order = orderBy(QStringLiteral("a")) + QStringLiteral(" LIMIT ?");
     Page page;
@@ -206,31 +315,19 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
             page.rows.resize(limit);
             page.hasMore = true;
         }
-        for (Summary &s : page.rows) {
-            switch (query.sort) {
-            case SortKey::CreatedAt:
-                s.sortValue = s.record.createdAt.toMSecsSinceEpoch();
-                break;
-            case SortKey::Amount:
-                s.sortValue = s.amountScaled;
-                break;
-            case SortKey::AttemptCount:
-                s.sortValue = s.attemptCount;
-                break;
-            case SortKey::LastEventAt:
-                s.sortValue = s.lastEventAtMs;
-                break;
-            }
-        }
+        for (Summary &s : page.rows)
+            s.sortValue = sortValueOf(s, query.sort);
     };
 
     // Three characters or more: candidates from the trigram index (actions_search, migration 4),
     // in the same statement as the page, so the index is read once. The index is asked only for
     // the text's parts without near-universal trigrams (searchterms.h): a superset of the rows.
+    // A text that is a number adds the actions of that amount (actions_by_amount_scaled,
+    // migration 17) to the candidates.
     // Above kIndexCandidateCap candidates the page part is skipped (the statement yields only the
     // candidate count) and the walk below in the sort's order, which fills a page sooner for
-    // common text, answers instead. The LIKE condition is applied in both cases, so the rows are
-    // exactly the LIKE semantics.
+    // common text, answers instead. The search's condition (LIKE, or the amount) is applied in
+    // both cases, so the rows are exactly its semantics.
     // PostgreSQL's copy is a plain table, actions_search (migration 8), whose one pg_trgm GIN index
     // over the five lowercased columns joined (postgresSearchDocument()) gives the candidates, by
     // the same rule: it is asked for the text's runs without common trigrams (LIKE '%run%' per
@@ -239,11 +336,10 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
     // actions, LIKE '%ord-0500000%' on one column took ~25 ms, '%0500000%' ~0.6 ms). Asking for
     // them in a CTE of their own also keeps the planner from ANDing the candidates with a bitmap
     // of every row of the queue's states (it did: 100,000 entries, ~70 ms of a 180 ms search).
-    const bool postgres = sql::isPostgres(db);
     if (query.text.toUcs4().size() >= 3) {
         const std::shared_ptr<const TrigramSample> current = currentTrigramSample();
         const TrigramSample sample = current ? *current : TrigramSample();
-        QString sql;
+        QString textCandidates;
         QVariantList indexValues;
         if (postgres) {
             QStringList likes;
@@ -251,34 +347,16 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
                 likes << postgresSearchDocument() + QStringLiteral(" LIKE ? ESCAPE '\\'");
                 indexValues << likePattern(run);
             }
-            sql = QStringLiteral("WITH c AS MATERIALIZED (SELECT id FROM actions_search WHERE %1 LIMIT %2),"
-                                 " n AS MATERIALIZED (SELECT COUNT(*) AS n FROM c)"
-                                 " SELECT p.*, n.n FROM n LEFT JOIN ("
-                                 "SELECT %3 FROM actions a WHERE a.id IN (SELECT id FROM c WHERE (SELECT n FROM n) <= %4)"
-                                 " AND %5%6) p ON true%7")
-                      .arg(likes.join(QStringLiteral(" AND ")))
-                      .arg(kIndexCandidateCap + 1)
-                      .arg(summaryColumns())
-                      .arg(kIndexCandidateCap)
-                      .arg(conditions, order, orderBy(QStringLiteral("p")));
+            textCandidates = QStringLiteral("SELECT id FROM actions_search WHERE ") + likes.join(QStringLiteral(" AND "));
         } else {
-            // c: the candidates' index rowids (cheap: no read of the index's stored columns); n:
-            // how many, capped. The ids are read (s.id) only when n is within the cap.
-            sql = QStringLiteral("WITH c AS MATERIALIZED (SELECT rowid AS r FROM actions_search WHERE actions_search MATCH ?"
-                                 " LIMIT %1),"
-                                 " n AS MATERIALIZED (SELECT COUNT(*) AS n FROM c)"
-                                 " SELECT p.*, n.n FROM n LEFT JOIN ("
-                                 // IN, not a join: each candidate is looked up by its key (a join lets
-                                 // SQLite build a Bloom filter over all of actions first).
-                                 "SELECT %2 FROM actions a WHERE a.id IN (SELECT s.id FROM actions_search s"
-                                 " WHERE s.rowid IN (SELECT r FROM c WHERE (SELECT n FROM n) <= %3))"
-                                 " AND %4%5) p ON 1%6")
-                      .arg(kIndexCandidateCap + 1)
-                      .arg(summaryColumns())
-                      .arg(kIndexCandidateCap)
-                      .arg(conditions, order, orderBy(QStringLiteral("p")));
+            textCandidates = QStringLiteral("SELECT rowid AS r FROM actions_search WHERE actions_search MATCH ?");
             indexValues << trigramMatchExpression(query.text, sample);
         }
+        const std::optional<qint64> amount = Money::searchedTenThousandths(query.text);
+        if (amount)
+            indexValues << *amount;
+        const QString sql = candidatePageSql(postgres, textCandidates, amount.has_value(), conditions, order,
+                                             orderBy(QStringLiteral("p")));
         QSqlQuery q(db);
         if (!runOnce(q, sql, indexValues + values, &error))
             return error;
@@ -295,7 +373,7 @@ LedgerResult<ActionReader::Page> ActionReader::list(const ListQuery &query) cons
     // PostgreSQL, in another order than creation: the page's ids first, then their rows. The walk
     // of a sort key's index checks the state filter in the heap row of every row it passes (only
     // SQLite checks it in the index), ~1,000 random heap reads for a queue page on 10^6 actions
-    // (-amount: ~24 ms); the ids alone are an index-only scan of (key, created_at, id, state),
+    // (-amount: ~24 ms); the ids alone are an index-only scan of (key…, created_at, id, state),
     // which checks the state in the index, and only the page's rows are read (~0.5 ms).
     const QString filter = where.isEmpty() ? QString() : QStringLiteral(" WHERE ") + conditions;
     const QString sql = postgres && !byCreation
@@ -433,6 +511,26 @@ LedgerResult<qint64> openItems(const LedgerDatabase &database, QLatin1String tab
 }
 
 } // namespace
+
+LedgerResult<qint64> ActionReader::queuedCount(const QString &requestedBy) const
+{
+    LedgerError error;
+    QSqlDatabase db = m_db.connection(&error);
+    if (!error.ok())
+        return error;
+    // The partial index's condition word for word, so that both engines read only its entries.
+    QString sql = QStringLiteral("SELECT COUNT(*) FROM actions%1 WHERE state = 'PENDING' AND idempotency_key <> ''")
+                      .arg(queuedIndex(sql::isPostgres(db)));
+    QVariantList values;
+    if (!requestedBy.isEmpty()) {
+        sql += QStringLiteral(" AND requested_by = ?");
+        values << requestedBy;
+    }
+    QSqlQuery q(db);
+    if (!runOnce(q, sql, values, &error))
+        return error;
+    return q.next() ? q.value(0).toLongLong() : 0;
+}
 
 LedgerResult<qint64> ActionReader::settlementReviewCount(const QString &requestedBy) const
 {

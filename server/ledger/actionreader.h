@@ -50,7 +50,8 @@ public:
         QDateTime firstAttemptAt;    // null until the first attempt
         qint64 lastEventAtMs = 0;    // as stored (0: no audit event)
         qint64 amountScaled = 0;     // the amount in 1/10,000 of the major unit (migration 5)
-        qint64 sortValue = 0;        // in a list: this row's value of the list's sort key (cursor)
+        qint64 sortValue = 0;        // in a list: this row's value of the list's sort key (cursor;
+                                     // for Amount the amount in minor units, beside its currency)
         int possibleDuplicates = 0;  // list() and summaries(): possibleDuplicatesIn's count, when read
         QString settlementStatus;    // issue 18: a COMPLETED action's refund status (empty: none)
         bool settlementReview = false; // its refund failed after COMPLETED and the review item is open
@@ -60,7 +61,7 @@ public:
     // What a list is ordered by; ties by created_at, then id, in the same direction.
     enum class SortKey {
         CreatedAt,    // the default, descending: newest first
-        Amount,       // amount_scaled: nominal major units across currencies
+        Amount,       // currency (its code), then amount in minor units, both in the list's direction
         AttemptCount,
         LastEventAt,
     };
@@ -71,16 +72,23 @@ public:
         bool descending = true;
         QList<ActionState> states;   // empty: all
         QString text;                // case-insensitive substring of id, target id, business_reference,
-                                     // requested_by, client_reference; empty: none
+                                     // requested_by, client_reference; or, when it is a decimal number
+                                     // (Money::searchedTenThousandths), the action's amount in its own
+                                     // currency (amount_scaled); empty: none
         QString requestedBy;         // exact; empty: anyone
         bool settlementReview = false; // only actions whose settlement review item is open (issue 18)
         bool discrepancyOpen = false;  // only actions with an open discrepancy (issue 33)
-        bool afterCursor = false;    // keyset position: rows strictly after (sortValue, createdAtMs,
-                                     // id) in the list's order
+        bool awaitingDecision = false; // leave out PENDING actions approved and queued for the executor
+        bool afterCursor = false;    // keyset position: rows strictly after ([currency,] sortValue,
+                                     // createdAtMs, id) in the list's order
+        QString cursorCurrency;      // only when sorting by amount
         qint64 cursorSortValue = 0;  // ignored when sorting by created_at
         qint64 cursorCreatedAtMs = 0;
         QString cursorId;
         int limit = 50;              // 1..200 (the caller validates)
+
+        // The keyset position after `last`, a row of a page read for this query.
+        void continueAfter(const Summary &last);
     };
 
     struct Page
@@ -137,6 +145,9 @@ public:
     LedgerResult<Page> list(const ListQuery &query) const;
     // All six states, zeros included; requestedBy empty: every action.
     LedgerResult<QMap<ActionState, qint64>> counts(const QString &requestedBy) const;
+    // PENDING actions whose approval is complete (the key minted), waiting for the executor: the
+    // entries of the partial index actions_queued (migration 17); requestedBy empty: every action.
+    LedgerResult<qint64> queuedCount(const QString &requestedBy) const;
     // Issue 18: actions whose refund failed after COMPLETED with the review item open (the partial
     // index settlements_review); requestedBy empty: every action.
     LedgerResult<qint64> settlementReviewCount(const QString &requestedBy) const;

@@ -1110,6 +1110,39 @@ Migrations::Migration readinessSchema()
     return m;
 }
 
+// Version 17 (owned by ActionReader): the list's amount order, its search by amount and the
+// decision queue (docs/API.md, GET /actions).
+// (a) `sort=amount` orders by currency, then the amount in minor units, then created_at and id:
+// actions_by_currency_amount, with the state last as in version 5 (a queue filter is checked in
+// the index while it is walked; PostgreSQL reads a page's ids by an index-only scan of it, then
+// only their rows). actions_by_amount (amount_scaled first) ordered the nominal order across
+// currencies that this replaces; nothing else walks it.
+// (b) `q` that is a decimal number also matches amount_scaled = q × 10^4 (Money::searchedTenThousandths):
+// actions_by_amount_scaled (amount_scaled, id) answers that with the ids alone on both engines.
+// (c) Approved and waiting for the executor: PENDING with the key minted (idempotency_key <> '';
+// a quorum's signatures before the last mint none, docs/POLICY.md). actions_queued holds only
+// those: `awaiting=decision` leaves them out by a probe of it (id first), `counts.queued` counts
+// its entries (an agent's by the requested_by beside the id). state and idempotency_key are in it
+// only for SQLite, which checks a partial index's own condition again and, without them, read
+// each entry's row; with them both statements stay in the index (ActionReader names it there).
+// The claim's candidates (state as a range, ExecutionStore::candidateSql) do not imply its
+// condition and keep their index.
+Migrations::Migration listOrderSchema()
+{
+    Migrations::Migration m;
+    m.version = 17;
+    m.name = QStringLiteral("amount order by currency, search by amount, the actions queued for the executor");
+    m.statements = {
+        QStringLiteral("DROP INDEX actions_by_amount"),
+        QStringLiteral("CREATE INDEX actions_by_currency_amount ON actions (currency, amount, created_at, id, state)"),
+        QStringLiteral("CREATE INDEX actions_by_amount_scaled ON actions (amount_scaled, id)"),
+        QStringLiteral("CREATE INDEX actions_queued ON actions (id, requested_by, state, idempotency_key)"
+                       " WHERE state = 'PENDING' AND idempotency_key <> ''"),
+    };
+    m.postgres = m.statements;
+    return m;
+}
+
 bool exec(QSqlDatabase &db, const QString &sql, LedgerError *error)
 {
     QSqlQuery query(db);
@@ -1128,7 +1161,8 @@ const QList<Migrations::Migration> &Migrations::all()
                                                    sortSchema(), tokenLifecycleSchema(), followUpIndexSchema(),
                                                    stepCostSchema(), chargeBudgetSchema(), reasonsSchema(),
                                                    policySchema(), pauseSchema(), approvalExpirySchema(),
-                                                   settlementSchema(), discrepancySchema(), readinessSchema()};
+                                                   settlementSchema(), discrepancySchema(), readinessSchema(),
+                                                   listOrderSchema()};
     return migrations;
 }
 

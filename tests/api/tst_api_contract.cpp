@@ -686,8 +686,9 @@ private slots:
         for (const QJsonValue &row : mine.json.value(QStringLiteral("data")).toArray())
             QCOMPARE(row.toObject().value(QStringLiteral("requested_by")).toString(), QStringLiteral("agent-8"));
         qint64 total = 0;
-        for (const QJsonValue &n : mine.json.value(QStringLiteral("counts")).toObject())
-            total += n.toInteger();
+        // The six states: settlement_review, discrepancies and queued are not states (queued is part of PENDING).
+        for (const char *state : {"PENDING", "EXECUTING", "CONFIRMATION_UNKNOWN", "COMPLETED", "REJECTED", "REQUIRES_REVIEW"})
+            total += mine.json.value(QStringLiteral("counts")).toObject().value(QLatin1String(state)).toInteger();
         QCOMPARE(total, qint64(mine.json.value(QStringLiteral("data")).toArray().size()));
         QCOMPARE(m_client->get(QStringLiteral("/actions?requested_by=agent-8"), token(QStringLiteral("agent-8"))).status, 200);
         // State filters: queue = PENDING, CONFIRMATION_UNKNOWN, REQUIRES_REVIEW.
@@ -698,9 +699,10 @@ private slots:
             QVERIFY2(state != u"REJECTED" && state != u"EXECUTING", qPrintable(state));
         }
         const QJsonObject counts = queue.json.value(QStringLiteral("counts")).toObject();
-        QCOMPARE(counts.size(), 8); // the six states, settlement_review and discrepancies (not states)
+        QCOMPARE(counts.size(), 9); // the six states, settlement_review, discrepancies and queued (not states)
         QVERIFY(counts.value(QStringLiteral("settlement_review")).isDouble());
         QVERIFY(counts.value(QStringLiteral("discrepancies")).isDouble());
+        QVERIFY(counts.value(QStringLiteral("queued")).isDouble());
     }
 
     void listSorted()
@@ -717,33 +719,42 @@ private slots:
             const ApiReply created = m_client->propose(token(QStringLiteral("agent-8")), p);
             QVERIFY2(created.status == 201, created.body.constData());
         }
-        // Largest nominal amount first, paged by 2: 1,200 jpy, 1,100 jpy, 12.00 usd, 11.000 bhd, 1.50 usd.
-        QStringList order;
-        QString cursor;
-        for (int pages = 0; pages < 10; ++pages) {
-            const QString query = QStringLiteral("/actions?q=%1&sort=-amount&limit=2%2")
-                                      .arg(marker, cursor.isEmpty() ? QString() : QStringLiteral("&cursor=") + cursor);
-            const ApiReply page = m_client->get(query, token(QStringLiteral("ana")));
-            QVERIFY2(page.status == 200, page.body.constData());
-            for (const QJsonValue &row : page.json.value(QStringLiteral("data")).toArray()) {
-                const QJsonObject o = row.toObject();
-                order << QStringLiteral("%1 %2").arg(o.value(QStringLiteral("amount")).toInteger()).arg(o.value(QStringLiteral("currency")).toString());
-            }
-            if (pages == 0) {
-                // The cursor belongs to this order: another sort (or the default) refuses it.
-                const QString next = page.json.value(QStringLiteral("next_cursor")).toString();
-                for (const QString &other : {QStringLiteral("&sort=amount"), QString()}) {
-                    const ApiReply refused = m_client->get(
-                        QStringLiteral("/actions?q=%1&limit=2%2&cursor=%3").arg(marker, other, next), token(QStringLiteral("ana")));
-                    QCOMPARE(refused.status, 400);
+        // By currency, then minor units, both in the sort's direction, paged by 2: the cursor
+        // carries the currency (the pages change currency between and within them).
+        const auto pagedOrder = [&](const QString &sort, QStringList *order) {
+            QString cursor;
+            for (int pages = 0; pages < 10; ++pages) {
+                const QString query = QStringLiteral("/actions?q=%1&sort=%2&limit=2%3")
+                                          .arg(marker, sort, cursor.isEmpty() ? QString() : QStringLiteral("&cursor=") + cursor);
+                const ApiReply page = m_client->get(query, token(QStringLiteral("ana")));
+                QVERIFY2(page.status == 200, page.body.constData());
+                for (const QJsonValue &row : page.json.value(QStringLiteral("data")).toArray()) {
+                    const QJsonObject o = row.toObject();
+                    *order << QStringLiteral("%1 %2").arg(o.value(QStringLiteral("amount")).toInteger()).arg(o.value(QStringLiteral("currency")).toString());
                 }
+                if (pages == 0) {
+                    // The cursor belongs to this order: another sort (or the default) refuses it.
+                    const QString next = page.json.value(QStringLiteral("next_cursor")).toString();
+                    for (const QString &other : {sort.startsWith(u'-') ? QStringLiteral("&sort=amount") : QStringLiteral("&sort=-amount"),
+                                                 QString()}) {
+                        const ApiReply refused = m_client->get(
+                            QStringLiteral("/actions?q=%1&limit=2%2&cursor=%3").arg(marker, other, next), token(QStringLiteral("ana")));
+                        QCOMPARE(refused.status, 400);
+                    }
+                }
+                cursor = page.json.value(QStringLiteral("next_cursor")).toString();
+                if (cursor.isEmpty())
+                    break;
             }
-            cursor = page.json.value(QStringLiteral("next_cursor")).toString();
-            if (cursor.isEmpty())
-                break;
-        }
-        QCOMPARE(order, (QStringList{QStringLiteral("1200 jpy"), QStringLiteral("1100 jpy"), QStringLiteral("1200 usd"),
-                                     QStringLiteral("11000 bhd"), QStringLiteral("150 usd")}));
+        };
+        QStringList descending;
+        pagedOrder(QStringLiteral("-amount"), &descending);
+        QCOMPARE(descending, (QStringList{QStringLiteral("1200 usd"), QStringLiteral("150 usd"), QStringLiteral("1200 jpy"),
+                                          QStringLiteral("1100 jpy"), QStringLiteral("11000 bhd")}));
+        QStringList ascending;
+        pagedOrder(QStringLiteral("amount"), &ascending);
+        QCOMPARE(ascending, (QStringList{QStringLiteral("11000 bhd"), QStringLiteral("1100 jpy"), QStringLiteral("1200 jpy"),
+                                         QStringLiteral("150 usd"), QStringLiteral("1200 usd")}));
         // Oldest first, and by attempt count / last event (all equal here but for the tie-break).
         const ApiReply oldest = m_client->get(QStringLiteral("/actions?q=%1&sort=created_at").arg(marker), token(QStringLiteral("ana")));
         QCOMPARE(oldest.json.value(QStringLiteral("data")).toArray().first().toObject().value(QStringLiteral("amount")).toInteger(), 1200);
@@ -753,6 +764,68 @@ private slots:
             QCOMPARE(page.status, 200);
             QCOMPARE(page.json.value(QStringLiteral("data")).toArray().size(), 5);
         }
+    }
+
+    // q that is a canonical decimal number also finds the actions of that amount in their own
+    // currency, or'ed with the text: "199" finds 199.00 usd, 199 jpy and the order ord-199x-…
+    // (text), not 1,990.00 usd; "199.00" the two amounts only; "199,00" (not canonical) neither.
+    void listSearchesAmounts()
+    {
+        // No digit in any text of these actions but the order's "199" (ids are base32: no 1 or 9),
+        // so each is found by its amount or by that order only.
+        const auto letters = [](int n) {
+            QString out;
+            for (; n > 0; n /= 26)
+                out += QChar(u'a' + n % 26);
+            return out;
+        };
+        const QString order = QStringLiteral("ord-199x-") + letters(++m_serial);
+        QStringList ids;
+        for (const auto &[amount, currency, business] :
+             {std::tuple{19900, "usd", "amt-a"}, std::tuple{199, "jpy", "amt-b"}, std::tuple{199000, "usd", "amt-c"},
+              std::tuple{500, "usd", ""}}) {
+            QJsonObject p = ApiClient::proposal(QStringLiteral("amount-") + letters(++m_serial), amount,
+                                                QStringLiteral("ch_amount") + QLatin1String(currency) + letters(int(ids.size()) + 1));
+            p.insert(QStringLiteral("currency"), QLatin1String(currency));
+            p.insert(QStringLiteral("business_reference"), *business ? QLatin1String(business) : order);
+            const ApiReply created = m_client->propose(token(QStringLiteral("agent-8")), p);
+            QVERIFY2(created.status == 201, created.body.constData());
+            ids << created.json.value(QStringLiteral("id")).toString();
+        }
+        const auto found = [&](const QString &q, const QString &user, const QString &sort) {
+            QStringList rows;
+            QString cursor;
+            for (int pages = 0; pages < 50; ++pages) {
+                const ApiReply page = m_client->get(QStringLiteral("/actions?q=%1&limit=3&sort=%2%3")
+                                                        .arg(QString::fromLatin1(QUrl::toPercentEncoding(q)), sort,
+                                                             cursor.isEmpty() ? QString() : QStringLiteral("&cursor=") + cursor),
+                                                    token(user));
+                if (page.status != 200)
+                    return QStringList{QStringLiteral("status %1").arg(page.status)};
+                for (const QJsonValue &row : page.json.value(QStringLiteral("data")).toArray()) {
+                    const QString id = row.toObject().value(QStringLiteral("id")).toString();
+                    if (ids.contains(id))
+                        rows << QStringLiteral("#%1").arg(ids.indexOf(id));
+                }
+                cursor = page.json.value(QStringLiteral("next_cursor")).toString();
+                if (cursor.isEmpty())
+                    break;
+            }
+            rows.sort();
+            return rows;
+        };
+        for (const QString &user : {QStringLiteral("ana"), QStringLiteral("agent-8")}) {
+            for (const QString &sort : {QStringLiteral("-created_at"), QStringLiteral("-amount")}) {
+                QCOMPARE(found(QStringLiteral("199"), user, sort), (QStringList{QStringLiteral("#0"), QStringLiteral("#1"), QStringLiteral("#3")}));
+                QCOMPARE(found(QStringLiteral("199.00"), user, sort), (QStringList{QStringLiteral("#0"), QStringLiteral("#1")}));
+                QCOMPARE(found(QStringLiteral("199.0"), user, sort), (QStringList{QStringLiteral("#0"), QStringLiteral("#1")}));
+                QCOMPARE(found(QStringLiteral("1990"), user, sort), QStringList{QStringLiteral("#2")});
+                QCOMPARE(found(QStringLiteral("199,00"), user, sort), QStringList());
+                QCOMPARE(found(QStringLiteral("19"), user, sort), QStringList{QStringLiteral("#3")}); // the walk: text only here
+            }
+        }
+        // Its own actions only, for an agent: agent-7 finds none of agent-8's.
+        QCOMPARE(found(QStringLiteral("199"), QStringLiteral("agent-7"), QStringLiteral("-created_at")), QStringList());
     }
 
     // "Look up now" asks paysim through the Stripe adapter and follows the reconciler's rules.

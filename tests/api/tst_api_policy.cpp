@@ -81,6 +81,7 @@ private slots:
     void belowThresholdOneApproval();
     void dualControlOverHttp();
     void oneRejectRejects();
+    void awaitingDecisionOverHttp();
     void reloadKeepsTheVersionInForceOnABadFile();
     void badFileStopsTheStart();
     void sighupReloads();
@@ -222,6 +223,100 @@ void TestApiPolicy::oneRejectRejects()
     const ApiReply late = approve(QStringLiteral("root"), id, rejected.ifMatch());
     QCOMPARE(late.status, 409);
     QCOMPARE(late.code(), QStringLiteral("illegal_state"));
+}
+
+// awaiting=decision leaves out the PENDING actions whose approval is complete (queued for the
+// executor; this countersignd sends nothing, so they stay PENDING), and counts.queued counts them
+// (an agent: its own). A dual-control action with 1 of 2 signatures still awaits a decision.
+void TestApiPolicy::awaitingDecisionOverHttp()
+{
+    const auto list = [&](const QString &user, const QString &query) {
+        const QString limit = query.contains(QLatin1String("limit=")) ? QString() : QStringLiteral("&limit=200");
+        return m_client->get(QStringLiteral("/actions?state=queue") + limit + query, token(user));
+    };
+    const auto idsOf = [](const ApiReply &reply) {
+        QStringList ids;
+        for (const QJsonValue &row : reply.json.value(QStringLiteral("data")).toArray())
+            ids << row.toObject().value(QStringLiteral("id")).toString();
+        return ids;
+    };
+    const auto queued = [](const ApiReply &reply) {
+        return reply.json.value(QStringLiteral("counts")).toObject().value(QStringLiteral("queued")).toInteger(-1);
+    };
+    const ApiReply before = list(QStringLiteral("bob"), QString());
+    QCOMPARE(before.status, 200);
+    const qint64 queuedBefore = queued(before);
+    QVERIFY(queuedBefore >= 0);
+    QCOMPARE(queued(list(QStringLiteral("agent-8"), QString())), 0); // agent-8 has proposed nothing yet
+
+    // Two below the quorum's threshold and one above it, by agent-8.
+    QStringList ids;
+    QList<QByteArray> etags;
+    for (qint64 amount : {30000, 30000, 60000}) {
+        const ApiReply proposed = m_client->propose(
+            token(QStringLiteral("agent-8")), distinctProposal(QStringLiteral("awaiting-%1").arg(++m_serial), amount));
+        QCOMPARE(proposed.status, 201);
+        ids << proposed.json.value(QStringLiteral("id")).toString();
+        etags << proposed.ifMatch();
+    }
+    const QString &open = ids.at(0);
+    const QString &approved = ids.at(1);
+    const QString &quorum = ids.at(2);
+    QCOMPARE(approve(QStringLiteral("ana"), approved, etags.at(1)).status, 200); // the key minted
+    QCOMPARE(approve(QStringLiteral("ana"), quorum, etags.at(2)).status, 202);   // 1 of 2
+
+    for (const QString &user : {QStringLiteral("bob"), QStringLiteral("agent-8")}) {
+        const ApiReply awaiting = list(user, QStringLiteral("&awaiting=decision"));
+        QVERIFY2(awaiting.status == 200, awaiting.body.constData());
+        QVERIFY(idsOf(awaiting).contains(open));
+        QVERIFY(idsOf(awaiting).contains(quorum));
+        QVERIFY(!idsOf(awaiting).contains(approved));
+        const ApiReply all = list(user, QString());
+        QVERIFY(idsOf(all).contains(approved)); // still in the queue, PENDING
+        // Each row says whether it is queued (a row carries no key).
+        for (const QJsonValue &row : all.json.value(QStringLiteral("data")).toArray()) {
+            const QJsonObject o = row.toObject();
+            const QString id = o.value(QStringLiteral("id")).toString();
+            if (ids.contains(id))
+                QCOMPARE(o.value(QStringLiteral("queued")).toBool(), id == approved);
+        }
+    }
+    QCOMPARE(queued(list(QStringLiteral("bob"), QString())), queuedBefore + 1);
+    const ApiReply mine = list(QStringLiteral("agent-8"), QStringLiteral("&awaiting=decision"));
+    QCOMPARE(queued(mine), 1);
+    QCOMPARE(mine.json.value(QStringLiteral("counts")).toObject().value(QStringLiteral("PENDING")).toInteger(), 3);
+    QCOMPARE(idsOf(mine), (QStringList{quorum, open})); // newest first
+
+    // Paged by one, in amount order: the cursor is tied to awaiting=decision.
+    QStringList paged;
+    QString cursor;
+    for (int page = 0; page < 5; ++page) {
+        const ApiReply reply = list(QStringLiteral("agent-8"),
+                                    QStringLiteral("&awaiting=decision&sort=-amount&limit=1")
+                                        + (cursor.isEmpty() ? QString() : QStringLiteral("&cursor=") + cursor));
+        QVERIFY2(reply.status == 200, reply.body.constData());
+        paged << idsOf(reply);
+        cursor = reply.json.value(QStringLiteral("next_cursor")).toString();
+        if (page == 0) {
+            const ApiReply other = list(QStringLiteral("agent-8"), QStringLiteral("&sort=-amount&limit=1&cursor=") + cursor);
+            QCOMPARE(other.status, 400);
+        }
+        if (cursor.isEmpty())
+            break;
+    }
+    QCOMPARE(paged, (QStringList{quorum, open})); // 600.00 before 300.00 usd
+
+    // The quorum's second approval completes it: queued too.
+    const ApiReply detail = m_client->get(QStringLiteral("/actions/") + quorum, token(QStringLiteral("bob")));
+    QCOMPARE(approve(QStringLiteral("bob"), quorum, detail.ifMatch()).status, 200);
+    QCOMPARE(idsOf(list(QStringLiteral("agent-8"), QStringLiteral("&awaiting=decision"))), QStringList{open});
+    QCOMPARE(queued(list(QStringLiteral("agent-8"), QString())), 2);
+    QCOMPARE(queued(list(QStringLiteral("bob"), QString())), queuedBefore + 2);
+
+    // Anything but "decision" is refused, naming the parameter.
+    const ApiReply refused = list(QStringLiteral("bob"), QStringLiteral("&awaiting=approval"));
+    QCOMPARE(refused.status, 400);
+    QCOMPARE(refused.code(), QStringLiteral("invalid_parameter"));
 }
 
 void TestApiPolicy::reloadKeepsTheVersionInForceOnABadFile()

@@ -22,6 +22,10 @@ private slots:
     void cursor_data();
     void cursor();
     void cursorRoundTrip();
+    void awaitingDecision_data();
+    void awaitingDecision();
+    void cursorOfEarlierVersion_data();
+    void cursorOfEarlierVersion();
 };
 
 namespace {
@@ -61,15 +65,25 @@ ActionReader::Summary lastRow()
 {
     ActionReader::Summary row;
     row.record.id = QStringLiteral("act_aaaaaaaaaaaaaaaaaaaaaaaa");
+    row.record.currency = QStringLiteral("jpy");
     row.record.createdAt = QDateTime::fromMSecsSinceEpoch(1764543515123, Qt::UTC);
     row.sortValue = 4000;
     return row;
 }
 
+QString filtersOf(const QString &query, const User &caller)
+{
+    return std::get<ListQueryParser::Parsed>(ListQueryParser::parse(queryOf(query), caller)).filters;
+}
+
 QString cursorFor(const QString &issuedUnder, const User &caller)
 {
-    const auto parsed = ListQueryParser::parse(queryOf(issuedUnder), caller);
-    return ListQueryParser::cursorAfter(lastRow(), std::get<ListQueryParser::Parsed>(parsed).filters);
+    return ListQueryParser::cursorAfter(lastRow(), filtersOf(issuedUnder, caller));
+}
+
+QString base64Url(const QString &raw)
+{
+    return QString::fromLatin1(raw.toUtf8().toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
 
 } // namespace
@@ -212,6 +226,15 @@ void TestListQueryParser::refusedQuery_data()
     QTest::newRow("cursor with a non-numeric position")
         << QStringLiteral("cursor=") + QString::fromLatin1(QByteArray("c2.x.2.abc.act_x").toBase64(QByteArray::Base64UrlEncoding))
         << Role::Admin << invalid << QStringList{notCursor};
+    QTest::newRow("cursor with an upper-case currency")
+        << QStringLiteral("cursor=") + base64Url(QStringLiteral("c3.USD.1.2.abc.act_x")) << Role::Admin << invalid
+        << QStringList{notCursor};
+    QTest::newRow("cursor without its currency")
+        << QStringLiteral("cursor=") + base64Url(QStringLiteral("c3..1.2.abc.act_x")) << Role::Admin << invalid
+        << QStringList{notCursor};
+    QTest::newRow("cursor with a currency of four letters")
+        << QStringLiteral("cursor=") + base64Url(QStringLiteral("c3.usdx.1.2.abc.act_x")) << Role::Admin << invalid
+        << QStringList{notCursor};
     QTest::newRow("cursor of 513 characters") << QStringLiteral("cursor=") + QString(513, u'A') << Role::Admin << invalid
                                               << QStringList{notCursor};
     QTest::newRow("every problem at once, in parameter order")
@@ -255,6 +278,13 @@ void TestListQueryParser::cursor_data()
     QTest::newRow("another q") << QStringLiteral("q=ch_1") << QStringLiteral("q=ch_2") << false;
     QTest::newRow("q dropped") << QStringLiteral("q=ch_1") << QString() << false;
     QTest::newRow("another requested_by") << QStringLiteral("requested_by=a") << QStringLiteral("requested_by=b") << false;
+    QTest::newRow("awaiting=decision both times")
+        << QStringLiteral("state=queue&awaiting=decision&sort=-amount") << QStringLiteral("awaiting=decision&sort=-amount&state=queue")
+        << true;
+    QTest::newRow("awaiting=decision dropped") << QStringLiteral("state=queue&awaiting=decision") << QStringLiteral("state=queue")
+                                               << false;
+    QTest::newRow("awaiting=decision added") << QStringLiteral("state=queue") << QStringLiteral("state=queue&awaiting=decision")
+                                             << false;
 }
 
 void TestListQueryParser::cursor()
@@ -289,12 +319,87 @@ void TestListQueryParser::cursorRoundTrip()
     QVERIFY(std::holds_alternative<ListQueryParser::Parsed>(parsed));
     const ActionReader::ListQuery &list = std::get<ListQueryParser::Parsed>(parsed).query;
     QVERIFY(list.afterCursor);
+    QCOMPARE(list.cursorCurrency, QStringLiteral("jpy")); // amount sorts by currency first
     QCOMPARE(list.cursorSortValue, qint64(4000));
     QCOMPARE(list.cursorCreatedAtMs, qint64(1764543515123));
     QCOMPARE(list.cursorId, lastRow().record.id);
 
     const auto other = ListQueryParser::parse(query, user(Role::Agent, QStringLiteral("bot-2")));
     QVERIFY(std::holds_alternative<Problem>(other));
+}
+
+void TestListQueryParser::awaitingDecision_data()
+{
+    QTest::addColumn<QString>("query");
+    QTest::addColumn<bool>("accepted");
+    QTest::addColumn<bool>("awaiting");
+
+    QTest::newRow("absent: every action of the states") << QStringLiteral("state=queue") << true << false;
+    QTest::newRow("decision") << QStringLiteral("state=queue&awaiting=decision") << true << true;
+    QTest::newRow("decision without a state") << QStringLiteral("awaiting=decision") << true << true;
+    QTest::newRow("decision with a search and an order")
+        << QStringLiteral("awaiting=decision&q=199&sort=-amount") << true << true;
+    QTest::newRow("empty") << QStringLiteral("awaiting=") << false << false;
+    QTest::newRow("upper case") << QStringLiteral("awaiting=DECISION") << false << false;
+    QTest::newRow("another value") << QStringLiteral("awaiting=approval") << false << false;
+    QTest::newRow("twice") << QStringLiteral("awaiting=decision&awaiting=decision") << false << false;
+}
+
+// awaiting=decision: the one accepted value; anything else is 400 naming `awaiting`.
+void TestListQueryParser::awaitingDecision()
+{
+    QFETCH(QString, query);
+    QFETCH(bool, accepted);
+    QFETCH(bool, awaiting);
+
+    const auto parsed = ListQueryParser::parse(queryOf(query), user(Role::Approver));
+    if (!accepted) {
+        QVERIFY(std::holds_alternative<Problem>(parsed));
+        const QStringList errors = fieldErrors(std::get<Problem>(parsed));
+        QCOMPARE(errors.size(), 1);
+        QVERIFY2(errors.first().startsWith(QLatin1String("awaiting: ")), qPrintable(errors.first()));
+        return;
+    }
+    QVERIFY(std::holds_alternative<ListQueryParser::Parsed>(parsed));
+    QCOMPARE(std::get<ListQueryParser::Parsed>(parsed).query.awaitingDecision, awaiting);
+}
+
+void TestListQueryParser::cursorOfEarlierVersion_data()
+{
+    QTest::addColumn<QString>("sort");
+    QTest::addColumn<bool>("accepted");
+
+    QTest::newRow("newest first") << QStringLiteral("-created_at") << true;
+    QTest::newRow("attempt count") << QStringLiteral("attempt_count") << true;
+    QTest::newRow("last event") << QStringLiteral("-last_event_at") << true;
+    QTest::newRow("amount: no currency to continue from") << QStringLiteral("-amount") << false;
+    QTest::newRow("amount ascending") << QStringLiteral("amount") << false;
+}
+
+// A "c2" cursor (before the amount order by currency) still pages every order but amount.
+void TestListQueryParser::cursorOfEarlierVersion()
+{
+    QFETCH(QString, sort);
+    QFETCH(bool, accepted);
+
+    const User caller = user(Role::Auditor);
+    const QString issuedUnder = QStringLiteral("state=queue&sort=") + sort;
+    QUrlQuery query = queryOf(issuedUnder);
+    query.addQueryItem(QStringLiteral("cursor"),
+                       base64Url(QStringLiteral("c2.4000.1764543515123.%1.act_aaaaaaaaaaaaaaaaaaaaaaaa")
+                                     .arg(filtersOf(issuedUnder, caller))));
+    const auto parsed = ListQueryParser::parse(query, caller);
+    if (!accepted) {
+        QVERIFY(std::holds_alternative<Problem>(parsed));
+        QCOMPARE(fieldErrors(std::get<Problem>(parsed)), QStringList{QStringLiteral("cursor: is not a cursor this server issued")});
+        return;
+    }
+    QVERIFY(std::holds_alternative<ListQueryParser::Parsed>(parsed));
+    const ActionReader::ListQuery &list = std::get<ListQueryParser::Parsed>(parsed).query;
+    QVERIFY(list.afterCursor);
+    QCOMPARE(list.cursorSortValue, qint64(4000));
+    QCOMPARE(list.cursorCreatedAtMs, qint64(1764543515123));
+    QCOMPARE(list.cursorId, QStringLiteral("act_aaaaaaaaaaaaaaaaaaaaaaaa"));
 }
 
 QTEST_GUILESS_MAIN(TestListQueryParser)

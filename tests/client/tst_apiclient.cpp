@@ -13,6 +13,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -153,6 +155,34 @@ private slots:
             cursor = page->nextCursor;
         } while (!cursor.isEmpty());
         QCOMPARE(amounts, (QList<qint64>{ 1000, 1001, 1002, 1003, 1004, 1005, 1006 }));
+    }
+
+    // awaiting=decision goes on the wire with the query (ActionQuery::awaitingParameter), the
+    // backend accepts it, and counts.queued is read back (StateCounts::queued).
+    void listActionsAwaitingDecision()
+    {
+        const QString tag = QStringLiteral("awaiting-%1").arg(++m_nextRef);
+        m_backend.propose(m_charges.at(m_nextCharge++ % m_charges.size()), 1000, tag + QStringLiteral("-a"), tag);
+        auto c = client(QStringLiteral("ana"));
+        QStringList urls;
+        connect(c->networkAccessManager(), &QNetworkAccessManager::finished, this,
+                [&urls](QNetworkReply *reply) { urls << reply->url().toString(); });
+        ActionQuery query = ActionQuery::queue();
+        query.search = tag;
+        query.awaitingDecision = true;
+        const ApiResponse r = wait(c->listActions(query, QString(), 10));
+        QVERIFY2(r.ok(), qPrintable(r.error.userText()));
+        QVERIFY(!urls.isEmpty());
+        QVERIFY2(urls.last().contains(QLatin1String("awaiting=decision")), qPrintable(urls.last()));
+        QString error;
+        const std::optional<ActionPage> page = ActionPage::fromJson(r.object(), &error);
+        QVERIFY2(page, qPrintable(error));
+        QCOMPARE(page->rows.size(), 1); // PENDING, not approved: it awaits a decision
+        QCOMPARE(page->counts.queued(),
+                 r.object().value(QLatin1String("counts")).toObject().value(QLatin1String("queued")).toInteger(-1));
+        query.awaitingDecision = false;
+        QVERIFY(wait(c->listActions(query, QString(), 10)).ok());
+        QVERIFY2(!urls.last().contains(QLatin1String("awaiting=")), qPrintable(urls.last()));
     }
 
     void actionDetail()

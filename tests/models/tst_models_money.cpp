@@ -23,6 +23,8 @@ private slots:
     void arithmetic_data();
     void arithmetic();
     void equality();
+    void searchedTenThousandths_data();
+    void searchedTenThousandths();
 };
 
 void TestMoney::fromMinorUnits_data()
@@ -221,6 +223,57 @@ void TestMoney::equality()
     QCOMPARE(*Money::fromMinorUnits(4000, u"USD"), *Money::fromMinorUnits(4000, u"usd"));
     QVERIFY(!(*Money::fromMinorUnits(4000, u"usd") == *Money::fromMinorUnits(4001, u"usd")));
     QVERIFY(!(*Money::fromMinorUnits(4000, u"usd") == *Money::fromMinorUnits(4000, u"eur")));
+}
+
+void TestMoney::searchedTenThousandths_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<qint64>("expected"); // -1: not a number the search matches amounts with
+
+    QTest::newRow("whole") << "199" << qint64(1'990'000);
+    QTest::newRow("two decimals") << "199.00" << qint64(1'990'000);
+    QTest::newRow("one decimal") << "199.5" << qint64(1'995'000);
+    QTest::newRow("four decimals") << "0.0199" << qint64(199);
+    QTest::newRow("leading zeros") << "007" << qint64(70'000);
+    QTest::newRow("zero") << "0" << qint64(0);
+    QTest::newRow("10^12 major units: the largest amount a ledger holds") << "1000000000000" << qint64(10'000'000'000'000'000);
+    QTest::newRow("above it: nothing can be equal") << "1000000000001" << qint64(-1);
+    QTest::newRow("15 digits") << "999999999999999" << qint64(-1);
+    QTest::newRow("16 digits") << "1000000000000000" << qint64(-1);
+    QTest::newRow("five decimals") << "199.00000" << qint64(-1);
+    QTest::newRow("a trailing dot") << "199." << qint64(-1);
+    QTest::newRow("no whole part") << ".5" << qint64(-1);
+    QTest::newRow("a comma") << "199,00" << qint64(-1);
+    QTest::newRow("a group separator") << "1,990.00" << qint64(-1);
+    QTest::newRow("plus") << "+199" << qint64(-1);
+    QTest::newRow("minus") << "-199" << qint64(-1);
+    QTest::newRow("a space") << " 199" << qint64(-1);
+    QTest::newRow("two dots") << "1.9.9" << qint64(-1);
+    QTest::newRow("an exponent") << "1e3" << qint64(-1);
+    QTest::newRow("Arabic-Indic digits") << QString::fromUtf8("\u0661\u0669\u0669") << qint64(-1);
+    QTest::newRow("text") << "ord-199" << qint64(-1);
+    QTest::newRow("empty") << "" << qint64(-1);
+}
+
+// The search's amount (GET /actions?q=, ActionQuery::matches): canonical decimals only.
+void TestMoney::searchedTenThousandths()
+{
+    QFETCH(QString, text);
+    QFETCH(qint64, expected);
+
+    const std::optional<qint64> amount = Money::searchedTenThousandths(text);
+    if (expected < 0) {
+        QVERIFY2(!amount, qPrintable(QString::number(amount.value_or(0))));
+        return;
+    }
+    QVERIFY(amount);
+    QCOMPARE(*amount, expected);
+    // It equals the amount in any currency's minor units: 199.00 usd, 199 jpy, 199.000 bhd.
+    if (text == u"199") {
+        QCOMPARE(Money::tenThousandths(19900, u"usd"), expected);
+        QCOMPARE(Money::tenThousandths(199, u"jpy"), expected);
+        QCOMPARE(Money::tenThousandths(199000, u"bhd"), expected);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestMoney)

@@ -278,6 +278,8 @@ private slots:
     void chainHashSensitivity_data();
     void chainHashSensitivity();
     void chainDetectsAnEdit();
+
+    void stateCountsQueued();
 };
 
 // ---- timestamps ------------------------------------------------------------------------------
@@ -621,7 +623,7 @@ void TestWire::goldenWireText_data()
     QTest::newRow("action summary of a follow-up: parent_id not written") << followUp.toJson() << QByteArray(
         R"({"amount":4000,"attempt_count":2,"business_reference":"order 1042",)"
         R"("created_at":"2026-11-29T22:38:35.123Z","currency":"usd","discrepancy":false,"id":"act_k3v9q2m7x4p8r1t6w5y0z2ab",)"
-        R"("last_event_at":"2026-11-29T22:39:01.007Z","possible_duplicate":false,"possible_duplicates":0,)"
+        R"("last_event_at":"2026-11-29T22:39:01.007Z","possible_duplicate":false,"possible_duplicates":0,"queued":false,)"
         R"("requested_by":"agent-7","review_reason":"","settlement_review":false,"settlement_status":null,)"
         R"("state":"EXECUTING","state_version":4,"target":{"charge":"ch_3NqX1a2eZvKYlo2C0p8M4b7t"},)"
         R"("updated_at":"2026-11-29T22:39:01.007Z"})");
@@ -1105,6 +1107,25 @@ void TestWire::chainDetectsAnEdit()
     for (const AuditEvent &e : chain)
         transported.append(*AuditEvent::fromJson(QJsonDocument::fromJson(compact(e.toJson())).object()));
     QCOMPARE(firstBrokenRow(transported), qint64(0));
+}
+
+// counts.queued (PENDING approved, waiting for the executor) travels beside the six states; a
+// server that does not send it reads as 0.
+void TestWire::stateCountsQueued()
+{
+    StateCounts counts;
+    counts.setCount(ActionState::Pending, 5);
+    counts.setQueued(2);
+    QCOMPARE(counts.toJson().value(QLatin1String("queued")).toInteger(), 2);
+    checkRoundTrip(counts);
+    QJsonObject older = counts.toJson();
+    older.remove(QLatin1String("queued"));
+    const std::optional<StateCounts> read = StateCounts::fromJson(older);
+    QVERIFY(read);
+    QCOMPARE(read->queued(), 0);
+    QCOMPARE(read->count(ActionState::Pending), 5);
+    older.insert(QLatin1String("queued"), -1);
+    QVERIFY(!StateCounts::fromJson(older));
 }
 
 QTEST_GUILESS_MAIN(TestWire)

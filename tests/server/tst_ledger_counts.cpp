@@ -2,8 +2,11 @@
 // file, or a PostgreSQL database under tst_ledger_counts_postgres):
 // the per-state counts kept by triggers equal a GROUP BY after many random operations (also when
 // migration 4 runs over existing rows), and the index-backed text search returns exactly what
-// the LIKE semantics (case-insensitive substring of five columns) return — also when the index is
-// asked only for the parts of the text without near-universal trigrams (searchterms.h).
+// the LIKE semantics (case-insensitive substring of five columns, or the amount a number writes)
+// return — also when the index is asked only for the parts of the text without near-universal
+// trigrams (searchterms.h); every order pages exactly as computed from the base tables (amount:
+// by currency, then minor units); awaiting=decision and the queued count leave out / count the
+// PENDING actions whose key is minted.
 #include "models/money.h"
 #include "server/ledger/actionreader.h"
 #include "server/ledger/ledger.h"
@@ -43,8 +46,11 @@ private slots:
     void searchLeavingOutCommonTrigrams();
     void trigramSampleSpansTheLedger();
     void prepareSearchReadsTheSample();
+    void searchMatchesAmounts_data();
+    void searchMatchesAmounts();
     void sortMatchesReference_data();
     void sortMatchesReference();
+    void awaitingDecisionAndQueuedCount();
     void amountScaledFollowsMoneyExponents();
     void followUpsReadTheirIndex();
     void claimCandidatesReadTheQueueIndex();
@@ -57,14 +63,15 @@ private:
     void randomOperations(quint32 seed, int operations, int agents);
     void compareCounts();
     QSqlDatabase rawDb();
-    // The reference: the original LIKE query, newest first, no index.
+    // The reference: the original LIKE query, newest first, no index — or'ed with the amount the
+    // text writes (Money::searchedTenThousandths), compared with amount and currency (not amount_scaled).
     QStringList likeIds(const QString &text);
     QStringList readerIds(const QString &text, int pageSize,
                           ActionReader::SortKey sort = ActionReader::SortKey::CreatedAt, bool descending = true,
-                          const QList<ActionState> &states = {});
+                          const QList<ActionState> &states = {}, bool awaitingDecision = false);
     // The reference order for a sort, computed from the base tables (not the maintained columns).
     QStringList referenceIds(const QString &text, ActionReader::SortKey sort, bool descending,
-                             const QList<ActionState> &states);
+                             const QList<ActionState> &states, bool awaitingDecision = false);
 
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<Ledger> m_store;
@@ -257,7 +264,11 @@ void TestLedgerCounts::migrationCountsExistingRows()
         QSqlDatabase db = rawDb();
         {
             QSqlQuery q(db);
-            for (const char *sql : {"DROP TABLE readiness_probe", "DELETE FROM schema_version WHERE version = 16",
+            for (const char *sql : {"DROP INDEX actions_queued", "DROP INDEX actions_by_amount_scaled",
+                                    "DROP INDEX actions_by_currency_amount",
+                                    "CREATE INDEX actions_by_amount ON actions (amount_scaled, created_at, id, state)",
+                                    "DELETE FROM schema_version WHERE version = 17",
+                                    "DROP TABLE readiness_probe", "DELETE FROM schema_version WHERE version = 16",
                                     "DROP TRIGGER discrepancies_final_only", "DROP TRIGGER discrepancies_no_delete",
                                     "DROP TABLE discrepancies", "DELETE FROM schema_version WHERE version = 15",
                                     "DROP TRIGGER settlements_completed_only", "DROP TRIGGER settlements_forward_only",
@@ -309,6 +320,12 @@ void TestLedgerCounts::migrationCountsExistingRows()
     compareCounts();
     for (auto key : {ActionReader::SortKey::AttemptCount, ActionReader::SortKey::LastEventAt, ActionReader::SortKey::Amount})
         QCOMPARE(readerIds(QString(), 50, key, true), referenceIds(QString(), key, true, {}));
+    // Migration 17's indexes over the existing rows: the approved PENDING ones are left out and counted.
+    QCOMPARE(readerIds(QString(), 7, ActionReader::SortKey::Amount, false, {}, true),
+             referenceIds(QString(), ActionReader::SortKey::Amount, false, {}, true));
+    QCOMPARE(m_reader->queuedCount(QString()).value(),
+             qint64(referenceIds(QString(), ActionReader::SortKey::CreatedAt, true, {ActionState::Pending}).size()
+                    - referenceIds(QString(), ActionReader::SortKey::CreatedAt, true, {ActionState::Pending}, true).size()));
     randomOperations(6, 100, 2); // and stay exact afterwards
     compareCounts();
     for (auto key : {ActionReader::SortKey::AttemptCount, ActionReader::SortKey::LastEventAt})
@@ -325,9 +342,9 @@ QStringList TestLedgerCounts::likeIds(const QString &text)
     pattern = QLatin1Char('%') + pattern + QLatin1Char('%');
     QSqlQuery q(rawDb());
     q.prepare(QStringLiteral(
-        "SELECT id FROM actions WHERE LOWER(id) LIKE ? ESCAPE '\\' OR LOWER(target_id) LIKE ? ESCAPE '\\'"
+        "SELECT id, amount, currency, CASE WHEN LOWER(id) LIKE ? ESCAPE '\\' OR LOWER(target_id) LIKE ? ESCAPE '\\'"
         " OR LOWER(business_reference) LIKE ? ESCAPE '\\' OR LOWER(requested_by) LIKE ? ESCAPE '\\'"
-        " OR LOWER(client_reference) LIKE ? ESCAPE '\\' ORDER BY created_at DESC, id DESC"));
+        " OR LOWER(client_reference) LIKE ? ESCAPE '\\' THEN 1 ELSE 0 END FROM actions ORDER BY created_at DESC, id DESC"));
     for (int i = 0; i < 5; ++i)
         q.addBindValue(pattern);
     QStringList ids;
@@ -335,13 +352,19 @@ QStringList TestLedgerCounts::likeIds(const QString &text)
         qWarning() << q.lastError().text();
         return {QStringLiteral("<query failed>")};
     }
-    while (q.next())
-        ids << q.value(0).toString();
+    const std::optional<qint64> amount = Money::searchedTenThousandths(text);
+    while (q.next()) {
+        qint64 scale = 1;
+        for (int i = Money::exponent(q.value(2).toString()); i < 4; ++i)
+            scale *= 10;
+        if (q.value(3).toInt() == 1 || (amount && q.value(1).toLongLong() * scale == *amount))
+            ids << q.value(0).toString();
+    }
     return ids;
 }
 
 QStringList TestLedgerCounts::readerIds(const QString &text, int pageSize, ActionReader::SortKey sort,
-                                        bool descending, const QList<ActionState> &states)
+                                        bool descending, const QList<ActionState> &states, bool awaitingDecision)
 {
     ActionReader::ListQuery query;
     query.text = text;
@@ -349,6 +372,7 @@ QStringList TestLedgerCounts::readerIds(const QString &text, int pageSize, Actio
     query.sort = sort;
     query.descending = descending;
     query.states = states;
+    query.awaitingDecision = awaitingDecision;
     QStringList ids;
     for (int page = 0; page < 1000; ++page) {
         const auto result = m_reader->list(query);
@@ -360,10 +384,7 @@ QStringList TestLedgerCounts::readerIds(const QString &text, int pageSize, Actio
             ids << s.record.id;
         if (!result->hasMore)
             break;
-        query.afterCursor = true;
-        query.cursorSortValue = result->rows.constLast().sortValue;
-        query.cursorCreatedAtMs = result->rows.constLast().record.createdAt.toMSecsSinceEpoch();
-        query.cursorId = result->rows.constLast().record.id;
+        query.continueAfter(result->rows.constLast());
     }
     return ids;
 }
@@ -541,10 +562,11 @@ void TestLedgerCounts::prepareSearchReadsTheSample()
 }
 
 QStringList TestLedgerCounts::referenceIds(const QString &text, ActionReader::SortKey sort, bool descending,
-                                           const QList<ActionState> &states)
+                                           const QList<ActionState> &states, bool awaitingDecision)
 {
     struct Row
     {
+        QString currency; // amount: the first key, the code's byte order
         qint64 key = 0;
         qint64 createdAt = 0;
         QString id;
@@ -553,7 +575,8 @@ QStringList TestLedgerCounts::referenceIds(const QString &text, ActionReader::So
     QSqlQuery q(db);
     if (!q.exec(QStringLiteral("SELECT a.id, a.created_at, a.updated_at, a.amount, a.currency, a.state,"
                                " (SELECT COUNT(*) FROM attempts t WHERE t.action_id = a.id),"
-                               " (SELECT MAX(u.at) FROM audit u WHERE u.action_id = a.id) FROM actions a"))) {
+                               " (SELECT MAX(u.at) FROM audit u WHERE u.action_id = a.id), a.idempotency_key"
+                               " FROM actions a"))) {
         qWarning() << q.lastError().text();
         return {QStringLiteral("<query failed>")};
     }
@@ -566,6 +589,10 @@ QStringList TestLedgerCounts::referenceIds(const QString &text, ActionReader::So
             continue;
         if (!text.isEmpty() && !matching.contains(id))
             continue;
+        // Approved and queued for the executor: the key is minted only by the approval that
+        // completes it.
+        if (awaitingDecision && state == ActionState::Pending && !q.value(8).toString().isEmpty())
+            continue;
         Row row;
         row.id = id;
         row.createdAt = q.value(1).toLongLong();
@@ -573,13 +600,10 @@ QStringList TestLedgerCounts::referenceIds(const QString &text, ActionReader::So
         case ActionReader::SortKey::CreatedAt:
             row.key = row.createdAt;
             break;
-        case ActionReader::SortKey::Amount: {
-            qint64 scale = 1;
-            for (int i = Money::exponent(q.value(4).toString()); i < 4; ++i)
-                scale *= 10;
-            row.key = q.value(3).toLongLong() * scale;
+        case ActionReader::SortKey::Amount:
+            row.currency = q.value(4).toString();
+            row.key = q.value(3).toLongLong();
             break;
-        }
         case ActionReader::SortKey::AttemptCount:
             row.key = q.value(6).toLongLong();
             break;
@@ -590,14 +614,97 @@ QStringList TestLedgerCounts::referenceIds(const QString &text, ActionReader::So
         rows.append(row);
     }
     std::sort(rows.begin(), rows.end(), [descending](const Row &a, const Row &b) {
-        const auto ka = std::tie(a.key, a.createdAt, a.id);
-        const auto kb = std::tie(b.key, b.createdAt, b.id);
+        const auto ka = std::tie(a.currency, a.key, a.createdAt, a.id);
+        const auto kb = std::tie(b.currency, b.key, b.createdAt, b.id);
         return descending ? kb < ka : ka < kb;
     });
     QStringList ids;
     for (const Row &row : std::as_const(rows))
         ids << row.id;
     return ids;
+}
+
+void TestLedgerCounts::searchMatchesAmounts_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("states");   // "" or "PENDING"
+    QTest::addColumn<QStringList>("refs"); // the client references of the rows, in any order
+
+    // The actions (searchMatchesAmounts): usd-a 199.00, jpy-a 199, bhd-a 199.000, usd-b 1,990.00,
+    // eur-a 199.50, usd-c 19.90, clf-a 0.0199, jpy-b 19, jpy-c 1,990, kwd-a 0.199, usd-d 1.99,
+    // and ord-text (order ord-199x, 5.00 usd).
+    const QStringList oneNinetyNine = {QStringLiteral("usd-a"), QStringLiteral("jpy-a"), QStringLiteral("bhd-a")};
+    QTest::newRow("199: 199.00 usd, 199 jpy, 199.000 bhd by amount, order ord-199x by text")
+        << "199" << "" << oneNinetyNine + QStringList{QStringLiteral("ord-text")};
+    QTest::newRow("199.00: the amount only (no text holds it)") << "199.00" << "" << oneNinetyNine;
+    QTest::newRow("199.0000: four decimals") << "199.0000" << "" << oneNinetyNine;
+    QTest::newRow("199 among PENDING: the approved one is PENDING too") << "199" << "PENDING"
+        << oneNinetyNine + QStringList{QStringLiteral("ord-text")};
+    QTest::newRow("199.5: 199.50 eur") << "199.5" << "" << QStringList{QStringLiteral("eur-a")};
+    QTest::newRow("199.50") << "199.50" << "" << QStringList{QStringLiteral("eur-a")};
+    QTest::newRow("19.9: 19.90 usd, not 199") << "19.9" << "" << QStringList{QStringLiteral("usd-c")};
+    QTest::newRow("1990: 1,990.00 usd and 1,990 jpy") << "1990" << "" << QStringList{QStringLiteral("usd-b"), QStringLiteral("jpy-c")};
+    QTest::newRow("0.0199: 0.0199 clf") << "0.0199" << "" << QStringList{QStringLiteral("clf-a")};
+    QTest::newRow("0.199: 0.199 kwd") << "0.199" << "" << QStringList{QStringLiteral("kwd-a")};
+    QTest::newRow("1.99: 1.99 usd") << "1.99" << "" << QStringList{QStringLiteral("usd-d")};
+    QTest::newRow("19, two characters (the walk): 19 jpy by amount, ord-199x by text")
+        << "19" << "" << QStringList{QStringLiteral("jpy-b"), QStringLiteral("ord-text")};
+    QTest::newRow("5 decimals: not a number, text only") << "199.00000" << "" << QStringList();
+    QTest::newRow("a sign: text only") << "+199" << "" << QStringList();
+    QTest::newRow("a minus: text only (ord-199x holds it)") << "-199" << "" << QStringList{QStringLiteral("ord-text")};
+    QTest::newRow("a comma: text only") << "199,00" << "" << QStringList();
+    QTest::newRow("a trailing dot: text only") << "199." << "" << QStringList();
+    QTest::newRow("no leading digit: text only") << ".5" << "" << QStringList();
+    QTest::newRow("a space: text only") << " 199" << "" << QStringList();
+    QTest::newRow("16 digits: text only") << "1990000000000000" << "" << QStringList();
+    QTest::newRow("beyond every amount: nothing") << "999999999999999" << "" << QStringList();
+}
+
+// q that is a decimal number in canonical form also matches the actions of that many major units
+// in their own currency (amount_scaled = v × 10^4), or'ed with the text: by the trigram index's
+// path (3 characters or more) and by the walk, paged by 1, 3 and 50.
+void TestLedgerCounts::searchMatchesAmounts()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, states);
+    QFETCH(QStringList, refs);
+
+    // No digit in a target or a reference but ord-199x's, and ids are base32 (no 0, 1, 8, 9): a
+    // row is found by its amount or by ord-199x, never by chance.
+    const QList<std::tuple<const char *, qint64, const char *>> actions = {
+        {"usd-a", 19900, "usd"}, {"jpy-a", 199, "jpy"},   {"bhd-a", 199000, "bhd"}, {"usd-b", 199000, "usd"},
+        {"eur-a", 19950, "eur"}, {"usd-c", 1990, "usd"},  {"clf-a", 199, "clf"},    {"jpy-b", 19, "jpy"},
+        {"jpy-c", 1990, "jpy"},  {"kwd-a", 199, "kwd"},   {"usd-d", 199, "usd"},
+    };
+    for (const auto &[reference, amount, currency] : actions) {
+        QVERIFY(!proposeWith(QStringLiteral("agent-x"), QStringLiteral("ch_amt-") + QLatin1String(reference),
+                             QStringLiteral("order-x"), QLatin1String(reference), amount, QLatin1String(currency))
+                     .id.isEmpty());
+    }
+    QVERIFY(!proposeWith(QStringLiteral("agent-x"), QStringLiteral("ch_text"), QStringLiteral("ord-199x"),
+                         QStringLiteral("ord-text"), 500)
+                 .id.isEmpty());
+    // One of the 199s approved: still PENDING, still found.
+    const ActionRecord approved = m_reader->action(likeIds(QStringLiteral("jpy-a")).value(0)).value();
+    QVERIFY(m_store->approvals().approve(approved.id, approver(), QStringLiteral("ok"), approved.stateVersion).ok());
+
+    const QList<ActionState> stateFilter = states.isEmpty() ? QList<ActionState>{} : QList<ActionState>{ActionState::Pending};
+    const QStringList expected = referenceIds(text, ActionReader::SortKey::CreatedAt, true, stateFilter);
+    for (int pageSize : {1, 3, 50})
+        QCOMPARE(readerIds(text, pageSize, ActionReader::SortKey::CreatedAt, true, stateFilter), expected);
+    QCOMPARE(readerIds(text, 2, ActionReader::SortKey::Amount, true, stateFilter),
+             referenceIds(text, ActionReader::SortKey::Amount, true, stateFilter));
+    QStringList found;
+    QSqlQuery q(rawDb());
+    for (const QString &id : expected) {
+        q.prepare(QStringLiteral("SELECT client_reference FROM actions WHERE id = ?"));
+        q.addBindValue(id);
+        QVERIFY(q.exec() && q.next());
+        found << q.value(0).toString();
+    }
+    found.sort();
+    refs.sort();
+    QCOMPARE(found, refs);
 }
 
 void TestLedgerCounts::sortMatchesReference_data()
@@ -611,7 +718,7 @@ void TestLedgerCounts::sortMatchesReference_data()
                                                       {"last_event_at", Key::LastEventAt}};
     for (const auto &[name, key] : keys) {
         for (bool descending : {true, false}) {
-            for (const char *filter : {"", "queue", "order-1"}) {
+            for (const char *filter : {"", "queue", "order-1", "decisions", "10", "20.0"}) {
                 QTest::addRow("%s%s, %s", descending ? "-" : "", name, *filter ? filter : "everything")
                     << int(key) << descending << QString::fromLatin1(filter);
             }
@@ -628,14 +735,58 @@ void TestLedgerCounts::sortMatchesReference()
     QFETCH(QString, filter);
     randomOperations(99, 300, 3);
     const auto key = ActionReader::SortKey(sort);
-    const QList<ActionState> states = filter == u"queue"
+    // "decisions": the queue without the approved PENDING actions (awaiting=decision); "10": a
+    // number, so also the actions of 10 major units in any currency (randomOperations' 10.00 usd,
+    // 10 jpy, 10.000 bhd, 10.0000 clf) and the text "10" (order-10, ref-103, …), by the walk (two
+    // characters); "20.0": the actions of 20 major units, by the index (no text holds it).
+    const bool decisions = filter == u"decisions";
+    const QList<ActionState> states = filter == u"queue" || decisions
         ? QList<ActionState>{ActionState::Pending, ActionState::ConfirmationUnknown, ActionState::RequiresReview}
         : QList<ActionState>{};
-    const QString text = filter == u"queue" ? QString() : filter;
-    const QStringList expected = referenceIds(text, key, descending, states);
+    const QString text = filter == u"queue" || decisions ? QString() : filter;
+    const QStringList expected = referenceIds(text, key, descending, states, decisions);
     QVERIFY2(expected.size() >= 10, qPrintable(QString::number(expected.size()))); // not vacuous
+    if (decisions) // not vacuous either: approved PENDING actions were left out
+        QVERIFY(expected.size() < referenceIds(text, key, descending, states).size());
     for (int pageSize : {1, 7, 50})
-        QCOMPARE(readerIds(text, pageSize, key, descending, states), expected);
+        QCOMPARE(readerIds(text, pageSize, key, descending, states, decisions), expected);
+}
+
+// Approved and queued for the executor (the key minted): left out by awaitingDecision in any
+// order and with or without states, counted by queuedCount (overall and per requester) until
+// claimed. Other states are not affected.
+void TestLedgerCounts::awaitingDecisionAndQueuedCount()
+{
+    const ActionRecord open = proposeWith(agent(), QStringLiteral("ch_w1"), QStringLiteral("o-1"), QStringLiteral("w-1"));
+    const ActionRecord approved = proposeWith(agent(), QStringLiteral("ch_w2"), QStringLiteral("o-2"), QStringLiteral("w-2"));
+    const ActionRecord other = proposeWith(QStringLiteral("bot-2"), QStringLiteral("ch_w3"), QStringLiteral("o-3"),
+                                           QStringLiteral("w-3"));
+    const ActionRecord rejected = proposeWith(agent(), QStringLiteral("ch_w4"), QStringLiteral("o-4"), QStringLiteral("w-4"));
+    QVERIFY(m_store->approvals().reject(rejected.id, approver(), QStringLiteral("not_eligible"), QStringLiteral("no"),
+                                        rejected.stateVersion).ok());
+    const QList<ActionState> queue = {ActionState::Pending, ActionState::ConfirmationUnknown, ActionState::RequiresReview};
+    using Key = ActionReader::SortKey;
+    QCOMPARE(readerIds(QString(), 50, Key::CreatedAt, true, queue, true), (QStringList{other.id, approved.id, open.id}));
+    QCOMPARE(m_reader->queuedCount(QString()).value(), qint64(0));
+
+    QVERIFY(m_store->approvals().approve(approved.id, approver(), QStringLiteral("ok"), approved.stateVersion).ok());
+    for (Key key : {Key::CreatedAt, Key::Amount, Key::AttemptCount, Key::LastEventAt}) {
+        QCOMPARE(readerIds(QString(), 1, key, false, queue, true), referenceIds(QString(), key, false, queue, true));
+        QVERIFY(!readerIds(QString(), 50, key, true, queue, true).contains(approved.id));
+        QVERIFY(readerIds(QString(), 50, key, true, queue, false).contains(approved.id));
+    }
+    // Without states: every action but the queued one, the REJECTED one included.
+    QCOMPARE(readerIds(QString(), 50, Key::CreatedAt, true, {}, true), (QStringList{rejected.id, other.id, open.id}));
+    QCOMPARE(readerIds(QStringLiteral("w-"), 50, Key::CreatedAt, true, queue, true), (QStringList{other.id, open.id}));
+    QCOMPARE(m_reader->queuedCount(QString()).value(), qint64(1));
+    QCOMPARE(m_reader->queuedCount(agent()).value(), qint64(1));
+    QCOMPARE(m_reader->queuedCount(QStringLiteral("bot-2")).value(), qint64(0));
+
+    // Claimed: EXECUTING, no longer queued; awaiting=decision does not leave it out.
+    QVERIFY(m_store->execution().claim(approved.id, QStringLiteral("exec-1"), 30s).ok());
+    QCOMPARE(m_reader->queuedCount(QString()).value(), qint64(0));
+    QCOMPARE(m_reader->queuedCount(agent()).value(), qint64(0));
+    QVERIFY(readerIds(QString(), 50, Key::CreatedAt, true, {ActionState::Executing}, true).contains(approved.id));
 }
 
 // migration 5's amount_scaled has an exponent for every currency Money knows, the same one.

@@ -229,6 +229,161 @@ private slots:
         QCOMPARE(m_model->rowOf(FakePageSource::make(5).record.id), 1);
     }
 
+    // reload() reads the list again without a reset: a view's selection (persistent indexes) and
+    // scroll position survive; rows go, come, move and change in place.
+    void reloadMergesInPlace()
+    {
+        m_source->fill(8);
+        loadFirstPage(); // 8..1, newest first
+        const QString kept = FakePageSource::make(5).record.id;
+        const QPersistentModelIndex held = m_model->index(m_model->rowOf(kept), 0);
+        QCOMPARE(held.row(), 3);
+        // Meanwhile at the backend: 7 decided (leaves the queue), 9 proposed, 2 changed.
+        m_source->find(FakePageSource::make(7).record.id)->record.state = ActionState::Rejected;
+        m_source->ledger.prepend(FakePageSource::make(9));
+        m_source->find(FakePageSource::make(2).record.id)->attemptCount = 3;
+        m_source->find(FakePageSource::make(2).record.id)->record.stateVersion = 2;
+        QSignalSpy reset(m_model, &QAbstractItemModel::modelReset);
+        QSignalSpy removed(m_model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy inserted(m_model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy loaded(m_model, &ActionQueueModel::pageLoaded);
+        QSignalSpy arrived(m_model, &ActionQueueModel::arrived);
+        QVERIFY(reset.isValid() && removed.isValid() && inserted.isValid() && loaded.isValid() && arrived.isValid());
+        m_model->reload();
+        QCOMPARE(m_model->rowCount(), 8); // the old rows stay shown while it reads
+        QVERIFY(loaded.wait(2000));
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(removed.count(), 1);
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(arrived.count(), 1);
+        QCOMPARE(arrived.first().at(0).toString(), FakePageSource::make(9).record.id);
+        QStringList order;
+        for (int r = 0; r < m_model->rowCount(); ++r)
+            order << m_model->index(r, ActionQueueModel::OrderColumn).data().toString();
+        QCOMPARE(order.join(u' '), QStringLiteral("order-9 order-8 order-6 order-5 order-4 order-3 order-2 order-1"));
+        QVERIFY(held.isValid());
+        QCOMPARE(held.data(ActionQueueModel::ActionIdRole).toString(), kept);
+        QCOMPARE(m_model->index(m_model->rowOf(FakePageSource::make(2).record.id), ActionQueueModel::AttemptsColumn).data().toInt(), 3);
+    }
+
+    // As deep as it was loaded: a person who scrolled to row 25 finds it again after F5.
+    void reloadReadsAsDeepAsLoaded()
+    {
+        m_source->fill(25);
+        loadFirstPage();
+        m_model->fetchMore(QModelIndex());
+        QTRY_VERIFY(!m_model->isLoading());
+        m_model->fetchMore(QModelIndex());
+        QTRY_VERIFY(!m_model->isLoading());
+        QCOMPARE(m_model->rowCount(), 25);
+        QSignalSpy loaded(m_model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        m_model->reload();
+        QVERIFY(loaded.wait(2000));
+        QCOMPARE(m_model->rowCount(), 25);
+        QVERIFY(!m_model->hasMore());
+    }
+
+    // A decided action leaves the list at once — unless a person holds it (pinned), then when they
+    // let go; a reload keeps a held row too.
+    void rowThatLeavesGoesUnlessPinned()
+    {
+        m_source->fill(5);
+        loadFirstPage();
+        const QString decided = FakePageSource::make(4).record.id;
+        const QString held = FakePageSource::make(2).record.id;
+        m_model->setPinned({ held });
+        for (const QString &id : { decided, held }) {
+            m_source->find(id)->record.state = ActionState::Rejected;
+            m_source->find(id)->record.stateVersion = 2;
+            ActionChange change;
+            change.actionId = id;
+            change.state = ActionState::Rejected;
+            change.stateVersion = 2;
+            m_model->applyChange(change);
+        }
+        QCOMPARE(m_model->rowOf(decided), -1); // at once, before its full row was read
+        QVERIFY(m_model->rowOf(held) >= 0);
+        QVERIFY(m_model->hasLeft(held));
+        QCOMPARE(m_model->rowCount(), 4);
+        QSignalSpy loaded(m_model, &ActionQueueModel::pageLoaded);
+        QVERIFY(loaded.isValid());
+        m_model->reload();
+        QVERIFY(loaded.wait(2000));
+        QCOMPARE(m_model->rowCount(), 4);
+        QCOMPARE(m_model->rowOf(held), 2); // at its place in the order
+        m_model->setPinned({});
+        QCOMPARE(m_model->rowOf(held), -1);
+        QCOMPARE(m_model->rowCount(), 3);
+    }
+
+    // Arrivals are announced: inserted among the loaded rows, or beyond them (a page further on).
+    void arrivalsAreAnnounced()
+    {
+        // Without the model tester, which fetches every page like a greedy view.
+        m_source->fill(15);
+        ActionQueueModel model(m_source);
+        model.setPageSize(10);
+        ActionQuery oldestFirst = ActionQuery::queue();
+        oldestFirst.descending = false;
+        QSignalSpy loaded(&model, &ActionQueueModel::pageLoaded);
+        QSignalSpy arrived(&model, &ActionQueueModel::arrived);
+        QVERIFY(loaded.isValid() && arrived.isValid());
+        model.setQuery(oldestFirst);
+        QVERIFY(loaded.wait(2000)); // 1..10 of 15
+        m_source->ledger.prepend(FakePageSource::make(16));
+        ActionChange change;
+        change.actionId = FakePageSource::make(16).record.id;
+        change.state = ActionState::Pending;
+        change.stateVersion = 1;
+        model.applyChange(change);
+        QTRY_COMPARE(arrived.count(), 1);
+        QCOMPARE(arrived.first().at(0).toString(), change.actionId);
+        QCOMPARE(arrived.first().at(1).toBool(), false); // the newest comes last: not loaded yet
+        QCOMPARE(model.rowCount(), 10);
+        // An older one (a state change brought it here) lands among the loaded rows.
+        ActionSummary back = FakePageSource::make(0, ActionState::RequiresReview);
+        m_source->ledger.append(back);
+        change.actionId = back.id();
+        change.state = ActionState::RequiresReview;
+        change.stateVersion = 3;
+        model.applyChange(change);
+        QTRY_COMPARE(arrived.count(), 2);
+        QCOMPARE(arrived.last().at(1).toBool(), true);
+        QCOMPARE(model.rowOf(back.id()), 0);
+    }
+
+    void awaitsDecision()
+    {
+        const QString me = QStringLiteral("alice");
+        ActionSummary row = FakePageSource::make(1);
+        QVERIFY(ActionQueueModel::awaitsDecision(row, me));
+        row.record.approvalVersion = 1;
+        row.record.idempotencyKey = QStringLiteral("k1"); // approved: the executor has it
+        QVERIFY(!ActionQueueModel::awaitsDecision(row, me));
+        row.record.idempotencyKey.clear();                 // the approval expired: to decide again
+        QVERIFY(ActionQueueModel::awaitsDecision(row, me));
+        row.queued = true;                                 // a list row says so without the key
+        QVERIFY(!ActionQueueModel::awaitsDecision(row, me));
+        row.queued = false;
+        row.record.approvalVersion = 0;
+        row.approvalsRequired = 2;
+        row.approvalsGiven = { Approval::Signer{ me, QDateTime() } };
+        QVERIFY(!ActionQueueModel::awaitsDecision(row, me));                  // alice signed
+        QVERIFY(ActionQueueModel::awaitsDecision(row, QStringLiteral("bob"))); // bob may still
+        for (ActionState state : { ActionState::ConfirmationUnknown, ActionState::RequiresReview }) {
+            row.record.state = state;
+            QVERIFY(ActionQueueModel::awaitsDecision(row, me));
+        }
+        for (ActionState state : { ActionState::Executing, ActionState::Completed, ActionState::Rejected }) {
+            row.record.state = state;
+            QVERIFY(!ActionQueueModel::awaitsDecision(row, me));
+        }
+        row.record.state = ActionState::Completed;
+        row.settlementReview = true;
+        QVERIFY(ActionQueueModel::awaitsDecision(row, me));
+    }
+
     void actionOutsideTheFilterIsNotInserted()
     {
         m_source->fill(3);
@@ -362,19 +517,26 @@ private slots:
         query.sort = ActionQuery::SortKey::LastEventAt;
         QCOMPARE(query.sortParameter(), QStringLiteral("-last_event_at"));
 
-        // Amounts compare by nominal value across exponents; ties by creation, then id.
+        // Amounts order by currency, then amount (minor units); ties by creation, then id; the
+        // whole key in one direction. Never across currencies by face value.
         query.sort = ActionQuery::SortKey::Amount;
         const ActionSummary yen = FakePageSource::make(1, ActionState::Pending, 1000, QStringLiteral("jpy"));  // 1000
         const ActionSummary dollars = FakePageSource::make(2, ActionState::Pending, 4000, QStringLiteral("usd")); // 40.00
         const ActionSummary dinars = FakePageSource::make(3, ActionState::Pending, 40000, QStringLiteral("kwd")); // 40.000
+        const ActionSummary more = FakePageSource::make(4, ActionState::Pending, 5000, QStringLiteral("usd")); // 50.00
+        const ActionSummary same = FakePageSource::make(5, ActionState::Pending, 4000, QStringLiteral("usd")); // 40.00, newer
         QCOMPARE(yen.scaledAmount(), 10000000);
         QCOMPARE(dollars.scaledAmount(), dinars.scaledAmount());
-        QVERIFY(query.before(yen, dollars));
-        QVERIFY(query.before(dinars, dollars)); // equal amounts: the newer first (descending)
-        QVERIFY(!query.before(dollars, dinars));
+        QVERIFY(query.before(more, dollars));
+        QVERIFY(query.before(dollars, dinars)); // usd, then kwd, then jpy
+        QVERIFY(query.before(dinars, yen));
+        QVERIFY(query.before(same, dollars));   // equal amounts: the newer first (descending)
+        QVERIFY(!query.before(dollars, same));
         query.descending = false;
-        QVERIFY(query.before(dollars, yen));
-        QVERIFY(query.before(dollars, dinars));
+        QVERIFY(query.before(yen, dinars));
+        QVERIFY(query.before(dinars, dollars));
+        QVERIFY(query.before(dollars, same));
+        QVERIFY(query.before(same, more));
         QVERIFY(!query.before(dollars, dollars));
     }
 
@@ -401,21 +563,21 @@ private slots:
                 order << m_model->index(r, ActionQueueModel::AmountColumn).data().toString();
             return order;
         };
-        QCOMPARE(amounts(), (QStringList{ QStringLiteral("1000 JPY"), QStringLiteral("40.00 USD"),
-                                          QStringLiteral("12.500 KWD"), QStringLiteral("9.99 USD") }));
+        QCOMPARE(amounts(), (QStringList{ QStringLiteral("40.00 USD"), QStringLiteral("9.99 USD"),
+                                          QStringLiteral("12.500 KWD"), QStringLiteral("1000 JPY") }));
         // A new action arrives live: it goes to its place in this order, not to the top.
         const ActionSummary fresh = FakePageSource::make(9, ActionState::Pending, 2000, QStringLiteral("usd")); // 20.00
         m_source->ledger.append(fresh);
         m_model->updateSummary(fresh);
-        QCOMPARE(amounts(), (QStringList{ QStringLiteral("1000 JPY"), QStringLiteral("40.00 USD"), QStringLiteral("20.00 USD"),
-                                          QStringLiteral("12.500 KWD"), QStringLiteral("9.99 USD") }));
+        QCOMPARE(amounts(), (QStringList{ QStringLiteral("40.00 USD"), QStringLiteral("20.00 USD"), QStringLiteral("9.99 USD"),
+                                          QStringLiteral("12.500 KWD"), QStringLiteral("1000 JPY") }));
         // A changed row keeps its place until the next reload (the selection does not jump).
         ActionSummary grown = m_source->ledger.at(1); // 9.99 USD
         grown.record.amount = 999999;
         grown.record.stateVersion = 2;
         *m_source->find(grown.id()) = grown;
         m_model->updateSummary(grown);
-        QCOMPARE(m_model->rowOf(grown.id()), 4);
+        QCOMPARE(m_model->rowOf(grown.id()), 2);
         m_model->reload();
         QVERIFY(loaded.wait(2000));
         QCOMPARE(m_model->rowOf(grown.id()), 0);

@@ -425,20 +425,20 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(window.queueModel()->rowOf(ids.at(2)) >= 0, 10000);
         QAction *bulk = window.bulkDecisionAction(QStringLiteral("approve"));
         QVERIFY(bulk);
-        // Newest first: kb-c, kb-b, kb-a are the top three rows.
-        QVERIFY(window.queueView()->selectAction(ids.at(2)));
+        // Oldest first: kb-a, kb-b, kb-c are three rows in a row.
+        QVERIFY(window.queueView()->selectAction(ids.at(0)));
         QTableView *table = window.queueView()->table();
         table->setFocus();
         QTest::keyClick(table, Qt::Key_Down, Qt::ShiftModifier);
         QTest::keyClick(table, Qt::Key_Down, Qt::ShiftModifier);
-        QCOMPARE(window.queueView()->selectedActionIds(), (QStringList{ ids.at(2), ids.at(1), ids.at(0) }));
+        QCOMPARE(window.queueView()->selectedActionIds(), (QStringList{ ids.at(0), ids.at(1), ids.at(2) }));
         QVERIFY(bulk->isEnabled());
         QCOMPARE(bulk->shortcut(), QKeySequence(QStringLiteral("Ctrl+Alt+A")));
         QTest::keyClick(&window, Qt::Key_A, Qt::ControlModifier | Qt::AltModifier);
         BulkDecisionDialog *dialog = window.bulkDecisions()->openDialog();
         QVERIFY(dialog);
         QTRY_COMPARE_WITH_TIMEOUT(dialog->model()->count(Status::Ready), 3, 10000);
-        QCOMPARE(dialog->model()->row(0).record.id, ids.at(2));
+        QCOMPARE(dialog->model()->row(0).record.id, ids.at(0));
         QVERIFY(dialog->totalsLabel()->text().contains(QStringLiteral("9.60 USD")));
         dialog->done(QDialog::Rejected);
         for (const QString &id : ids)

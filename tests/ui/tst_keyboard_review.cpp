@@ -10,7 +10,7 @@
 //
 //   approverApprovesAndRejects  an approver picks a PENDING action with Ctrl+2 and the arrows,
 //                               reads the dialog and approves (Ctrl+Shift+A, the note has the
-//                               focus, Ctrl+Enter); once executed, F5 drops it from the filter.
+//                               focus, Ctrl+Enter); the console moves on to the next one and the approved one leaves.
 //                               Then rejects another (Ctrl+Shift+R, the reason with the arrows,
 //                               Tab, a note, Tab to Reject, Enter), and the two left at once
 //                               (Shift+Down, Ctrl+Alt+A, a note, Tab to Approve, Enter, Esc).
@@ -314,7 +314,8 @@ private slots:
         const BackendProcess::Reply proposed = m_backend.post(QStringLiteral("agent7"), QStringLiteral("/actions"), proposal);
         QCOMPARE(proposed.status, 201);
         const QString toApprove = str(proposed.body, "id");
-        m_backend.propose(nextCharge(), 1500, QStringLiteral("kb-between-refund"), QStringLiteral("kb-between"));
+        const QString between = m_backend.propose(nextCharge(), 1500, QStringLiteral("kb-between-refund"), QStringLiteral("kb-between"))
+                                    .value(QLatin1String("id")).toString();
         const QString toReject = m_backend.propose(nextCharge(), 9900, QStringLiteral("kb-reject-refund"), QStringLiteral("kb-reject"))
                                      .value(QLatin1String("id")).toString();
         m_backend.propose(nextCharge(), 2500, QStringLiteral("kb-newest-refund"), QStringLiteral("kb-newest"));
@@ -364,16 +365,18 @@ private slots:
         QCOMPARE(approvals.size(), 1);
         QCOMPARE(str(approvals.first().toObject(), "decided_by"), QStringLiteral("ana"));
         QCOMPARE(str(approvals.first().toObject(), "note"), QStringLiteral("ticket 4321 checked"));
-        // Executed: its row says so at once and stays put (the queue never moves under the
-        // reviewer); F5 reads the Pending filter again, without it. The keyboard stays in the queue.
+        // Decided: the console moves on to the next action awaiting a decision (oldest first:
+        // kb-between), and the approved one leaves the Pending list at once (approved, then
+        // executed). F5 reads the list again, still without it. The keyboard stays in the queue.
+        QTRY_COMPARE_WITH_TIMEOUT(c->window->currentActionId(), between, 5000);
+        QCOMPARE(c->window->queueView()->selectedActionIds(), QStringList{ between });
+        QTRY_VERIFY_WITH_TIMEOUT(c->window->queueModel()->rowOf(toApprove) < 0, 10000);
         QTRY_COMPARE_WITH_TIMEOUT(str(m_backend.action(toApprove), "state"), QStringLiteral("COMPLETED"), 20000);
-        QTRY_COMPARE_WITH_TIMEOUT(c->window->queueModel()->index(c->window->queueModel()->rowOf(toApprove), 0)
-                                      .data(ActionQueueModel::StateRole).toInt(),
-                                  int(ActionState::Completed), 10000);
         QVERIFY(press(Qt::Key_F5));
         QTRY_VERIFY_WITH_TIMEOUT(!c->window->queueModel()->isLoading() && c->window->queueModel()->rowOf(toApprove) < 0
                                      && c->window->queueModel()->rowOf(toReject) >= 0,
                                  10000);
+        QCOMPARE(c->window->currentActionId(), between); // a reload keeps the row in view
         QTRY_VERIFY2(QApplication::focusWidget() == table, qPrintable(focusDescription()));
 
         // The other one: Ctrl+Shift+R, the reason with the arrows, Tab to the note, Tab to

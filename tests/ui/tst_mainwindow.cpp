@@ -293,7 +293,11 @@ private slots:
         QCOMPARE(reconciliations.size(), 1);
         QCOMPARE(reconciliations.first().toObject().value(QLatin1String("outcome")).toString(), QStringLiteral("committed"));
         QCOMPARE(reconciliations.first().toObject().value(QLatin1String("evidence_lookup_seq")).toInt(), 1);
-        QTRY_COMPARE_WITH_TIMEOUT(c->window->detailPane()->detail().record.state, ActionState::Completed, 10000);
+        // Decided: its row leaves the to-do list and the console shows the next action, if any.
+        QTRY_VERIFY_WITH_TIMEOUT(c->window->queueModel()->rowOf(id) < 0, 10000);
+        QVERIFY(c->window->currentActionId() != id);
+        QCOMPARE(c->window->detailPane()->hasDetail() ? c->window->detailPane()->detail().record.id : QString(),
+                 c->window->currentActionId());
     }
 
     void followUpComputesTheRemainder()
@@ -511,7 +515,8 @@ private slots:
         QVERIFY(inserted.isValid() && reset.isValid());
         const int rowsBefore = c->window->queueModel()->rowCount();
         const QString newer = m_backend.propose(nextCharge(), 333, tag + QStringLiteral("-c"), tag).value(QLatin1String("id")).toString();
-        QTRY_VERIFY_WITH_TIMEOUT(c->window->queueModel()->rowOf(newer) == 0, 10000);
+        // Oldest first: the newest arrives after the others, and nothing moves.
+        QTRY_VERIFY_WITH_TIMEOUT(c->window->queueModel()->rowOf(newer) > c->window->queueModel()->rowOf(older), 10000);
         QCOMPARE(c->window->queueModel()->rowCount(), rowsBefore + 1);
         QCOMPARE(reset.count(), 0);
         QCOMPARE(c->window->currentActionId(), older);

@@ -13,6 +13,7 @@
 #include "tests/support/quietoffscreen.h"
 #include "ui/mainwindow.h"
 #include "ui/offlinebanner.h"
+#include "ui/queueview.h"
 
 #include <QAction>
 #include <QElapsedTimer>
@@ -79,6 +80,8 @@ private:
         c->window->selectAction(id);
         QAction *approve = c->window->decisionAction(QStringLiteral("approve"));
         QTRY_VERIFY_WITH_TIMEOUT(approve->isEnabled(), 10000);
+        QAction *bulkApprove = c->window->bulkDecisionAction(QStringLiteral("approve"));
+        QVERIFY(bulkApprove->isEnabled()); // the selected row
         QTRY_VERIFY_WITH_TIMEOUT(c->events.state() == EventStreamClient::State::Live, 10000);
         QTRY_VERIFY_WITH_TIMEOUT(c->indicator()->text() == QStringLiteral("Execution running"), 10000);
         QTest::qWait(500); // idle: nothing in flight
@@ -96,6 +99,8 @@ private:
         QVERIFY2(banner->text().contains(QStringLiteral("does not answer")), qPrintable(banner->text()));
         QVERIFY(!approve->isEnabled());
         QVERIFY2(approve->toolTip().contains(QStringLiteral("the backend does not answer")), qPrintable(approve->toolTip()));
+        QVERIFY(!bulkApprove->isEnabled()); // bulk decisions too
+        QVERIFY2(bulkApprove->toolTip().contains(QStringLiteral("the backend does not answer")), qPrintable(bulkApprove->toolTip()));
         QCOMPARE(c->indicator()->text(), QStringLiteral("Execution: unknown while offline"));
 
         // Back. Something changed meanwhile: a new proposal the console has not heard of.
@@ -113,6 +118,9 @@ private:
         QTRY_VERIFY_WITH_TIMEOUT(!banner->isVisible(), 10000);
         QTRY_VERIFY_WITH_TIMEOUT(c->window->queueModel()->rowOf(meanwhile) >= 0, 10000);
         QTRY_VERIFY_WITH_TIMEOUT(approve->isEnabled(), 10000);
+        QTRY_VERIFY(bulkApprove->isEnabled());
+        // Read again in place: the row in view is still the one shown and acted on.
+        QCOMPARE(c->window->queueView()->target(), id);
         QTRY_COMPARE_WITH_TIMEOUT(c->indicator()->text(), QStringLiteral("Execution running"), 10000);
         QTRY_VERIFY_WITH_TIMEOUT(c->events.state() == EventStreamClient::State::Live, 10000);
     }

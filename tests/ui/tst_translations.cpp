@@ -683,7 +683,12 @@ private slots:
         VERIFY_GERMAN("reconcile dialog, filled in");
         QTest::mouseClick(reconcile->confirmButton(), Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(!c->window->decisions()->openDialog(), 10000);
-        QTRY_COMPARE_WITH_TIMEOUT(c->window->detailPane()->detail().record.state, ActionState::Completed, 10000);
+        // Decided: the console moved on; back to it (it left the queue: shown under All).
+        c->window->selectAction(id);
+        QTRY_VERIFY_WITH_TIMEOUT(c->window->detailPane()->hasDetail() && c->window->detailPane()->detail().record.id == id
+                                     && c->window->detailPane()->detail().record.state == ActionState::Completed,
+                                 10000);
+        VERIFY_GERMAN("main window, a reconciled action found under All");
 
         DecisionDialog *followUp = openDecision(*c, "follow_up");
         QVERIFY(followUp);

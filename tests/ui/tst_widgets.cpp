@@ -140,8 +140,10 @@ private slots:
         view.apply(QueueView::Filter::Queue, QString());
         QVERIFY(loaded.wait(2000));
         QHeaderView *header = view.table()->horizontalHeader();
-        QCOMPARE(header->sortIndicatorSection(), int(ActionQueueModel::AgeColumn)); // newest first
-        QCOMPARE(header->sortIndicatorOrder(), Qt::AscendingOrder);
+        // Oldest first: the age column descending (what waits longest on top).
+        QCOMPARE(header->sortIndicatorSection(), int(ActionQueueModel::AgeColumn));
+        QCOMPARE(header->sortIndicatorOrder(), Qt::DescendingOrder);
+        QVERIFY(!source.queries.last().descending);
         const auto click = [&](int column) {
             const QPoint at(header->sectionViewportPosition(column) + header->sectionSize(column) / 2, header->height() / 2);
             QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, at);
